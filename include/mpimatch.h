@@ -1,0 +1,202 @@
+/*
+ * mpimatch.h - MPI message matching engines behind one small API.
+ *
+ * The only public header of libmpimatch. An engine keeps a posted-receive
+ * queue (PRQ) and an unexpected-message queue (UMQ) for one MPI process and
+ * pairs arriving messages with posted receives under MPI's matching rules
+ * (docs/semantics.md). Every engine, whatever its data structures, produces
+ * exactly the same matches as the reference engine "list".
+ *
+ * Calls never print, never abort and never allocate per operation in steady
+ * state. Every call returns a status: MM_QUEUED, MM_MATCHED or MM_NOTFOUND
+ * (>= 0), or a negative MM_E* error, in which case the engine is unchanged.
+ *
+ * An engine handle is not thread-safe unless it was created with
+ * MM_CFG_THREAD_SAFE, which serialises every call with a per-engine lock.
+ */
+#ifndef MPIMATCH_H
+#define MPIMATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define MM_API __attribute__((visibility("default")))
+#else
+#define MM_API
+#endif
+
+#define MPIMATCH_VERSION_MAJOR 0
+#define MPIMATCH_VERSION_MINOR 1
+#define MPIMATCH_VERSION_PATCH 0
+
+/* Wildcards. Sources are 0..nprocs-1; ANY_SOURCE is the only negative
+ * source. Tags may be negative (MPI libraries use negative tags for internal
+ * traffic); INT32_MIN is reserved for ANY_TAG. ANY_TAG matches tags >= 0. */
+#define MM_ANY_SOURCE ((int32_t)-1)
+#define MM_ANY_TAG    INT32_MIN
+
+/* Status codes. */
+enum {
+    MM_QUEUED   = 0,  /* no partner: the element was queued                */
+    MM_MATCHED  = 1,  /* a partner was found (and removed, except probe)   */
+    MM_NOTFOUND = 2,  /* probe found nothing / cancel found nothing queued  */
+
+    MM_EINVAL   = -1, /* bad argument (null pointer, source out of range)  */
+    MM_ENOMEM   = -2, /* out of memory                                     */
+    MM_EHINT    = -3, /* the operation violates an asserted hint, or the
+                         engine requires hints the configuration lacks     */
+    MM_ENOENGINE = -4, /* no engine by that name                            */
+    MM_EPARAM   = -5, /* unknown parameter or value out of range           */
+    MM_EHANDLE  = -6  /* the handle does not name a receive of this engine */
+};
+
+/* Hints (MPI 4.0 info assertions on a communicator, here per engine). */
+enum {
+    MM_HINT_NO_ANY_SOURCE = 1u << 0, /* mpi_assert_no_any_source */
+    MM_HINT_NO_ANY_TAG    = 1u << 1  /* mpi_assert_no_any_tag    */
+};
+
+/* Configuration flags. */
+enum {
+    MM_CFG_THREAD_SAFE = 1u << 0 /* take a per-engine lock around every call */
+};
+
+/* Traffic kinds and collective operations (for per-collective engines). */
+enum { MM_KIND_P2P = 0, MM_KIND_COLL = 1 };
+
+enum mm_coll_op {
+    MM_COLL_NONE = 0,
+    MM_COLL_BARRIER, MM_COLL_BCAST, MM_COLL_REDUCE, MM_COLL_ALLREDUCE,
+    MM_COLL_GATHER, MM_COLL_GATHERV, MM_COLL_SCATTER, MM_COLL_SCATTERV,
+    MM_COLL_ALLGATHER, MM_COLL_ALLGATHERV, MM_COLL_ALLTOALL, MM_COLL_ALLTOALLV,
+    MM_COLL_REDUCE_SCATTER, MM_COLL_SCAN, MM_COLL_EXSCAN,
+    MM_COLL_IBARRIER, MM_COLL_IBCAST, MM_COLL_IREDUCE, MM_COLL_IALLREDUCE,
+    MM_COLL_IGATHER, MM_COLL_IALLGATHER, MM_COLL_IALLTOALL,
+    MM_COLL_OP_COUNT
+};
+
+/* Name of a collective operation ("allreduce"), or NULL if out of range. */
+MM_API const char *mm_coll_name(int op);
+/* Operation for a name, or -1. */
+MM_API int mm_coll_from_name(const char *name);
+
+/* One receive or message as the caller describes it. */
+typedef struct mm_entry {
+    int32_t   comm;      /* communicator context id, >= 0                   */
+    int32_t   src;       /* source rank, or MM_ANY_SOURCE (receives only)    */
+    int32_t   tag;       /* tag, or MM_ANY_TAG (receives only)               */
+    uint8_t   kind;      /* MM_KIND_P2P or MM_KIND_COLL                      */
+    uint8_t   coll_op;   /* enum mm_coll_op when kind == MM_KIND_COLL        */
+    uint16_t  reserved;  /* must be 0                                        */
+    uint32_t  comm_size; /* communicator size of the collective (0: unknown) */
+    uint32_t  call;      /* instance of the collective call                  */
+    uint64_t  bytes;     /* message size                                     */
+    uintptr_t cookie;    /* the caller's; returned to the partner on a match */
+} mm_entry;
+
+/* Identifies a queued receive for mm_cancel. Valid until the receive is
+ * matched, cancelled or the engine destroyed; using it after a match is
+ * safe (mm_cancel answers MM_NOTFOUND) as long as the engine lives. */
+typedef struct mm_handle {
+    void    *elem;
+    uint64_t seq;
+} mm_handle;
+
+/* Per-queue-side statistics. Depth counts every element compared, the
+ * matched one included: a hit at the head has depth 1. */
+typedef struct mm_qstats {
+    uint64_t searches;   /* searches of this side                          */
+    uint64_t hits;       /* searches that found a partner                  */
+    uint64_t misses;     /* searches that did not                          */
+    uint64_t traversed;  /* elements compared over all searches            */
+    uint64_t max_depth;  /* largest single-search depth                    */
+    uint64_t length;     /* elements queued now                            */
+    uint64_t max_length; /* largest length seen                            */
+    uint64_t queues;     /* queues (lists, bins, keyed FIFOs) allocated now */
+    uint64_t max_queues; /* largest number of queues seen                  */
+} mm_qstats;
+
+typedef struct mm_stats {
+    mm_qstats prq;       /* posted receives, searched by arrivals          */
+    mm_qstats umq;       /* unexpected messages, searched by receives/probes */
+    uint64_t  bytes;      /* bytes the engine holds now (all structures)    */
+    uint64_t  peak_bytes; /* largest value of bytes                         */
+    uint64_t  cancels;    /* successful cancels                             */
+} mm_stats;
+
+typedef struct mm_config {
+    int32_t             nprocs;  /* processes in the job (sources 0..nprocs-1), >= 1 */
+    uint32_t            hints;   /* MM_HINT_* */
+    uint32_t            flags;   /* MM_CFG_*  */
+    const char *const  *params;  /* "key=value" strings, engine parameters  */
+    size_t              nparams;
+} mm_config;
+
+typedef struct mm_engine mm_engine;
+
+/* Create an engine by name. On failure *out is NULL and, when err is not
+ * NULL, a one-line reason (listing valid names or parameters) is written to
+ * err (at most errlen bytes, always terminated). */
+MM_API int  mm_create(mm_engine **out, const char *name, const mm_config *cfg,
+               char *err, size_t errlen);
+MM_API void mm_destroy(mm_engine *e);
+
+/* Post a receive. MM_MATCHED: *partner is the cookie of the earliest-arrived
+ * matching message, which is removed. MM_QUEUED: the receive was queued and
+ * *h identifies it (h may be NULL). */
+MM_API int mm_post(mm_engine *e, const mm_entry *recv, mm_handle *h, uintptr_t *partner);
+
+/* A message arrives (src and tag concrete). MM_MATCHED: *partner is the
+ * cookie of the earliest-posted matching receive, which is removed.
+ * MM_QUEUED: the message joined the unexpected queue. */
+MM_API int mm_arrive(mm_engine *e, const mm_entry *msg, uintptr_t *partner);
+
+/* Probe: MM_MATCHED with *found = cookie of the earliest-arrived matching
+ * unexpected message, left queued; or MM_NOTFOUND. */
+MM_API int mm_probe(mm_engine *e, int32_t comm, int32_t src, int32_t tag, uintptr_t *found);
+
+/* Matched probe (MPI_Mprobe): as mm_probe, and the message is removed. */
+MM_API int mm_mprobe(mm_engine *e, int32_t comm, int32_t src, int32_t tag, uintptr_t *found);
+
+/* Cancel a queued receive: MM_MATCHED (cancelled) or MM_NOTFOUND (it was
+ * already matched or cancelled). */
+MM_API int mm_cancel(mm_engine *e, mm_handle h);
+
+MM_API int  mm_get_stats(mm_engine *e, mm_stats *out);
+/* Zero the counters; lengths, queue counts and bytes keep their values
+ * (their maxima restart from the current values). */
+MM_API void mm_reset_stats(mm_engine *e);
+
+MM_API const char *mm_engine_name(const mm_engine *e);
+MM_API const char *mm_strerror(int status);
+
+/* ---- Registry: which engines exist and what they take. ---- */
+typedef struct mm_param_info {
+    const char *name;
+    const char *doc;
+    int64_t     def;      /* default value                                */
+    int64_t     min, max; /* allowed range, inclusive                      */
+} mm_param_info;
+
+typedef struct mm_engine_info {
+    const char          *name;
+    const char          *summary;    /* one line: the design              */
+    const char          *origin;     /* where the design comes from       */
+    uint32_t             hints_required; /* MM_HINT_* the engine needs     */
+    const mm_param_info *params;     /* nparams entries                    */
+    size_t               nparams;
+} mm_engine_info;
+
+MM_API size_t                mm_engine_count(void);
+MM_API const mm_engine_info *mm_engine_at(size_t i);          /* NULL past the end */
+MM_API const mm_engine_info *mm_engine_find(const char *name); /* NULL if unknown   */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MPIMATCH_H */

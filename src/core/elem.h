@@ -1,0 +1,88 @@
+/* elem.h - the queued element and the MPI match rule.
+ *
+ * One element is one posted receive or one unexpected message. The fixed part
+ * is 48 bytes; engines append as many intrusive links as they need (most need
+ * one, which makes the element exactly one 64-byte cache line). */
+#ifndef MM_CORE_ELEM_H
+#define MM_CORE_ELEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "mpimatch.h"
+
+typedef struct mm_link {
+    struct mm_link *next, *prev;
+} mm_link;
+
+typedef struct mm_key {
+    int32_t comm, src, tag;
+} mm_key;
+
+enum {
+    MM_ELEM_RECV   = 1u << 0, /* a posted receive (else a message)     */
+    MM_ELEM_QUEUED = 1u << 1  /* linked into the engine's queues        */
+};
+
+typedef struct mm_elem {
+    uint64_t  seq;       /* order of the call that created it; 0 when free */
+    mm_key    key;
+    uint8_t   kind, coll_op;
+    uint8_t   flags;     /* MM_ELEM_* */
+    uint8_t   slot;      /* engine-private: which queue/table holds it     */
+    uintptr_t cookie;
+    uint64_t  bytes;
+    uint32_t  comm_size, call;
+    mm_link   link[];    /* engine-defined number of links                 */
+} mm_elem;
+
+_Static_assert(sizeof(mm_elem) == 48, "element header must stay 48 bytes");
+
+static inline size_t mm_elem_size(unsigned nlinks)
+{
+    return sizeof(mm_elem) + nlinks * sizeof(mm_link);
+}
+
+static inline mm_elem *mm_elem_of(mm_link *l, unsigned li)
+{
+    return (mm_elem *)((char *)(l - li) - offsetof(mm_elem, link));
+}
+
+/* The MPI rule: does receive key r accept message key m?  ANY_TAG accepts
+ * only tags >= 0: negative tags are an MPI library's internal traffic. */
+static inline int mm_match(const mm_key *r, const mm_key *m)
+{
+    return r->comm == m->comm
+        && (r->src == m->src || r->src == MM_ANY_SOURCE)
+        && (r->tag == m->tag || (r->tag == MM_ANY_TAG && m->tag >= 0));
+}
+
+static inline int mm_key_eq(const mm_key *a, const mm_key *b)
+{
+    return a->comm == b->comm && a->src == b->src && a->tag == b->tag;
+}
+
+static inline int mm_key_wild(const mm_key *k)
+{
+    return k->src == MM_ANY_SOURCE || k->tag == MM_ANY_TAG;
+}
+
+/* Mix of all 96 key bits (for bins and hash tables). */
+static inline uint32_t mm_key_hash(const mm_key *k)
+{
+    uint64_t h = ((uint64_t)(uint32_t)k->comm << 32 | (uint32_t)k->src) * 0x9E3779B97F4A7C15ull;
+    h ^= (uint64_t)(uint32_t)k->tag * 0xC2B2AE3D27D4EB4Full;
+    h ^= h >> 31;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 29;
+    return (uint32_t)h;
+}
+
+/* Earliest of two candidates (either may be NULL). */
+static inline mm_elem *mm_earliest(mm_elem *a, mm_elem *b)
+{
+    if (!a) return b;
+    if (!b) return a;
+    return a->seq < b->seq ? a : b;
+}
+
+#endif

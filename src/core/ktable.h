@@ -1,0 +1,55 @@
+/* ktable.h - hash table from a key (comm, src, tag) to a FIFO of elements.
+ *
+ * Open addressing with linear probing and backward-shift deletion; entries
+ * come from a pool and are removed when their FIFO empties, so memory follows
+ * the number of live keys, not the number ever seen. The table doubles when
+ * half full (amortised: no rehash on the steady-state matching path).
+ * Wildcards are ordinary key values here: an engine that files receives by
+ * their wildcard pattern uses the pattern itself as the key. */
+#ifndef MM_CORE_KTABLE_H
+#define MM_CORE_KTABLE_H
+
+#include "core/queue.h"
+#include "core/pool.h"
+
+typedef struct mm_kentry {
+    mm_key   key;
+    uint32_t hash;
+    mm_queue q;
+    void    *aux;     /* engine-private data attached to the key */
+} mm_kentry;
+
+typedef struct mm_ktable {
+    mm_kentry **slots;
+    uint32_t    mask;   /* capacity - 1 (capacity is a power of two) */
+    uint32_t    count;
+    uint32_t    li;     /* element link used by the entries' queues  */
+    mm_pool     entries;
+    mm_mem     *mem;
+} mm_ktable;
+
+int  mm_ktable_init(mm_ktable *t, unsigned li, uint32_t capacity, mm_mem *mem);
+void mm_ktable_destroy(mm_ktable *t);
+
+static inline mm_kentry *mm_ktable_find(const mm_ktable *t, const mm_key *k, uint32_t hash)
+{
+    for (uint32_t i = hash & t->mask;; i = (i + 1) & t->mask) {
+        mm_kentry *e = t->slots[i];
+        if (!e)
+            return NULL;
+        if (e->hash == hash && mm_key_eq(&e->key, k))
+            return e;
+    }
+}
+
+/* The entry for k, created (with an empty FIFO) if absent; NULL when out of
+ * memory, with the table unchanged. *created tells whether it is new. */
+mm_kentry *mm_ktable_get(mm_ktable *t, const mm_key *k, uint32_t hash, int *created);
+
+/* Remove an entry (its FIFO must be empty) and return it to the pool. */
+void mm_ktable_remove(mm_ktable *t, mm_kentry *e);
+
+/* Call fn on every entry (for engines that attach aux data). */
+void mm_ktable_foreach(mm_ktable *t, void (*fn)(mm_kentry *e, void *arg), void *arg);
+
+#endif

@@ -1,0 +1,44 @@
+/* pool.h - fixed-size object pool: slabs carved into objects, a free list.
+ *
+ * Keeps malloc off the matching path: after warm-up, taking and returning an
+ * object is a pointer swap. Slabs double in size (up to a cap) so a queue of
+ * a million elements costs a few dozen mallocs, and are only released when
+ * the pool is destroyed, so an element's address stays valid for the life of
+ * its engine (which is what makes stale cancel handles safe to check). */
+#ifndef MM_CORE_POOL_H
+#define MM_CORE_POOL_H
+
+#include <stddef.h>
+#include "core/mem.h"
+
+typedef struct mm_slab mm_slab;
+
+typedef struct mm_pool {
+    size_t   obj_size;   /* rounded up to pointer alignment              */
+    size_t   next_count; /* objects in the next slab                     */
+    void    *free;       /* free list threaded through the objects       */
+    mm_slab *slabs;
+    mm_mem  *mem;
+} mm_pool;
+
+void  mm_pool_init(mm_pool *p, size_t obj_size, mm_mem *mem);
+void  mm_pool_destroy(mm_pool *p);
+int   mm_pool_grow(mm_pool *p);            /* 0, or -1 when out of memory */
+int   mm_pool_owns(const mm_pool *p, const void *obj);
+
+static inline void *mm_pool_get(mm_pool *p)
+{
+    if (!p->free && mm_pool_grow(p) != 0)
+        return NULL;
+    void *o = p->free;
+    p->free = *(void **)o;
+    return o;
+}
+
+static inline void mm_pool_put(mm_pool *p, void *o)
+{
+    *(void **)o = p->free;
+    p->free = o;
+}
+
+#endif

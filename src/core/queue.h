@@ -1,0 +1,73 @@
+/* queue.h - intrusive FIFO of elements, in sequence order.
+ *
+ * The only place in mpimatch where a queue is walked. A queue threads its
+ * elements through link[li]; elements are appended in sequence order, so a
+ * search may stop at the first element later than a bound: that is how an
+ * engine merges several queues by sequence number without walking them all. */
+#ifndef MM_CORE_QUEUE_H
+#define MM_CORE_QUEUE_H
+
+#include "core/elem.h"
+
+typedef struct mm_queue {
+    mm_link  head;   /* sentinel of a circular doubly linked list */
+    uint32_t len;
+    uint32_t li;     /* which element link this queue uses        */
+} mm_queue;
+
+static inline void mm_queue_init(mm_queue *q, unsigned li)
+{
+    q->head.next = q->head.prev = &q->head;
+    q->len = 0;
+    q->li = li;
+}
+
+static inline int mm_queue_empty(const mm_queue *q)
+{
+    return q->head.next == &q->head;
+}
+
+static inline mm_elem *mm_queue_head(const mm_queue *q)
+{
+    return mm_queue_empty(q) ? NULL : mm_elem_of(q->head.next, q->li);
+}
+
+static inline void mm_queue_push(mm_queue *q, mm_elem *e)
+{
+    mm_link *l = &e->link[q->li];
+    l->prev = q->head.prev;
+    l->next = &q->head;
+    q->head.prev->next = l;
+    q->head.prev = l;
+    q->len++;
+}
+
+static inline void mm_queue_remove(mm_queue *q, mm_elem *e)
+{
+    mm_link *l = &e->link[q->li];
+    l->prev->next = l->next;
+    l->next->prev = l->prev;
+    l->next = l->prev = NULL;
+    q->len--;
+}
+
+/* First element of q with seq < bound that pairs with key k, counting every
+ * element compared into *depth. recv_key says which side k is: the key of a
+ * receive searching messages (1) or of a message searching receives (0). */
+static inline mm_elem *mm_queue_find(const mm_queue *q, const mm_key *k, int recv_key,
+                                     uint64_t bound, uint64_t *depth)
+{
+    for (mm_link *l = q->head.next; l != &q->head; l = l->next) {
+        mm_elem *e = mm_elem_of(l, q->li);
+        if (e->seq >= bound)
+            return NULL;
+        ++*depth;
+        if (recv_key ? mm_match(k, &e->key) : mm_match(&e->key, k))
+            return e;
+    }
+    return NULL;
+}
+
+#define MM_SEQ_NONE UINT64_MAX
+
+#endif

@@ -1,0 +1,80 @@
+/* engine.h - what an engine implements, and what the API layer gives it.
+ *
+ * The API layer (api.c) validates arguments, checks hints, assigns sequence
+ * numbers, takes elements from the pool, keeps queue lengths and frees
+ * matched elements. An engine only decides where an element goes and in
+ * which order its queues are searched; it counts its own search depths and
+ * queue allocations with the helpers below. */
+#ifndef MM_ENGINE_H
+#define MM_ENGINE_H
+
+#include <pthread.h>
+#include "mpimatch.h"
+#include "core/elem.h"
+#include "core/mem.h"
+#include "core/pool.h"
+
+#define MM_MAX_PARAMS 8
+
+typedef struct mm_engine_ops {
+    unsigned nlinks; /* links per element */
+    /* Build the engine's structures from e->param[]; 0 or MM_E* (with err). */
+    int  (*init)(mm_engine *e, char *err, size_t errlen);
+    void (*fini)(mm_engine *e);
+    /* Receive r searches the messages: on a match, unlink the earliest
+     * matching message, set *partner and return MM_MATCHED; otherwise queue
+     * r and return MM_QUEUED (or MM_ENOMEM, leaving the queues unchanged). */
+    int  (*post)(mm_engine *e, mm_elem *r, mm_elem **partner);
+    /* Message m searches the receives, symmetric to post. */
+    int  (*arrive)(mm_engine *e, mm_elem *m, mm_elem **partner);
+    /* Earliest queued message matching receive key k, unlinked if remove. */
+    mm_elem *(*probe)(mm_engine *e, const mm_key *k, int remove);
+    /* Unlink queued receive r. */
+    void (*cancel)(mm_engine *e, mm_elem *r);
+} mm_engine_ops;
+
+typedef struct mm_engine_def {
+    mm_engine_info       info;
+    const mm_engine_ops *ops;
+} mm_engine_def;
+
+struct mm_engine {
+    const mm_engine_def *def;
+    int32_t   nprocs;
+    uint32_t  hints;
+    uint64_t  seq;          /* last sequence number given out */
+    mm_stats  st;
+    mm_mem    mem;
+    mm_pool   elems;
+    void     *impl;         /* the engine's own state */
+    int64_t   param[MM_MAX_PARAMS];
+    int       locked;
+    pthread_mutex_t lock;
+};
+
+/* ---- statistics, updated on the matching path ---- */
+static inline void mm_stat_search(mm_qstats *q, uint64_t depth, int hit)
+{
+    q->searches++;
+    q->traversed += depth;
+    if (depth > q->max_depth)
+        q->max_depth = depth;
+    if (hit)
+        q->hits++;
+    else
+        q->misses++;
+}
+
+static inline void mm_stat_queues(mm_qstats *q, int64_t delta)
+{
+    q->queues += (uint64_t)delta;
+    if (q->queues > q->max_queues)
+        q->max_queues = q->queues;
+}
+
+/* Registry of built-in engines (registry.c). */
+extern const mm_engine_def mm_engine_list, mm_engine_rank, mm_engine_bins,
+                           mm_engine_hash, mm_engine_nm;
+const mm_engine_def *mm_engine_def_find(const char *name);
+
+#endif

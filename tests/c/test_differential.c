@@ -1,0 +1,256 @@
+/* Differential test: every engine, in lockstep, against the reference engine
+ * `list` and against a naive model written here with its own match rule, on
+ * random event streams (wildcards, negative tags, probes, matched probes,
+ * cancels, several communicators, queue lengths that swell and drain).
+ *
+ *   test_differential [events-per-config [seed]]
+ * Default: 270,000 events for each of 4 wildcard configurations and 1,080,000
+ * wildcard-free events, so every engine runs at least a million events. */
+#include <inttypes.h>
+#include <string.h>
+#include "check.h"
+#include "mpimatch.h"
+
+/* ---- the naive model: arrays scanned in order, nothing shared with the library ---- */
+typedef struct { int32_t c, s, t; uint64_t id; } mitem;
+typedef struct { mitem *v; size_t n, cap; } mvec;
+
+static void mpush(mvec *q, mitem x)
+{
+    if (q->n == q->cap) {
+        q->cap = q->cap ? 2 * q->cap : 256;
+        q->v = realloc(q->v, q->cap * sizeof *q->v);
+        if (!q->v)
+            abort();
+    }
+    q->v[q->n++] = x;
+}
+
+static void mdel(mvec *q, size_t i)
+{
+    memmove(&q->v[i], &q->v[i + 1], (q->n - i - 1) * sizeof *q->v);
+    q->n--;
+}
+
+/* A receive (rs, rt: -1000 = any) accepts a message (ms, mt)? */
+enum { WILD = -1000 };
+static int accepts(int32_t rc, int32_t rs, int32_t rt, int32_t mc, int32_t ms, int32_t mt)
+{
+    if (rc != mc)
+        return 0;
+    if (rs != WILD && rs != ms)
+        return 0;
+    if (rt == WILD)
+        return mt >= 0;
+    return rt == mt;
+}
+
+static int32_t to_api_src(int32_t s) { return s == WILD ? MM_ANY_SOURCE : s; }
+static int32_t to_api_tag(int32_t t) { return t == WILD ? MM_ANY_TAG : t; }
+
+/* ---- random streams ---- */
+static uint64_t rng;
+static uint64_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+static int chance(double p) { return (double)(rnd() % 1000000) < p * 1e6; }
+static int32_t pick(int32_t lo, int32_t hi) { return lo + (int32_t)(rnd() % (uint64_t)(hi - lo + 1)); }
+
+typedef struct config {
+    const char *name;
+    int32_t np, ncomm, tag_lo, tag_hi;
+    double any_src, any_tag, probe, mprobe, cancel;
+    int swell; /* alternate phases that favour posts or arrivals */
+} config;
+
+static const config configs[] = {
+    {"small-keys",  4,  2, -1,  2, 0.20, 0.20, 0.05, 0.03, 0.05, 0},
+    {"swelling",   16,  3, -2,  7, 0.10, 0.10, 0.03, 0.02, 0.04, 1},
+    {"many-peers", 64,  2,  0,  3, 0.15, 0.05, 0.02, 0.02, 0.03, 1},
+    {"wild-heavy",  8,  4, -1,  3, 0.45, 0.45, 0.05, 0.05, 0.05, 1},
+    {"no-wildcards", 8, 3, -2,  5, 0.00, 0.00, 0.04, 0.03, 0.05, 1},
+};
+enum { NCONFIG = sizeof configs / sizeof configs[0] };
+
+typedef struct runner {
+    const char *name;
+    mm_engine  *e;
+    mm_handle  *handles; /* by event id */
+} runner;
+
+static int run_config(const config *cf, uint64_t nevents)
+{
+    runner r[16];
+    int nr = 0;
+    int wild = cf->any_src > 0 || cf->any_tag > 0;
+    for (size_t i = 0; i < mm_engine_count(); i++) {
+        const mm_engine_info *info = mm_engine_at(i);
+        mm_config cfg = {.nprocs = cf->np};
+        if (!wild)
+            cfg.hints = MM_HINT_NO_ANY_SOURCE | MM_HINT_NO_ANY_TAG;
+        if (info->hints_required & ~cfg.hints)
+            continue; /* cannot take wildcards: runs the wildcard-free config */
+        char err[256];
+        if (mm_create(&r[nr].e, info->name, &cfg, err, sizeof err) != 0) {
+            fprintf(stderr, "%s: %s\n", info->name, err);
+            return 1;
+        }
+        r[nr].name = info->name;
+        r[nr].handles = calloc(nevents + 1, sizeof(mm_handle));
+        if (!r[nr].handles)
+            abort();
+        nr++;
+    }
+    mvec prq = {0}, umq = {0};
+    uint64_t *recv_ids = malloc((nevents + 1) * sizeof *recv_ids);
+    uint64_t nrecv = 0, mismatches = 0, bad_status = 0;
+    uint64_t posts = 0, arrivals = 0, probes = 0;
+    double bias = 0.5;
+    int draining = 0;
+    for (uint64_t id = 1; id <= nevents && mismatches < 10; id++) {
+        if (cf->swell && id % 2000 == 1)
+            bias = 0.15 + 0.7 * (double)(rnd() % 1000) / 1000.0; /* P(post) for this phase */
+        /* Queues swell to ~1500 elements, then drain to 300: generate partners
+         * of randomly chosen queued elements, so depths vary widely. */
+        if (prq.n + umq.n > 1500)
+            draining = 1;
+        else if (prq.n + umq.n < 300)
+            draining = 0;
+        int32_t c = pick(0, cf->ncomm - 1), s = pick(0, cf->np - 1), t = pick(cf->tag_lo, cf->tag_hi);
+        uint64_t want = 0;     /* model's partner id (0: none) */
+        int want_rc;
+        int kind;              /* 0 post, 1 arrive, 2 probe, 3 mprobe, 4 cancel */
+        double u = (double)(rnd() % 1000000) / 1e6;
+        if (u < cf->cancel && nrecv)
+            kind = 4;
+        else if (u < cf->cancel + cf->probe)
+            kind = 2;
+        else if (u < cf->cancel + cf->probe + cf->mprobe)
+            kind = 3;
+        else
+            kind = chance(bias) ? 0 : 1;
+        if (draining && kind <= 1) {
+            kind = prq.n > umq.n ? 1 : 0;
+            const mitem *q = kind ? &prq.v[rnd() % prq.n] : &umq.v[rnd() % umq.n];
+            c = q->c;
+            s = q->s == WILD ? s : q->s;
+            t = q->t == WILD ? pick(0, cf->tag_hi) : q->t;
+        } else if (kind != 1 && kind != 4) {
+            if (chance(cf->any_src))
+                s = WILD;
+            if (chance(cf->any_tag))
+                t = WILD;
+        }
+        uint64_t cancel_id = 0;
+        /* model */
+        if (kind == 0 || kind == 2 || kind == 3) {
+            size_t i = 0;
+            while (i < umq.n && !accepts(c, s, t, umq.v[i].c, umq.v[i].s, umq.v[i].t))
+                i++;
+            if (i < umq.n) {
+                want = umq.v[i].id;
+                if (kind != 2)
+                    mdel(&umq, i);
+                want_rc = MM_MATCHED;
+            } else {
+                want_rc = kind == 0 ? MM_QUEUED : MM_NOTFOUND;
+                if (kind == 0)
+                    mpush(&prq, (mitem){c, s, t, id});
+            }
+            if (kind == 0) {
+                recv_ids[nrecv++] = id;
+                posts++;
+            } else {
+                probes++;
+            }
+        } else if (kind == 1) {
+            size_t i = 0;
+            while (i < prq.n && !accepts(prq.v[i].c, prq.v[i].s, prq.v[i].t, c, s, t))
+                i++;
+            if (i < prq.n) {
+                want = prq.v[i].id;
+                mdel(&prq, i);
+                want_rc = MM_MATCHED;
+            } else {
+                want_rc = MM_QUEUED;
+                mpush(&umq, (mitem){c, s, t, id});
+            }
+            arrivals++;
+        } else {
+            cancel_id = recv_ids[rnd() % nrecv];
+            want_rc = MM_NOTFOUND;
+            for (size_t i = 0; i < prq.n; i++)
+                if (prq.v[i].id == cancel_id) {
+                    mdel(&prq, i);
+                    want_rc = MM_MATCHED;
+                    break;
+                }
+        }
+        /* engines */
+        for (int k = 0; k < nr; k++) {
+            mm_entry x = {.comm = c, .src = to_api_src(s), .tag = to_api_tag(t), .cookie = id};
+            uintptr_t got = 0;
+            int rc;
+            switch (kind) {
+            case 0: rc = mm_post(r[k].e, &x, &r[k].handles[id], &got); break;
+            case 1: rc = mm_arrive(r[k].e, &x, &got); break;
+            case 2: rc = mm_probe(r[k].e, c, x.src, x.tag, &got); break;
+            case 3: rc = mm_mprobe(r[k].e, c, x.src, x.tag, &got); break;
+            default:
+                rc = r[k].handles[cancel_id].elem ? mm_cancel(r[k].e, r[k].handles[cancel_id])
+                                                  : MM_NOTFOUND;
+                break;
+            }
+            if (rc < 0)
+                bad_status++;
+            if (rc != want_rc || (rc == MM_MATCHED && kind != 4 && got != want)) {
+                if (mismatches++ < 10)
+                    fprintf(stderr, "%s/%s: event %" PRIu64 " (op %d comm %d src %d tag %d): "
+                            "got status %d partner %" PRIuPTR ", model says %d partner %" PRIu64 "\n",
+                            cf->name, r[k].name, id, kind, c, s, t, rc, got, want_rc, want);
+            }
+        }
+    }
+    uint64_t maxlen[2] = {0, 0};
+    for (int k = 0; k < nr; k++) {
+        mm_stats st;
+        mm_get_stats(r[k].e, &st);
+        CHECK_EQ(st.prq.length, prq.n);
+        CHECK_EQ(st.umq.length, umq.n);
+        CHECK_EQ(st.prq.searches, arrivals);
+        CHECK_EQ(st.umq.searches, posts + probes);
+        CHECK_EQ(st.prq.hits + st.prq.misses, st.prq.searches);
+        if (st.prq.max_length > maxlen[0]) maxlen[0] = st.prq.max_length;
+        if (st.umq.max_length > maxlen[1]) maxlen[1] = st.umq.max_length;
+        mm_destroy(r[k].e);
+        free(r[k].handles);
+    }
+    CHECK_EQ(mismatches, 0);
+    CHECK_EQ(bad_status, 0);
+    printf("%-13s %8" PRIu64 " events, %d engines, max PRQ %" PRIu64 ", max UMQ %" PRIu64 ": %s\n",
+           cf->name, nevents, nr, maxlen[0], maxlen[1], mismatches ? "MISMATCH" : "agree");
+    free(prq.v);
+    free(umq.v);
+    free(recv_ids);
+    return mismatches != 0;
+}
+
+int main(int argc, char **argv)
+{
+    uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 270000;
+    rng = argc > 2 ? strtoull(argv[2], NULL, 10) : 0x2545F4914F6CDD1Dull;
+    if (!n || !rng) {
+        fprintf(stderr, "usage: test_differential [events-per-config [nonzero seed]]\n");
+        return 2;
+    }
+    printf("seed %" PRIu64 "\n", rng);
+    for (int i = 0; i < NCONFIG; i++) {
+        int wild = configs[i].any_src > 0 || configs[i].any_tag > 0;
+        run_config(&configs[i], wild ? n : 4 * n);
+    }
+    return check_report("test_differential");
+}

@@ -1,0 +1,157 @@
+/* Shared primitives on their own: queue order and bounded search, pool
+ * reuse and ownership, ktable against a naive map under heavy churn. */
+#include <string.h>
+#include "check.h"
+#include "core/ktable.h"
+
+static uint64_t rng = 88172645463325252ull;
+static uint64_t next_rand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static void test_queue(void)
+{
+    mm_mem mem = {0, 0};
+    mm_pool pool;
+    mm_pool_init(&pool, mm_elem_size(1), &mem);
+    mm_queue q;
+    mm_queue_init(&q, 0);
+    CHECK(mm_queue_empty(&q));
+    CHECK(mm_queue_head(&q) == NULL);
+    mm_elem *e[5];
+    for (int i = 0; i < 5; i++) {
+        e[i] = mm_pool_get(&pool);
+        e[i]->seq = (uint64_t)(i + 1) * 10;
+        e[i]->key = (mm_key){1, i % 2, i};
+        mm_queue_push(&q, e[i]);
+    }
+    CHECK_EQ(q.len, 5);
+    CHECK(mm_queue_head(&q) == e[0]);
+    uint64_t depth = 0;
+    mm_key want = {1, 1, 3};
+    CHECK(mm_queue_find(&q, &want, 0, MM_SEQ_NONE, &depth) == e[3]); /* message key: receives */
+    CHECK_EQ(depth, 4);
+    depth = 0;
+    CHECK(mm_queue_find(&q, &want, 0, 40, &depth) == NULL); /* bound stops before e[3] (seq 40) */
+    CHECK_EQ(depth, 3);
+    mm_key anysrc = {1, MM_ANY_SOURCE, 4};
+    depth = 0;
+    CHECK(mm_queue_find(&q, &anysrc, 1, MM_SEQ_NONE, &depth) == e[4]);
+    mm_queue_remove(&q, e[2]);
+    mm_queue_remove(&q, e[0]);
+    CHECK(mm_queue_head(&q) == e[1]);
+    CHECK_EQ(q.len, 3);
+    mm_queue_remove(&q, e[1]);
+    mm_queue_remove(&q, e[3]);
+    mm_queue_remove(&q, e[4]);
+    CHECK(mm_queue_empty(&q));
+    mm_pool_destroy(&pool);
+    CHECK_EQ(mem.bytes, 0);
+    CHECK(mem.peak > 0);
+}
+
+static void test_match_rule(void)
+{
+    mm_key r = {3, MM_ANY_SOURCE, MM_ANY_TAG};
+    CHECK(mm_match(&r, &(mm_key){3, 7, 0}));
+    CHECK(!mm_match(&r, &(mm_key){3, 7, -1}));       /* ANY_TAG never matches negative */
+    CHECK(!mm_match(&r, &(mm_key){4, 7, 0}));        /* communicators never cross */
+    mm_key s = {3, 2, -5};
+    CHECK(mm_match(&s, &(mm_key){3, 2, -5}));        /* negative tags match exactly */
+    CHECK(!mm_match(&s, &(mm_key){3, 1, -5}));
+}
+
+static void test_pool(void)
+{
+    mm_mem mem = {0, 0};
+    mm_pool pool;
+    mm_pool_init(&pool, 40, &mem);
+    void *objs[5000];
+    for (int i = 0; i < 5000; i++) {
+        objs[i] = mm_pool_get(&pool);
+        CHECK(objs[i] != NULL);
+        memset(objs[i], 0xab, 40);
+    }
+    for (int i = 0; i < 5000; i++)
+        CHECK(mm_pool_owns(&pool, objs[i]));
+    int outside;
+    CHECK(!mm_pool_owns(&pool, &outside));
+    CHECK(!mm_pool_owns(&pool, (char *)objs[10] + 1)); /* not an object start */
+    uint64_t bytes = mem.bytes;
+    for (int i = 0; i < 5000; i++)
+        mm_pool_put(&pool, objs[i]);
+    for (int i = 0; i < 5000; i++)
+        objs[i] = mm_pool_get(&pool);
+    CHECK_EQ(mem.bytes, bytes); /* reuse, no new slabs */
+    mm_pool_destroy(&pool);
+    CHECK_EQ(mem.bytes, 0);
+}
+
+/* ktable against a naive array of keys, with many inserts and removals so
+ * that backward-shift deletion and growth are exercised. */
+static void test_ktable(void)
+{
+    mm_mem mem = {0, 0};
+    mm_ktable t;
+    CHECK(mm_ktable_init(&t, 0, 16, &mem) == 0);
+    enum { N = 3000 };
+    mm_key keys[N];
+    mm_kentry *ent[N];
+    int live[N];
+    for (int i = 0; i < N; i++) {
+        /* few distinct values per field: many hash collisions of low bits */
+        keys[i] = (mm_key){(int32_t)(i % 7), (int32_t)(i / 7 % 13), (int32_t)(i / 91) - 5};
+        live[i] = 0;
+        ent[i] = NULL;
+    }
+    int bad = 0;
+    for (int step = 0; step < 200000; step++) {
+        int i = (int)(next_rand() % N);
+        uint32_t h = mm_key_hash(&keys[i]);
+        if (live[i]) {
+            if (mm_ktable_find(&t, &keys[i], h) != ent[i])
+                bad++;
+            mm_ktable_remove(&t, ent[i]);
+            live[i] = 0;
+        } else {
+            if (mm_ktable_find(&t, &keys[i], h) != NULL)
+                bad++;
+            int created;
+            ent[i] = mm_ktable_get(&t, &keys[i], h, &created);
+            if (!ent[i] || !created || !mm_key_eq(&ent[i]->key, &keys[i]))
+                bad++;
+            live[i] = 1;
+        }
+        if (step % 20000 == 0) {
+            uint32_t count = 0;
+            for (int j = 0; j < N; j++) {
+                mm_kentry *f = mm_ktable_find(&t, &keys[j], mm_key_hash(&keys[j]));
+                if ((f != NULL) != live[j] || (f && f != ent[j]))
+                    bad++;
+                count += (uint32_t)live[j];
+            }
+            if (count != t.count)
+                bad++;
+        }
+    }
+    CHECK_EQ(bad, 0);
+    int created;
+    mm_kentry *a = mm_ktable_get(&t, &keys[0], mm_key_hash(&keys[0]), &created);
+    mm_kentry *b = mm_ktable_get(&t, &keys[0], mm_key_hash(&keys[0]), &created);
+    CHECK(a == b && !created);
+    mm_ktable_destroy(&t);
+    CHECK_EQ(mem.bytes, 0);
+}
+
+int main(void)
+{
+    test_queue();
+    test_match_rule();
+    test_pool();
+    test_ktable();
+    return check_report("test_primitives");
+}

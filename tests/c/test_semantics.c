@@ -1,0 +1,338 @@
+/* One test per rule of docs/semantics.md, run on every registered engine
+ * (engines that need hints run the wildcard-free rules, and must refuse the
+ * others), plus the API's error contract. */
+#include <string.h>
+#include "check.h"
+#include "mpimatch.h"
+
+static const char *ename;  /* engine under test */
+static int wild_ok;        /* engine accepts wildcards */
+
+static mm_engine *make(int32_t nprocs)
+{
+    const mm_engine_info *info = mm_engine_find(ename);
+    mm_config cfg = {.nprocs = nprocs, .hints = info->hints_required};
+    mm_engine *e = NULL;
+    char err[256];
+    int rc = mm_create(&e, ename, &cfg, err, sizeof err);
+    if (rc != 0)
+        fprintf(stderr, "%s: %s\n", ename, err);
+    CHECK_EQ(rc, 0);
+    return e;
+}
+
+static mm_entry ent(int32_t comm, int32_t src, int32_t tag, uintptr_t cookie)
+{
+    return (mm_entry){.comm = comm, .src = src, .tag = tag, .cookie = cookie};
+}
+
+static int post(mm_engine *e, int32_t c, int32_t s, int32_t t, uintptr_t id, uintptr_t *got)
+{
+    mm_entry x = ent(c, s, t, id);
+    *got = 0;
+    return mm_post(e, &x, NULL, got);
+}
+
+static int arrive(mm_engine *e, int32_t c, int32_t s, int32_t t, uintptr_t id, uintptr_t *got)
+{
+    mm_entry x = ent(c, s, t, id);
+    *got = 0;
+    return mm_arrive(e, &x, got);
+}
+
+/* Rule 1: communicators never match across. */
+static void rule_communicators(void)
+{
+    mm_engine *e = make(4);
+    uintptr_t got;
+    CHECK_EQ(post(e, 1, 2, 5, 100, &got), MM_QUEUED);
+    CHECK_EQ(arrive(e, 2, 2, 5, 200, &got), MM_QUEUED);   /* other comm: no match */
+    CHECK_EQ(arrive(e, 1, 2, 5, 201, &got), MM_MATCHED);
+    CHECK_EQ(got, 100);
+    CHECK_EQ(post(e, 2, 2, 5, 101, &got), MM_MATCHED);
+    CHECK_EQ(got, 200);
+    mm_destroy(e);
+}
+
+/* Rule 2: source and tag must be equal unless wildcarded. */
+static void rule_exact(void)
+{
+    mm_engine *e = make(4);
+    uintptr_t got;
+    CHECK_EQ(post(e, 0, 1, 7, 1, &got), MM_QUEUED);
+    CHECK_EQ(arrive(e, 0, 2, 7, 2, &got), MM_QUEUED);  /* wrong source */
+    CHECK_EQ(arrive(e, 0, 1, 8, 3, &got), MM_QUEUED);  /* wrong tag */
+    CHECK_EQ(arrive(e, 0, 1, 7, 4, &got), MM_MATCHED);
+    CHECK_EQ(got, 1);
+    mm_destroy(e);
+}
+
+/* Rule 3: ANY_SOURCE matches any source. */
+static void rule_any_source(void)
+{
+    mm_engine *e = make(8);
+    uintptr_t got;
+    CHECK_EQ(post(e, 0, MM_ANY_SOURCE, 3, 1, &got), MM_QUEUED);
+    CHECK_EQ(arrive(e, 0, 6, 3, 2, &got), MM_MATCHED);
+    CHECK_EQ(got, 1);
+    CHECK_EQ(arrive(e, 0, 5, 3, 3, &got), MM_QUEUED);
+    CHECK_EQ(post(e, 0, MM_ANY_SOURCE, 3, 4, &got), MM_MATCHED);
+    CHECK_EQ(got, 3);
+    mm_destroy(e);
+}
+
+/* Rule 4: ANY_TAG matches tags >= 0 and never a negative tag. */
+static void rule_any_tag(void)
+{
+    mm_engine *e = make(4);
+    uintptr_t got;
+    CHECK_EQ(post(e, 0, 1, MM_ANY_TAG, 1, &got), MM_QUEUED);
+    CHECK_EQ(arrive(e, 0, 1, -3, 2, &got), MM_QUEUED);     /* internal tag: not for ANY_TAG */
+    CHECK_EQ(arrive(e, 0, 1, 0, 3, &got), MM_MATCHED);     /* tag 0 is >= 0 */
+    CHECK_EQ(got, 1);
+    CHECK_EQ(post(e, 0, MM_ANY_SOURCE, MM_ANY_TAG, 4, &got), MM_QUEUED); /* -3 still invisible */
+    CHECK_EQ(post(e, 0, 1, -3, 5, &got), MM_MATCHED);      /* an exact negative tag matches */
+    CHECK_EQ(got, 2);
+    CHECK_EQ(mm_probe(e, 0, MM_ANY_SOURCE, MM_ANY_TAG, &got), MM_NOTFOUND);
+    mm_destroy(e);
+}
+
+/* Rule 5: among receives that match a message, the earliest posted wins,
+ * whichever queue or pattern each sits in. */
+static void rule_earliest_posted(void)
+{
+    mm_engine *e = make(4);
+    uintptr_t got;
+    if (wild_ok) {
+        CHECK_EQ(post(e, 0, MM_ANY_SOURCE, MM_ANY_TAG, 1, &got), MM_QUEUED);
+        CHECK_EQ(post(e, 0, 2, 9, 2, &got), MM_QUEUED);
+        CHECK_EQ(post(e, 0, 2, MM_ANY_TAG, 3, &got), MM_QUEUED);
+        CHECK_EQ(post(e, 0, MM_ANY_SOURCE, 9, 4, &got), MM_QUEUED);
+        uintptr_t want[] = {1, 2, 3, 4};
+        for (int i = 0; i < 4; i++) {
+            CHECK_EQ(arrive(e, 0, 2, 9, 10 + (uintptr_t)i, &got), MM_MATCHED);
+            CHECK_EQ(got, want[i]);
+        }
+    } else {
+        CHECK_EQ(post(e, 0, 2, 9, 1, &got), MM_QUEUED);
+        CHECK_EQ(post(e, 0, 2, 9, 2, &got), MM_QUEUED);
+        CHECK_EQ(arrive(e, 0, 2, 9, 10, &got), MM_MATCHED);
+        CHECK_EQ(got, 1);
+        CHECK_EQ(arrive(e, 0, 2, 9, 11, &got), MM_MATCHED);
+        CHECK_EQ(got, 2);
+    }
+    mm_destroy(e);
+}
+
+/* Rule 6: among messages that match a receive, the earliest arrived wins;
+ * so messages from one sender never overtake each other. */
+static void rule_earliest_arrived(void)
+{
+    mm_engine *e = make(4);
+    uintptr_t got;
+    CHECK_EQ(arrive(e, 0, 3, 1, 1, &got), MM_QUEUED);
+    CHECK_EQ(arrive(e, 0, 1, 2, 2, &got), MM_QUEUED);
+    CHECK_EQ(arrive(e, 0, 3, 1, 3, &got), MM_QUEUED);
+    CHECK_EQ(arrive(e, 0, 1, 1, 4, &got), MM_QUEUED);
+    if (wild_ok) {
+        CHECK_EQ(post(e, 0, MM_ANY_SOURCE, 1, 10, &got), MM_MATCHED);
+        CHECK_EQ(got, 1);
+        CHECK_EQ(post(e, 0, 1, MM_ANY_TAG, 11, &got), MM_MATCHED);
+        CHECK_EQ(got, 2);
+        CHECK_EQ(post(e, 0, MM_ANY_SOURCE, MM_ANY_TAG, 12, &got), MM_MATCHED);
+        CHECK_EQ(got, 3);
+    } else {
+        CHECK_EQ(post(e, 0, 3, 1, 10, &got), MM_MATCHED);
+        CHECK_EQ(got, 1);
+        CHECK_EQ(post(e, 0, 3, 1, 11, &got), MM_MATCHED);
+        CHECK_EQ(got, 3);
+    }
+    mm_destroy(e);
+}
+
+/* Rule 7: probe reports the earliest match and leaves it; mprobe removes. */
+static void rule_probe(void)
+{
+    mm_engine *e = make(4);
+    uintptr_t got;
+    CHECK_EQ(mm_probe(e, 0, 1, 4, &got), MM_NOTFOUND);
+    CHECK_EQ(arrive(e, 0, 1, 4, 1, &got), MM_QUEUED);
+    CHECK_EQ(arrive(e, 0, 1, 4, 2, &got), MM_QUEUED);
+    CHECK_EQ(mm_probe(e, 0, 1, 4, &got), MM_MATCHED);
+    CHECK_EQ(got, 1);
+    CHECK_EQ(mm_probe(e, 0, 1, 4, &got), MM_MATCHED);  /* still there */
+    CHECK_EQ(got, 1);
+    CHECK_EQ(mm_mprobe(e, 0, 1, 4, &got), MM_MATCHED);
+    CHECK_EQ(got, 1);
+    CHECK_EQ(mm_mprobe(e, 0, 1, 4, &got), MM_MATCHED);
+    CHECK_EQ(got, 2);
+    CHECK_EQ(mm_mprobe(e, 0, 1, 4, &got), MM_NOTFOUND);
+    if (wild_ok) {
+        CHECK_EQ(arrive(e, 0, 2, -1, 3, &got), MM_QUEUED);
+        CHECK_EQ(mm_probe(e, 0, MM_ANY_SOURCE, MM_ANY_TAG, &got), MM_NOTFOUND);
+        CHECK_EQ(mm_probe(e, 0, MM_ANY_SOURCE, -1, &got), MM_MATCHED);
+        CHECK_EQ(got, 3);
+    }
+    mm_stats st;
+    mm_get_stats(e, &st);
+    CHECK_EQ(st.umq.length, wild_ok ? 1 : 0);
+    mm_destroy(e);
+}
+
+/* Rule 8: cancel removes a queued receive; a matched or cancelled one is a
+ * miss; a handle of another engine is refused. */
+static void rule_cancel(void)
+{
+    mm_engine *e = make(4), *other = make(4);
+    uintptr_t got = 0;
+    mm_handle h1, h2, h3;
+    mm_entry r = ent(0, 1, 2, 1);
+    CHECK_EQ(mm_post(e, &r, &h1, &got), MM_QUEUED);
+    r.cookie = 2;
+    CHECK_EQ(mm_post(e, &r, &h2, &got), MM_QUEUED);
+    CHECK_EQ(mm_cancel(e, h1), MM_MATCHED);
+    CHECK_EQ(mm_cancel(e, h1), MM_NOTFOUND);
+    CHECK_EQ(arrive(e, 0, 1, 2, 10, &got), MM_MATCHED);
+    CHECK_EQ(got, 2);                         /* the cancelled receive is gone */
+    CHECK_EQ(mm_cancel(e, h2), MM_NOTFOUND);  /* matched already */
+    r.cookie = 3;
+    CHECK_EQ(mm_post(e, &r, &h3, &got), MM_QUEUED); /* may reuse h1's element */
+    CHECK_EQ(mm_cancel(e, h1), MM_NOTFOUND);  /* stale handle never cancels a new receive */
+    CHECK_EQ(mm_cancel(other, h3), MM_EHANDLE);
+    CHECK_EQ(mm_cancel(e, h3), MM_MATCHED);
+    mm_stats st;
+    mm_get_stats(e, &st);
+    CHECK_EQ(st.prq.length, 0);
+    CHECK_EQ(st.cancels, 2);
+    mm_destroy(e);
+    mm_destroy(other);
+}
+
+/* Statistics: depth counts the matched element; lengths follow the queues. */
+static void rule_stats(void)
+{
+    mm_engine *e = make(4);
+    uintptr_t got;
+    CHECK_EQ(post(e, 0, 1, 1, 1, &got), MM_QUEUED);
+    CHECK_EQ(arrive(e, 0, 1, 1, 2, &got), MM_MATCHED);
+    mm_stats st;
+    mm_get_stats(e, &st);
+    CHECK_EQ(st.prq.searches, 1);
+    CHECK_EQ(st.prq.hits, 1);
+    CHECK_EQ(st.prq.traversed, 1);  /* a hit at the head has depth 1 */
+    CHECK_EQ(st.umq.searches, 1);
+    CHECK_EQ(st.umq.misses, 1);
+    CHECK_EQ(st.prq.max_length, 1);
+    CHECK_EQ(st.prq.length, 0);
+    CHECK(st.bytes > 0 && st.peak_bytes >= st.bytes);
+    CHECK(st.prq.queues >= 1 || st.prq.max_queues >= 1);
+    mm_reset_stats(e);
+    mm_get_stats(e, &st);
+    CHECK_EQ(st.prq.searches, 0);
+    CHECK_EQ(st.prq.max_length, 0);
+    CHECK_EQ(st.peak_bytes, st.bytes);
+    mm_destroy(e);
+}
+
+/* Bad arguments return an error and leave the engine unchanged. */
+static void rule_errors(void)
+{
+    mm_engine *e = make(4);
+    uintptr_t got = 77;
+    mm_stats before, after;
+    CHECK_EQ(post(e, 0, 1, 1, 1, &got), MM_QUEUED);
+    mm_get_stats(e, &before);
+    CHECK_EQ(arrive(e, 0, 4, 1, 2, &got), MM_EINVAL);            /* source out of range */
+    CHECK_EQ(arrive(e, 0, MM_ANY_SOURCE, 1, 2, &got), MM_EINVAL); /* wildcard arrival */
+    CHECK_EQ(arrive(e, 0, 1, MM_ANY_TAG, 2, &got), MM_EINVAL);
+    CHECK_EQ(arrive(e, -1, 1, 1, 2, &got), MM_EINVAL);           /* negative communicator */
+    CHECK_EQ(post(e, 0, -2, 1, 3, &got), MM_EINVAL);
+    CHECK_EQ(mm_post(e, NULL, NULL, &got), MM_EINVAL);
+    CHECK_EQ(mm_arrive(NULL, NULL, &got), MM_EINVAL);
+    mm_entry bad = ent(0, 1, 1, 9);
+    bad.kind = MM_KIND_COLL; /* collective without an operation */
+    CHECK_EQ(mm_arrive(e, &bad, &got), MM_EINVAL);
+    CHECK_EQ(mm_cancel(e, (mm_handle){NULL, 0}), MM_EINVAL);
+    if (!wild_ok) {
+        CHECK_EQ(post(e, 0, MM_ANY_SOURCE, 1, 4, &got), MM_EHINT);
+        CHECK_EQ(post(e, 0, 1, MM_ANY_TAG, 4, &got), MM_EHINT);
+        CHECK_EQ(mm_probe(e, 0, MM_ANY_SOURCE, 1, &got), MM_EHINT);
+    }
+    mm_get_stats(e, &after);
+    CHECK(memcmp(&before, &after, sizeof before) == 0);
+    got = 77;
+    mm_entry wild = ent(0, MM_ANY_SOURCE, 1, 6);
+    CHECK_EQ(mm_arrive(e, &wild, &got), MM_EINVAL);
+    CHECK_EQ(got, 77); /* outputs untouched on error */
+    CHECK_EQ(arrive(e, 0, 1, 1, 5, &got), MM_MATCHED);
+    CHECK_EQ(got, 1);
+    mm_destroy(e);
+}
+
+static void registry_and_create(void)
+{
+    char err[512];
+    mm_engine *e = (mm_engine *)1;
+    mm_config cfg = {.nprocs = 4};
+    CHECK_EQ(mm_create(&e, "nosuch", &cfg, err, sizeof err), MM_ENOENGINE);
+    CHECK(e == NULL);
+    CHECK(strstr(err, "list") && strstr(err, "nm"));  /* lists the valid names */
+    const char *p1[] = {"bins=0"};
+    cfg.params = p1, cfg.nparams = 1;
+    CHECK_EQ(mm_create(&e, "bins", &cfg, err, sizeof err), MM_EPARAM);
+    CHECK(strstr(err, "1") && strstr(err, "1048576"));   /* says the range */
+    const char *p2[] = {"colour=3"};
+    cfg.params = p2;
+    CHECK_EQ(mm_create(&e, "bins", &cfg, err, sizeof err), MM_EPARAM);
+    CHECK(strstr(err, "bins") != NULL);                  /* lists the valid ones */
+    CHECK_EQ(mm_create(&e, "list", &cfg, err, sizeof err), MM_EPARAM);
+    const char *p3[] = {"bins=12x"};
+    cfg.params = p3;
+    CHECK_EQ(mm_create(&e, "bins", &cfg, err, sizeof err), MM_EPARAM);
+    const char *p4[] = {"bins=64"};
+    cfg.params = p4;
+    CHECK_EQ(mm_create(&e, "bins", &cfg, err, sizeof err), 0);
+    mm_destroy(e);
+    cfg.params = NULL, cfg.nparams = 0;
+    CHECK_EQ(mm_create(&e, "hash", &cfg, err, sizeof err), MM_EHINT);
+    CHECK(strstr(err, "no_any_source") && strstr(err, "no_any_tag"));
+    cfg.hints = MM_HINT_NO_ANY_SOURCE;
+    CHECK_EQ(mm_create(&e, "hash", &cfg, err, sizeof err), MM_EHINT);
+    cfg.nprocs = 0;
+    CHECK_EQ(mm_create(&e, "list", &cfg, err, sizeof err), MM_EINVAL);
+    CHECK(mm_engine_count() >= 5);
+    for (size_t i = 0; i < mm_engine_count(); i++) {
+        const mm_engine_info *info = mm_engine_at(i);
+        CHECK(info && info->name && info->summary && info->origin);
+        CHECK(mm_engine_find(info->name) == info);
+    }
+    CHECK(mm_engine_at(mm_engine_count()) == NULL);
+    CHECK(mm_coll_from_name("allreduce") == MM_COLL_ALLREDUCE);
+    CHECK(strcmp(mm_coll_name(MM_COLL_IALLGATHER), "iallgather") == 0);
+    CHECK(mm_coll_from_name("nonsense") == -1);
+}
+
+int main(void)
+{
+    registry_and_create();
+    for (size_t i = 0; i < mm_engine_count(); i++) {
+        const mm_engine_info *info = mm_engine_at(i);
+        ename = info->name;
+        wild_ok = info->hints_required == 0;
+        int before = check_failed;
+        rule_communicators();
+        rule_exact();
+        if (wild_ok) {
+            rule_any_source();
+            rule_any_tag();
+        }
+        rule_earliest_posted();
+        rule_earliest_arrived();
+        rule_probe();
+        rule_cancel();
+        rule_stats();
+        rule_errors();
+        printf("%-8s %s\n", ename, check_failed == before ? "ok" : "FAILED");
+    }
+    return check_report("test_semantics");
+}
