@@ -1,0 +1,165 @@
+#!/bin/sh
+# test_cli.sh - mpimatch-replay and mpimatch-stream end to end: outputs,
+# exit codes, error messages, and that failed runs leave no output files.
+#
+# usage: sh test_cli.sh MPIMATCH_REPLAY MPIMATCH_STREAM DATA_DIR
+set -u
+REPLAY=$1
+STREAM=$2
+DATA=$3
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/mm_cli.XXXXXX") || exit 1
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK" || exit 1
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+
+# run EXPECTED_RC CMD...: run, keep stdout/stderr in out/err, check the code.
+run() {
+    want=$1
+    shift
+    "$@" >out 2>err
+    rc=$?
+    if [ "$rc" -eq "$want" ]; then ok; else bad "exit $rc, want $want: $*"; cat err >&2; fi
+}
+# has FILE TEXT: FILE contains TEXT (fixed string).
+has() { if grep -qF -- "$2" "$1"; then ok; else bad "'$2' not in $1:"; cat "$1" >&2; fi; }
+absent() { if [ ! -e "$1" ]; then ok; else bad "$1 should not exist"; fi; }
+no_temps() {
+    if ls ./*.tmp.* >/dev/null 2>&1; then bad "temporary files left: $(ls ./*.tmp.*)"; else ok; fi
+}
+same() { if cmp -s "$1" "$2"; then ok; else bad "$1 and $2 differ"; diff "$1" "$2" >&2; fi; }
+json_ok() {
+    if command -v python3 >/dev/null 2>&1; then
+        if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1"; then ok; else bad "$1 is not JSON"; fi
+    fi
+}
+
+# ---- help and list ----
+run 0 "$REPLAY" --help
+has out "usage: mpimatch-replay"
+run 0 "$STREAM" --help
+has out "mpimatch-stream convert"
+run 0 "$REPLAY" --list
+has out "list"
+has out "hints required"
+run 0 "$REPLAY" --list --json
+json_ok out
+has out '"engines"'
+has out '"hints_required"'
+run 0 "$REPLAY" --list --json list.json
+json_ok list.json
+
+# ---- replay: matches, JSON, all engines agree ----
+run 0 "$REPLAY" "$DATA/wild.txt" --engine all --matches m.txt --json r.json --reps 2
+same m.txt "$DATA/wild.matches"
+json_ok r.json
+has r.json '"tool": "mpimatch-replay"'
+has r.json '"reps": 2'
+has r.json '"engine": "list"'
+has r.json '"ns_per_event"'
+has r.json '"peak_bytes"'
+has r.json '"skipped"'
+has err "note: skipping engine 'hash'"
+has out "ns/event"
+has out "stream $DATA/wild.txt (text), events 15, np 4, hints none"
+no_temps
+
+run 0 "$REPLAY" "$DATA/nowild.txt" --engine all --matches m2.txt --json r2.json --quiet
+same m2.txt "$DATA/nowild.matches"
+has r2.json '"engine": "hash"'
+has r2.json '"no_any_source"'
+if [ -s out ]; then bad "--quiet printed to stdout"; else ok; fi
+
+# A binary stream gives the same outcomes.
+run 0 "$STREAM" convert "$DATA/wild.txt" wild.mmb
+run 0 "$REPLAY" wild.mmb --engine list,nm --matches m3.txt -q
+same m3.txt "$DATA/wild.matches"
+run 0 "$REPLAY" wild.mmb --engine list --json r3.json -q
+has r3.json '"format": "binary"'
+
+# Parameters: applied where they exist, reported with effective values.
+run 0 "$REPLAY" "$DATA/wild.txt" --engine list,bins --param bins=3 --json p.json -q
+has p.json '"bins": 3'
+run 0 "$REPLAY" "$DATA/wild.txt" --engine bins --param bins:bins=5 --param bins=7 --json p2.json -q
+has p2.json '"bins": 7'
+
+# ---- replay errors: exit 2, a clear message, no output left behind ----
+run 2 "$REPLAY" "$DATA/wild.txt" --engine nosuch --matches e1.txt
+has err "unknown engine 'nosuch' (valid: list"
+absent e1.txt
+run 2 "$REPLAY" "$DATA/wild.txt" --engine hash --json e2.json
+has err "engine 'hash' requires hint no_any_source; $DATA/wild.txt:4 uses ANY_SOURCE"
+absent e2.json
+run 2 "$REPLAY" "$DATA/wild.txt" --engine list --hints no_any_source --matches e3.txt --json e3.json
+has err "$DATA/wild.txt:4: engine 'list':"
+absent e3.txt
+absent e3.json
+run 2 "$REPLAY" "$DATA/nowild.txt" --engine hash --hints none
+has err "engine 'hash' requires hint no_any_source, which --hints does not assert"
+run 2 "$REPLAY" "$DATA/bad.txt" --engine list --json e4.json
+has err "$DATA/bad.txt:3: M has wildcard source '*'; arrivals must be concrete"
+absent e4.json
+run 2 "$REPLAY" "$DATA/wild.txt" --engine list --np 2
+has err "$DATA/wild.txt:8: source 2 outside 0..1 (override np=2)"
+run 2 "$REPLAY" "$DATA/wild.txt" --engine bins --param bins=0 --matches e5.txt
+has err "cannot create engine 'bins'"
+absent e5.txt
+run 2 "$REPLAY" "$DATA/wild.txt" --engine list --param nosuch=1
+has err "no selected engine has parameter 'nosuch'"
+run 2 "$REPLAY" "$DATA/wild.txt" --engine list --param bins:bins=1
+has err "engine 'bins' is not selected"
+run 2 "$REPLAY" "$DATA/wild.txt" --engine list --param bins=x
+has err "integer value"
+run 2 "$REPLAY" "$DATA/wild.txt" --engine list --matches no/such/dir/m.txt
+has err "cannot write 'no/such/dir/m.txt'"
+run 2 "$REPLAY" "$DATA/wild.txt" --engine list --json .
+has err "it is a directory"
+run 2 "$REPLAY" "$DATA/wild.txt"
+has err "--engine is required"
+run 2 "$REPLAY" --engine list
+has err "missing STREAM"
+run 2 "$REPLAY" "$DATA/wild.txt" --engine list --reps 0
+run 2 "$REPLAY" "$DATA/wild.txt" --engine list --hints maybe
+run 2 "$REPLAY" "$DATA/wild.txt" --engine list --frobnicate
+run 2 "$REPLAY" "$DATA/wild.txt" --engine list --matches x.out --json x.out
+run 2 "$REPLAY" no-such-file.txt --engine list
+has err "no-such-file.txt: cannot open"
+
+# A failed run leaves an existing output as it was.
+echo previous > keep.txt
+run 2 "$REPLAY" "$DATA/wild.txt" --engine hash --matches keep.txt
+if [ "$(cat keep.txt)" = previous ]; then ok; else bad "keep.txt was changed"; fi
+no_temps
+
+# ---- mpimatch-stream ----
+run 0 "$STREAM" check "$DATA/wild.txt"
+has out "events               15 (R 5, M 4, P 2, X 1, C 3)"
+has out "np                   4 (declared)"
+run 0 "$STREAM" cat "$DATA/wild.txt"
+cp out canonical.txt
+run 0 "$STREAM" convert "$DATA/wild.txt" w.mmb
+run 0 "$STREAM" convert w.mmb w.txt
+same w.txt canonical.txt
+run 0 "$STREAM" convert w.txt w2.bin --to binary
+same w.mmb w2.bin
+run 0 "$STREAM" cat w2.bin
+same out canonical.txt
+run 2 "$STREAM" convert "$DATA/bad.txt" bad.mmb
+has err "$DATA/bad.txt:3: M has wildcard source"
+absent bad.mmb
+head -c 100 w.mmb > cut.mmb
+run 2 "$STREAM" check cut.mmb
+has err "cut.mmb: offset 80: truncated: record 2 needs 48 bytes, only 20 remain"
+run 2 "$STREAM" check "$DATA/wild.txt" --np 3
+has err "source 3 outside 0..2"
+run 2 "$STREAM" convert "$DATA/wild.txt" no/such/dir/x.mmb
+run 2 "$STREAM" frob "$DATA/wild.txt"
+run 2 "$STREAM" convert "$DATA/wild.txt"
+run 2 "$STREAM" check "$DATA/wild.txt" --to text
+no_temps
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

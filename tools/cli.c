@@ -1,0 +1,67 @@
+/*
+ * cli.c - helpers shared by the command-line tools.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+const char *cli_prog = "mpimatch";
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    fflush(stdout); /* keep stdout and stderr in order on a terminal */
+    fprintf(stderr, "%s: ", cli_prog);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int cli_opt(int argc, char **argv, int *i, const char *name, const char **value)
+{
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(a, name, n) != 0)
+        return 0;
+    if (a[n] == '=') {
+        *value = a + n + 1;
+        return 1;
+    }
+    if (a[n] != '\0')
+        return 0;
+    if (*i + 1 >= argc) {
+        cli_error("option %s needs a value (try --help)", name);
+        return -1;
+    }
+    *value = argv[++*i];
+    return 1;
+}
+
+int cli_int(const char *s, int64_t min, int64_t max, int64_t *out)
+{
+    int neg = s[0] == '-';
+    const char *p = s + neg;
+    uint64_t v = 0, lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    if (*p == '\0')
+        return -1;
+    for (; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return -1;
+        unsigned d = (unsigned)(*p - '0');
+        if (v > (lim - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    int64_t x;
+    if (neg)
+        x = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+    else
+        x = (int64_t)v;
+    if (x < min || x > max)
+        return -1;
+    *out = x;
+    return 0;
+}

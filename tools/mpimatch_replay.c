@@ -1,0 +1,363 @@
+/*
+ * mpimatch_replay.c - `mpimatch-replay`: replay an event stream through one
+ * or more engines, check that they agree, time them (docs/replay.md).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "outfile.h"
+#include "replay.h"
+#include "replay_engines.h"
+#include "replay_report.h"
+#include "stream.h"
+
+static const char usage[] =
+    "usage: mpimatch-replay STREAM --engine NAME [--engine NAME ...] [options]\n"
+    "       mpimatch-replay --list [--json [FILE]]\n"
+    "\n"
+    "Replays STREAM (text or binary, see mpimatch-stream) through each engine,\n"
+    "checks that all engines produce the same outcomes, and times the event loop.\n"
+    "\n"
+    "  --engine NAME        an engine, a comma list, or 'all' (repeatable)\n"
+    "  --param [ENGINE:]key=value\n"
+    "                       engine parameter (integer); without ENGINE it applies\n"
+    "                       to every selected engine that has the parameter\n"
+    "  --matches FILE       write the outcome lines ('-': standard output)\n"
+    "  --json FILE          write results as JSON ('-': standard output)\n"
+    "  --reps R             timed repetitions after one warm-up (default 5)\n"
+    "  --np N               number of processes (overrides the stream's)\n"
+    "  --hints H            auto (default: what the stream satisfies), none, or\n"
+    "                       a comma list of no_any_source, no_any_tag\n"
+    "  --quiet              no table, no notes\n"
+    "  --list               list the engines and their parameters\n"
+    "  --help               this text\n"
+    "\n"
+    "Exit status: 0 ok, 1 engines disagree or internal failure,\n"
+    "2 usage error, bad input or library error.\n";
+
+#define MAX_ARGS_LIST 256
+
+typedef struct args {
+    const char *stream, *matches, *json;
+    const char *engines[MAX_ARGS_LIST];
+    size_t nengines;
+    const char *params[MAX_ARGS_LIST];
+    size_t nparams;
+    unsigned reps;
+    int32_t np;
+    uint32_t hints;
+    int quiet, list;
+} args;
+
+static int add_list(const char **list, size_t *n, const char *v, const char *opt)
+{
+    if (*n >= MAX_ARGS_LIST) {
+        cli_error("too many %s options", opt);
+        return CLI_USAGE;
+    }
+    list[(*n)++] = v;
+    return 0;
+}
+
+/* Returns 0 to go on, -1 after --help, or an exit code. */
+static int parse_args(int argc, char **argv, args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->reps = 5;
+    a->hints = MM_HINTS_AUTO;
+    for (int i = 1; i < argc; i++)
+        a->list |= strcmp(argv[i], "--list") == 0;
+
+    for (int i = 1; i < argc; i++) {
+        const char *v, *arg = argv[i];
+        int r;
+        int64_t x;
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            fputs(usage, stdout);
+            return -1;
+        } else if (strcmp(arg, "--list") == 0) {
+            continue;
+        } else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
+            a->quiet = 1;
+        } else if (a->list && strcmp(arg, "--json") == 0 &&
+                   (i + 1 >= argc || (argv[i + 1][0] == '-' && argv[i + 1][1] != '\0'))) {
+            a->json = "-"; /* --list --json: JSON on standard output */
+        } else if ((r = cli_opt(argc, argv, &i, "--engine", &v)) != 0) {
+            if (r < 0 || add_list(a->engines, &a->nengines, v, "--engine"))
+                return CLI_USAGE;
+        } else if ((r = cli_opt(argc, argv, &i, "--param", &v)) != 0) {
+            if (r < 0 || add_list(a->params, &a->nparams, v, "--param"))
+                return CLI_USAGE;
+        } else if ((r = cli_opt(argc, argv, &i, "--matches", &v)) != 0) {
+            if (r < 0)
+                return CLI_USAGE;
+            a->matches = v;
+        } else if ((r = cli_opt(argc, argv, &i, "--json", &v)) != 0) {
+            if (r < 0)
+                return CLI_USAGE;
+            a->json = v;
+        } else if ((r = cli_opt(argc, argv, &i, "--reps", &v)) != 0) {
+            if (r < 0)
+                return CLI_USAGE;
+            if (cli_int(v, 1, 1000000, &x)) {
+                cli_error("--reps: '%s' is not an integer in 1..1000000", v);
+                return CLI_USAGE;
+            }
+            a->reps = (unsigned)x;
+        } else if ((r = cli_opt(argc, argv, &i, "--np", &v)) != 0) {
+            if (r < 0)
+                return CLI_USAGE;
+            if (cli_int(v, 1, INT32_MAX, &x)) {
+                cli_error("--np: '%s' is not an integer in 1..2147483647", v);
+                return CLI_USAGE;
+            }
+            a->np = (int32_t)x;
+        } else if ((r = cli_opt(argc, argv, &i, "--hints", &v)) != 0) {
+            if (r < 0)
+                return CLI_USAGE;
+            if (mm_parse_hints(v, &a->hints)) {
+                cli_error("--hints: '%s' is not auto, none, or a comma list of "
+                          "no_any_source, no_any_tag", v);
+                return CLI_USAGE;
+            }
+        } else if (arg[0] == '-' && arg[1] != '\0') {
+            cli_error("unknown option '%s' (try --help)", arg);
+            return CLI_USAGE;
+        } else if (!a->stream) {
+            a->stream = arg;
+        } else {
+            cli_error("more than one STREAM: '%s' and '%s'", a->stream, arg);
+            return CLI_USAGE;
+        }
+    }
+    if (!a->list && !a->stream) {
+        cli_error("missing STREAM (try --help)");
+        return CLI_USAGE;
+    }
+    if (a->matches && a->json && strcmp(a->matches, a->json) == 0) {
+        cli_error("--matches and --json name the same file '%s'", a->json);
+        return CLI_USAGE;
+    }
+    return 0;
+}
+
+static int do_list(const args *a)
+{
+    char err[1024];
+    mm_outfile o;
+    if (mm_outfile_open(&o, a->json ? a->json : "-", err, sizeof err)) {
+        cli_error("%s", err);
+        return CLI_USAGE;
+    }
+    if (mm_report_list(o.f, a->json != NULL)) {
+        mm_outfile_abort(&o);
+        cli_error("cannot write the engine list");
+        return CLI_USAGE;
+    }
+    if (mm_outfile_commit(&o, err, sizeof err)) {
+        cli_error("%s", err);
+        return CLI_USAGE;
+    }
+    return CLI_OK;
+}
+
+/* Everything a run holds, so one cleanup path releases it. */
+typedef struct run {
+    args        a;
+    mm_outfile  matches, json;
+    mm_stream   s;
+    int         have_stream;
+    mm_plan     plan;
+    mm_replay   rep;
+    uint64_t   *ref_out;   /* outcomes of the first engine, for comparison */
+    const mm_plan_engine *ref;
+    int         table;     /* print the table on standard output */
+} run;
+
+static int exit_code_for(int replay_rc)
+{
+    switch (replay_rc) {
+    case MMR_ELIB:
+    case MMR_ECREATE:
+        return CLI_USAGE;
+    default:
+        return CLI_FAIL;
+    }
+}
+
+/* Compare an engine's outcomes with the first engine's. */
+static int compare(run *r, const mm_plan_engine *e)
+{
+    uint64_t k;
+    long long i = mm_outcomes_diff(&r->s, r->ref_out, r->rep.out, &k);
+    if (i < 0)
+        return 0;
+    char a[80], b[80], where[512];
+    if (mm_outcome_format(&r->s, (size_t)i, r->ref_out[i], a, sizeof a) == 0)
+        snprintf(a, sizeof a, "(none: queued)");
+    if (mm_outcome_format(&r->s, (size_t)i, r->rep.out[i], b, sizeof b) == 0)
+        snprintf(b, sizeof b, "(none: queued)");
+    mm_stream_where(&r->s, r->s.ev[i].line, where, sizeof where);
+    cli_error("%sengines '%s' and '%s' disagree at outcome %llu: %s gives '%s', %s gives '%s'",
+              where, r->ref->info->name, e->info->name, (unsigned long long)k + 1,
+              r->ref->info->name, a, e->info->name, b);
+    return CLI_FAIL;
+}
+
+static mm_config config_for(const run *r, const mm_plan_engine *e)
+{
+    mm_config cfg = { r->s.np, r->plan.hints, 0, (const char *const *)e->param_strs,
+                      e->nparam_strs };
+    return cfg;
+}
+
+/* Create every engine once before timing any: a bad parameter value fails
+ * at once instead of after the other engines have run. */
+static int check_engines(run *r)
+{
+    char err[1024];
+    for (size_t i = 0; i < r->plan.n; i++) {
+        const mm_plan_engine *e = &r->plan.e[i];
+        if (e->skipped)
+            continue;
+        mm_config cfg = config_for(r, e);
+        mm_engine *eng = NULL;
+        err[0] = '\0';
+        int rc = mm_create(&eng, e->info->name, &cfg, err, sizeof err);
+        if (rc < 0 || !eng) {
+            cli_error("cannot create engine '%s': %s", e->info->name, err[0] ? err : mm_strerror(rc));
+            return CLI_USAGE;
+        }
+        mm_destroy(eng);
+    }
+    return 0;
+}
+
+static int run_engines(run *r)
+{
+    char err[1024];
+    int printed_head = 0;
+    /* Notes first, so they do not interleave with the table. */
+    for (size_t i = 0; i < r->plan.n && !r->a.quiet; i++)
+        if (r->plan.e[i].skipped)
+            fprintf(stderr, "%s: note: skipping engine '%s': %s\n", cli_prog,
+                    r->plan.e[i].info->name, r->plan.e[i].reason);
+    for (size_t i = 0; i < r->plan.n; i++) {
+        mm_plan_engine *e = &r->plan.e[i];
+        if (e->skipped)
+            continue;
+        mm_config cfg = config_for(r, e);
+        int rc = mm_replay_run(&r->rep, e->info->name, &cfg, 1, r->a.reps, &e->res, err, sizeof err);
+        if (rc != MMR_OK) {
+            cli_error("%s", err);
+            return exit_code_for(rc);
+        }
+        if (!r->ref) {
+            r->ref = e;
+            memcpy(r->ref_out, r->rep.out, r->s.n * sizeof *r->ref_out);
+        } else if ((rc = compare(r, e))) {
+            return rc;
+        }
+        if (r->table) {
+            if (!printed_head++)
+                mm_report_table_head(stdout, &r->s, &r->plan);
+            mm_report_table_row(stdout, &r->plan, e);
+            fflush(stdout);
+        }
+    }
+    if (!r->ref) {
+        cli_error("no engine can run this stream (all selected engines were skipped)");
+        return CLI_USAGE;
+    }
+    return 0;
+}
+
+static int write_outputs(run *r)
+{
+    char err[1024];
+    if (r->a.matches) {
+        if (mm_outcomes_write(&r->s, r->ref_out, mm_sink_file, r->matches.f) != MMS_OK) {
+            cli_error("cannot write '%s'", r->a.matches);
+            return CLI_USAGE;
+        }
+    }
+    if (r->a.json && mm_report_json(r->json.f, &r->s, &r->plan, r->a.reps)) {
+        cli_error("cannot write '%s'", r->a.json);
+        return CLI_USAGE;
+    }
+    /* Commit only when both are complete: no half of a result set. */
+    if (r->a.matches && mm_outfile_commit(&r->matches, err, sizeof err)) {
+        cli_error("%s", err);
+        return CLI_USAGE;
+    }
+    if (r->a.json && mm_outfile_commit(&r->json, err, sizeof err)) {
+        cli_error("%s", err);
+        return CLI_USAGE;
+    }
+    return 0;
+}
+
+static int replay_main(run *r)
+{
+    char err[1024];
+    int rc;
+    args *a = &r->a;
+
+    /* The table would corrupt a result written to standard output. */
+    r->table = !a->quiet && !(a->matches && strcmp(a->matches, "-") == 0) &&
+               !(a->json && strcmp(a->json, "-") == 0);
+
+    /* Outputs first: an unwritable path fails before any work. */
+    if ((a->matches && mm_outfile_open(&r->matches, a->matches, err, sizeof err)) ||
+        (a->json && mm_outfile_open(&r->json, a->json, err, sizeof err))) {
+        cli_error("%s", err);
+        return CLI_USAGE;
+    }
+    rc = mm_stream_load(&r->s, a->stream, a->np, err, sizeof err);
+    if (rc != MMS_OK) {
+        cli_error("%s", err);
+        return rc == MMS_ENOMEM ? CLI_FAIL : CLI_USAGE;
+    }
+    r->have_stream = 1;
+
+    if ((rc = mm_plan_engines(&r->plan, a->engines, a->nengines)) ||
+        (rc = mm_plan_hints(&r->plan, &r->s, a->hints)) ||
+        (rc = mm_plan_params(&r->plan, a->params, a->nparams)))
+        return rc;
+
+    if (mm_replay_init(&r->rep, &r->s, a->reps, err, sizeof err) != MMR_OK) {
+        cli_error("%s", err);
+        return CLI_FAIL;
+    }
+    r->ref_out = malloc((r->s.n + 1) * sizeof *r->ref_out);
+    if (!r->ref_out) {
+        cli_error("out of memory");
+        return CLI_FAIL;
+    }
+    if ((rc = check_engines(r)) || (rc = run_engines(r)))
+        return rc;
+    return write_outputs(r);
+}
+
+int main(int argc, char **argv)
+{
+    static run r; /* zeroed: the cleanup below is safe whatever failed */
+    cli_prog = "mpimatch-replay";
+    int rc = parse_args(argc, argv, &r.a);
+    if (rc)
+        return rc < 0 ? CLI_OK : rc;
+    if (r.a.list)
+        return do_list(&r.a);
+
+    rc = replay_main(&r);
+
+    mm_outfile_abort(&r.matches); /* no-op after a commit */
+    mm_outfile_abort(&r.json);
+    free(r.ref_out);
+    mm_replay_free(&r.rep);
+    mm_plan_free(&r.plan);
+    if (r.have_stream)
+        mm_stream_free(&r.s);
+    return rc;
+}

@@ -1,0 +1,51 @@
+/*
+ * replay_engines.h - which engines mpimatch-replay runs, with which hints
+ * and parameters: turning --engine, --hints and --param into one plan.
+ */
+#ifndef MM_TOOLS_REPLAY_ENGINES_H
+#define MM_TOOLS_REPLAY_ENGINES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mpimatch.h"
+#include "replay.h"
+#include "stream.h"
+
+/* One selected engine. */
+typedef struct mm_plan_engine {
+    const mm_engine_info *info;
+    int      named;          /* named explicitly (not only through 'all') */
+    int      skipped;        /* required hints missing; see reason        */
+    char     reason[512];
+    int64_t *values;         /* effective parameter values (info->nparams) */
+    uint8_t *set;            /* which values the user set with --param     */
+    char   **param_strs;     /* "key=value" strings for mm_config          */
+    size_t   nparam_strs;
+    mm_replay_result res;
+} mm_plan_engine;
+
+typedef struct mm_plan {
+    mm_plan_engine *e;
+    size_t          n;
+    uint32_t        hints;   /* asserted                                   */
+} mm_plan;
+
+#define MM_HINTS_AUTO UINT32_MAX
+
+/* Select engines from --engine values (each a name, a comma list or
+ * 'all'). Returns 0, or prints an error and returns nonzero. */
+int  mm_plan_engines(mm_plan *p, const char *const *specs, size_t nspecs);
+/* Decide hints (hints_opt: MM_HINTS_AUTO or MM_HINT_* bits) and skip or
+ * reject engines whose required hints are not asserted. */
+int  mm_plan_hints(mm_plan *p, const mm_stream *s, uint32_t hints_opt);
+/* Apply --param values ("[ENGINE:]key=value"). */
+int  mm_plan_params(mm_plan *p, const char *const *params, size_t nparams);
+void mm_plan_free(mm_plan *p);
+
+/* Parse a --hints value: "auto", "none" or a comma list of hint names. */
+int  mm_parse_hints(const char *v, uint32_t *out);
+/* "no_any_source,no_any_tag", "no_any_source", ... or "none". */
+const char *mm_hints_str(uint32_t hints);
+
+#endif /* MM_TOOLS_REPLAY_ENGINES_H */
