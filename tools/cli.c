@@ -1,6 +1,7 @@
 /*
  * cli.c - helpers shared by the command-line tools.
  */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -64,4 +65,18 @@ int cli_int(const char *s, int64_t min, int64_t max, int64_t *out)
         return -1;
     *out = x;
     return 0;
+}
+
+int cli_opt_int(int argc, char **argv, int *i, const char *name, int64_t min, int64_t max,
+                int64_t *out)
+{
+    const char *v;
+    int r = cli_opt(argc, argv, i, name, &v);
+    if (r <= 0)
+        return r;
+    if (cli_int(v, min, max, out)) {
+        cli_error("%s: '%s' is not an integer in %" PRId64 "..%" PRId64, name, v, min, max);
+        return -1;
+    }
+    return 1;
 }

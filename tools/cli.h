@@ -26,6 +26,11 @@ void cli_error(const char *fmt, ...)
  * missing. */
 int cli_opt(int argc, char **argv, int *i, const char *name, const char **value);
 
+/* cli_opt for an integer option in [min, max]: 1 with *out set, 0 if argv[*i]
+ * is another argument, -1 (after printing an error) if missing or bad. */
+int cli_opt_int(int argc, char **argv, int *i, const char *name, int64_t min, int64_t max,
+                int64_t *out);
+
 /* Strict decimal integer in [min, max]: optional '-', digits only.
  * Returns 0, or -1 if malformed or out of range. */
 int cli_int(const char *s, int64_t min, int64_t max, int64_t *out);

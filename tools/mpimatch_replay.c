@@ -97,21 +97,13 @@ static int parse_args(int argc, char **argv, args *a)
             if (r < 0)
                 return CLI_USAGE;
             a->json = v;
-        } else if ((r = cli_opt(argc, argv, &i, "--reps", &v)) != 0) {
+        } else if ((r = cli_opt_int(argc, argv, &i, "--reps", 1, 1000000, &x)) != 0) {
             if (r < 0)
                 return CLI_USAGE;
-            if (cli_int(v, 1, 1000000, &x)) {
-                cli_error("--reps: '%s' is not an integer in 1..1000000", v);
-                return CLI_USAGE;
-            }
             a->reps = (unsigned)x;
-        } else if ((r = cli_opt(argc, argv, &i, "--np", &v)) != 0) {
+        } else if ((r = cli_opt_int(argc, argv, &i, "--np", 1, INT32_MAX, &x)) != 0) {
             if (r < 0)
                 return CLI_USAGE;
-            if (cli_int(v, 1, INT32_MAX, &x)) {
-                cli_error("--np: '%s' is not an integer in 1..2147483647", v);
-                return CLI_USAGE;
-            }
             a->np = (int32_t)x;
         } else if ((r = cli_opt(argc, argv, &i, "--hints", &v)) != 0) {
             if (r < 0)

@@ -45,14 +45,10 @@ static int parse_args(int argc, char **argv, args *a)
             fputs(usage, stdout);
             return -1;
         }
-        if ((r = cli_opt(argc, argv, &i, "--np", &v)) != 0) {
-            int64_t x;
+        int64_t x;
+        if ((r = cli_opt_int(argc, argv, &i, "--np", 1, INT32_MAX, &x)) != 0) {
             if (r < 0)
                 return CLI_USAGE;
-            if (cli_int(v, 1, INT32_MAX, &x)) {
-                cli_error("--np: '%s' is not an integer in 1..2147483647", v);
-                return CLI_USAGE;
-            }
             a->np = (int32_t)x;
         } else if ((r = cli_opt(argc, argv, &i, "--to", &v)) != 0) {
             if (r < 0)
