@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Install the build in BUILD_DIR to a temporary prefix and build a program
+# against it twice: with pkg-config, and with CMake's find_package.
+#   tests/install/run.sh BUILD_DIR
+set -euo pipefail
+build=$(cd "$1" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
+libdir=$(ls -d "$tmp"/prefix/lib*/pkgconfig | head -1 | xargs dirname)
+test -f "$tmp/prefix/include/mpimatch.h"
+test -x "$tmp/prefix/bin/mpimatch-replay"
+PKG_CONFIG_PATH=$libdir/pkgconfig
+export PKG_CONFIG_PATH
+cc -std=c11 -Wall -Wextra -Werror "$here/consumer.c" $(pkg-config --cflags --libs mpimatch) -o "$tmp/pc"
+LD_LIBRARY_PATH=$libdir "$tmp/pc"
+cc -std=c11 "$here/consumer.c" $(pkg-config --cflags mpimatch) "$libdir/libmpimatch.a" -pthread -o "$tmp/pcs"
+"$tmp/pcs"
+cmake -S "$here" -B "$tmp/cm" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
+cmake --build "$tmp/cm" >/dev/null
+LD_LIBRARY_PATH=$libdir "$tmp/cm/consumer_shared"
+"$tmp/cm/consumer_static"
+echo "install test: 1 passed, 0 failed"
