@@ -1,0 +1,297 @@
+"""Command-line behaviour of the Python `mpimatch` command and the C tools it wraps:
+bad input gives exit 2 and names file:line, nothing half-written, tables print."""
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, python_cli_env, run, run_cli
+from mpimatch.model import outcomes, parse_stream
+
+EXAMPLES = REPO / "examples"
+TINY = EXAMPLES / "tiny.mms"
+HEAD = "# mpimatch stream v1\n# np=4\nR 1 0 1 1\n"
+
+# (name, the bad line, which is line 4 of the stream)
+BAD_LINES = [
+    ("malformed", "R 2 0 1"),
+    ("not-a-number", "M 2 0 1 x"),
+    ("unknown-event", "Q 2 0 1 1"),
+    ("duplicate-id", "M 1 0 1 1"),
+    ("unknown-cancel-id", "C 99"),
+    ("wildcard-source-in-M", "M 2 0 * 1"),
+    ("wildcard-tag-in-M", "M 2 0 1 *"),
+    ("source-out-of-range", "M 2 0 4 1"),
+]
+
+
+def no_traceback(proc) -> None:
+    assert "Traceback" not in proc.stderr, proc.stderr
+
+
+def replay_cmd(how: str, replay_exe: Path, *args):
+    if how == "c":
+        return run([replay_exe, *args])
+    return run_cli("replay", *args)
+
+
+def stream_check(how: str, stream_exe: Path, path: Path):
+    if how == "c":
+        return run([stream_exe, "check", path])
+    return run_cli("stream", "check", path)
+
+
+# ---------------------------------------------------------------- bad input
+
+@pytest.mark.parametrize("how", ["c", "py"])
+@pytest.mark.parametrize("case, line", BAD_LINES, ids=[c for c, _ in BAD_LINES])
+def test_bad_stream_exit_2_names_line_and_writes_nothing(tmp_path, replay_exe, how, case, line):
+    path = tmp_path / f"{case}.mms"
+    path.write_text(HEAD + line + "\nM 3 0 1 2\n")
+    matches, js = tmp_path / "out.matches", tmp_path / "out.json"
+    proc = replay_cmd(how, replay_exe, path, "--engine", "list", "--reps", "1",
+                      "--matches", matches, "--json", js)
+    assert proc.returncode == 2, proc.stderr
+    assert f"{path}:4" in proc.stderr, proc.stderr
+    assert not matches.exists() and not js.exists(), "output written for a rejected stream"
+    no_traceback(proc)
+
+
+@pytest.mark.parametrize("how", ["c", "py"])
+@pytest.mark.parametrize("case, line", BAD_LINES, ids=[c for c, _ in BAD_LINES])
+def test_stream_check_names_line(tmp_path, stream_exe, how, case, line):
+    path = tmp_path / f"{case}.mms"
+    path.write_text(HEAD + line + "\n")
+    proc = stream_check(how, stream_exe, path)
+    assert proc.returncode == 2, proc.stderr
+    assert f"{path}:4" in proc.stderr, proc.stderr
+    no_traceback(proc)
+
+
+@pytest.mark.parametrize("how", ["c", "py"])
+def test_missing_header_is_line_1(tmp_path, replay_exe, how):
+    path = tmp_path / "nohead.mms"
+    path.write_text("R 1 0 0 0\n")
+    proc = replay_cmd(how, replay_exe, path, "--engine", "list", "--reps", "1")
+    assert proc.returncode == 2 and f"{path}:1" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("how", ["c", "py"])
+def test_missing_stream_file(tmp_path, replay_exe, how):
+    path = tmp_path / "absent.mms"
+    proc = replay_cmd(how, replay_exe, path, "--engine", "list")
+    assert proc.returncode == 2 and str(path) in proc.stderr, proc.stderr
+    no_traceback(proc)
+
+
+@pytest.mark.parametrize("how", ["c", "py"])
+def test_good_stream_writes_outputs(tmp_path, replay_exe, how):
+    """The counterpart of the tests above: the same options on a valid stream do write."""
+    matches, js = tmp_path / "out.matches", tmp_path / "out.json"
+    proc = replay_cmd(how, replay_exe, TINY, "--engine", "list", "--reps", "1",
+                      "--matches", matches, "--json", js)
+    assert proc.returncode == 0, proc.stderr
+    assert matches.read_text() == (EXAMPLES / "tiny.matches").read_text()
+    assert [r["engine"] for r in json.loads(js.read_text())["results"]] == ["list"]
+
+
+@pytest.mark.parametrize("how", ["c", "py"])
+def test_unknown_engine_lists_valid_ones(replay_exe, engines, how):
+    proc = replay_cmd(how, replay_exe, TINY, "--engine", "no-such-engine")
+    assert proc.returncode == 2, proc.stderr
+    assert "no-such-engine" in proc.stderr
+    for e in engines:
+        assert e["name"] in proc.stderr, f"{e['name']} not listed: {proc.stderr}"
+    no_traceback(proc)
+
+
+def _engine_with_params(engines):
+    with_params = [e for e in engines if e.get("params")]
+    assert with_params, "no engine declares a parameter"
+    return with_params[0]
+
+
+@pytest.mark.parametrize("how", ["c", "py"])
+def test_unknown_parameter_lists_valid_ones(replay_exe, engines, how):
+    engine = _engine_with_params(engines)
+    proc = replay_cmd(how, replay_exe, EXAMPLES / "shuffle-1024.mms", "--engine", engine["name"],
+                      "--param", "no_such_param=1")
+    assert proc.returncode == 2, proc.stderr
+    assert "no_such_param" in proc.stderr
+    for p in engine["params"]:
+        assert p["name"] in proc.stderr, f"{p['name']} not listed: {proc.stderr}"
+    no_traceback(proc)
+
+
+@pytest.mark.parametrize("how", ["c", "py"])
+def test_parameter_out_of_range(replay_exe, engines, how):
+    engine = _engine_with_params(engines)
+    param = engine["params"][0]
+    proc = replay_cmd(how, replay_exe, EXAMPLES / "shuffle-1024.mms", "--engine", engine["name"],
+                      "--param", f"{param['name']}={int(param['max']) + 1}")
+    assert proc.returncode == 2, proc.stderr
+    assert param["name"] in proc.stderr
+    no_traceback(proc)
+
+
+def test_tools_not_found_is_a_clear_error(tmp_path):
+    env = python_cli_env()
+    env["MPIMATCH_BIN_DIR"] = str(tmp_path / "nowhere")
+    proc = run_cli("engines", env=env)
+    assert proc.returncode == 127
+    assert "MPIMATCH_BIN_DIR" in proc.stderr and "mpimatch-replay" in proc.stderr
+    no_traceback(proc)
+
+
+# ---------------------------------------------------------------- engines, replay
+
+def test_engines_json_parses(engines):
+    proc = run_cli("engines", "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert [e["name"] for e in data] == [e["name"] for e in engines]
+    for e in data:
+        assert {"name", "summary", "origin", "hints_required", "params"} <= set(e)
+
+
+def test_engines_table(engines):
+    proc = run_cli("engines")
+    assert proc.returncode == 0, proc.stderr
+    for e in engines:
+        assert e["name"] in proc.stdout
+
+
+def test_replay_table_with_speedup(tmp_path, replay_exe):
+    js = tmp_path / "r.json"
+    proc = run_cli("replay", TINY, "--engine", "list,rank", "--reps", "2", "--json", js)
+    assert proc.returncode == 0, proc.stderr
+    assert "speed-up" in proc.stdout and "1.00×" in proc.stdout   # list against itself
+    assert "rank" in proc.stdout
+    data = json.loads(js.read_text())
+    assert [r["engine"] for r in data["results"]] == ["list", "rank"]
+    assert data["reps"] == 2
+
+
+def test_replay_quiet_prints_no_table(replay_exe):
+    proc = run_cli("replay", TINY, "--engine", "list", "--reps", "1", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == ""
+
+
+# ---------------------------------------------------------------- stream
+
+@pytest.mark.parametrize("how", ["c", "py"])
+def test_stream_convert_binary_round_trip(tmp_path, stream_exe, replay_exe, how):
+    binary, text = tmp_path / "tiny.bin", tmp_path / "tiny.mms"
+    cmd = ([stream_exe] if how == "c" else [sys.executable, "-m", "mpimatch", "stream"])
+    env = python_cli_env()
+    assert run([*cmd, "convert", TINY, binary, "--to", "binary"], env=env).returncode == 0
+    assert run([*cmd, "check", binary], env=env).returncode == 0
+    assert run([*cmd, "convert", binary, text, "--to", "text"], env=env).returncode == 0
+    assert ([e.to_line() for e in parse_stream(text.read_text()).events]
+            == [e.to_line() for e in parse_stream(TINY.read_text()).events])
+    cat = run([*cmd, "cat", binary], env=env)
+    assert cat.returncode == 0, cat.stderr
+    assert outcomes(parse_stream(cat.stdout).events) == (EXAMPLES / "tiny.matches").read_text().split("\n")[:-1]
+    out = tmp_path / "bin.matches"
+    proc = run([replay_exe, binary, "--engine", "all", "--reps", "1", "--matches", out, "--quiet"])
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_text() == (EXAMPLES / "tiny.matches").read_text()
+
+
+@pytest.mark.parametrize("how", ["c", "py"])
+def test_stream_convert_bad_input_writes_nothing(tmp_path, stream_exe, how):
+    bad, out = tmp_path / "bad.mms", tmp_path / "out.bin"
+    bad.write_text(HEAD + "M 2 0 * 1\n")
+    cmd = [stream_exe] if how == "c" else [sys.executable, "-m", "mpimatch", "stream"]
+    proc = run([*cmd, "convert", bad, out, "--to", "binary"], env=python_cli_env())
+    assert proc.returncode == 2 and f"{bad}:4" in proc.stderr, proc.stderr
+    assert not out.exists()
+
+
+# ---------------------------------------------------------------- bench
+
+@pytest.fixture
+def bench_dir(tmp_path):
+    d = tmp_path / "streams"
+    d.mkdir()
+    shutil.copy(TINY, d / "tiny.mms")
+    (d / "plain.mms").write_text("# mpimatch stream v1\n# np=2\nR 1 0 1 3\nM 2 0 1 3\nM 3 0 0 -1\n"
+                                 "X 4 0 0 -1\n")
+    (d / "notes.txt").write_text("not a stream: bench reads only *.mms from a directory\n")
+    return d
+
+
+def test_bench_prints_a_table_per_stream(tmp_path, bench_dir, engines):
+    js = tmp_path / "bench.json"
+    proc = run_cli("bench", bench_dir, "--reps", "1", "--json", js)
+    assert proc.returncode == 0, proc.stderr
+    assert "tiny.mms" in proc.stdout and "plain.mms" in proc.stdout
+    assert proc.stdout.count("speed-up") == 2
+    for e in engines:
+        assert e["name"] in proc.stdout
+    assert "skipped" in proc.stdout            # hash cannot run tiny.mms (wildcards)
+    data = json.loads(js.read_text())
+    assert [Path(s["stream"]).name for s in data["streams"]] == ["plain.mms", "tiny.mms"]
+    plain = data["streams"][0]
+    assert plain["skipped"] == [] and {r["engine"] for r in plain["results"]} == {
+        e["name"] for e in engines}
+    assert [s["engine"] for s in data["streams"][1]["skipped"]] == ["hash"]
+
+
+def test_bench_failure_propagates_and_writes_no_json(tmp_path, bench_dir, replay_exe):
+    (bench_dir / "broken.mms").write_text(HEAD + "M 2 0 9 1\n")
+    js = tmp_path / "bench.json"
+    proc = run_cli("bench", bench_dir, "--reps", "1", "--json", js)
+    assert proc.returncode == 2, proc.stderr
+    assert f"{bench_dir / 'broken.mms'}:4" in proc.stderr
+    assert "broken.mms" in proc.stderr and not js.exists()
+    no_traceback(proc)
+
+
+def test_bench_bad_paths(tmp_path):
+    proc = run_cli("bench", tmp_path / "absent")
+    assert proc.returncode == 2 and "no such file" in proc.stderr
+    proc = run_cli("bench", tmp_path)          # a directory with no streams
+    assert proc.returncode == 2 and "no stream files" in proc.stderr
+    no_traceback(proc)
+
+
+# ---------------------------------------------------------------- help, version
+
+@pytest.mark.parametrize("sub", [[], ["engines"], ["replay"], ["stream"], ["stream", "convert"],
+                                 ["stream", "check"], ["stream", "cat"], ["bench"]])
+def test_help(sub):
+    proc = run_cli(*sub, "--help")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("usage: mpimatch")
+
+
+def test_bench_help_says_interim():
+    proc = run_cli("bench", "--help")
+    assert "full workload suite comes later" in " ".join(proc.stdout.split())
+
+
+def test_version():
+    proc = run_cli("--version")
+    assert proc.returncode == 0 and proc.stdout.startswith("mpimatch 0.")
+
+
+def test_usage_errors_exit_2():
+    for args in ([], ["nonsense"], ["replay"], ["bench", "--reps", "x"]):
+        proc = run_cli(*args)
+        assert proc.returncode == 2, args
+        no_traceback(proc)
+
+
+def test_replay_json_to_stdout(replay_exe):
+    proc = run_cli("replay", TINY, "--engine", "list,nm", "--reps", "1", "--json", "-")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)                 # nothing but the JSON on stdout
+    assert [r["engine"] for r in data["results"]] == ["list", "nm"]
+    assert data["results"][0]["outcomes"]["matches"] == sum(
+        1 for line in (EXAMPLES / "tiny.matches").read_text().splitlines() if line[0].isdigit())

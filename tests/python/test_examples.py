@@ -1,0 +1,58 @@
+"""The shipped example streams: reproducible, valid, and replayed exactly as the model says."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO, engine_runs, run
+from mpimatch.model import Model, outcomes, parse_stream
+
+EXAMPLES = REPO / "examples"
+STREAMS = sorted(p.name for p in EXAMPLES.glob("*.mms"))
+
+
+def test_examples_are_up_to_date():
+    proc = subprocess.run([sys.executable, str(EXAMPLES / "make_examples.py"), "--check"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_examples_present_and_small():
+    assert {"tiny.mms", "shuffle-1024.mms", "burst-1024.mms", "mixed-wildcards.mms"} <= set(STREAMS)
+    assert sum(p.stat().st_size for p in EXAMPLES.iterdir()) < 2 * 1024 * 1024
+
+
+def test_tiny_matches_file_is_the_model_outcome():
+    got = outcomes(parse_stream((EXAMPLES / "tiny.mms").read_text(), "tiny.mms").events)
+    assert got == (EXAMPLES / "tiny.matches").read_text().splitlines()
+
+
+def test_mixed_wildcards_is_realistic():
+    stream = parse_stream((EXAMPLES / "mixed-wildcards.mms").read_text(), "mixed-wildcards.mms")
+    assert stream.np == 64 and 18000 <= len(stream.events) <= 22000
+    assert len({e.comm for e in stream.events if e.kind != "C"}) == 4
+    assert stream.uses_any_source and stream.uses_any_tag
+    assert {e.kind for e in stream.events} == set("RMPXC")
+    assert any(e.kind == "M" and e.tag < 0 for e in stream.events)
+    model, longest = Model(), 0
+    for e in stream.events:
+        model.step(e)
+        longest = max(longest, len(model.prq), len(model.umq))
+    assert 150 <= longest <= 1000, f"longest queue {longest}"
+
+
+@pytest.mark.parametrize("name", STREAMS)
+def test_every_engine_replays_example_like_the_model(tmp_path, replay_exe, engines, name):
+    path = EXAMPLES / name
+    stream = parse_stream(path.read_text(), name)
+    expected = outcomes(stream.events)
+    for engine in engines:
+        if not engine_runs(engine, stream.uses_any_source, stream.uses_any_tag):
+            continue
+        out = tmp_path / f"{engine['name']}.matches"
+        proc = run([replay_exe, path, "--engine", engine["name"], "--reps", "1",
+                    "--matches", out, "--quiet"])
+        assert proc.returncode == 0, proc.stderr
+        assert out.read_text().splitlines() == expected, f"{engine['name']} on {name}"
