@@ -1,0 +1,13 @@
+# mpimatch: the two entry points on a fresh Debian machine.
+#   make bench   install what is needed, build, run `mpimatch bench` (default suite)
+#   make test    install what is needed, build (release, ASan+UBSan, TSan), run every test
+.PHONY: bench test build clean
+bench:
+	scripts/setup.sh
+	.venv/bin/mpimatch bench
+test:
+	scripts/test.sh
+build:
+	scripts/setup.sh
+clean:
+	rm -rf build build-asan build-tsan

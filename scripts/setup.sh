@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Install what mpimatch needs on a Debian machine and build it.
+#   scripts/setup.sh [--dev]
+# - apt packages (only those missing): a C compiler, make, cmake, pkg-config,
+#   python3 with venv;
+# - a Python virtual environment in .venv with the pinned requirements
+#   (requirements.txt; with --dev also requirements-dev.txt) and the mpimatch
+#   package installed in editable mode;
+# - the C library and tools, Release build in build/.
+# Safe to run again: every step is skipped when already done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dev=0
+[ "${1:-}" = "--dev" ] && dev=1
+
+log() { printf '== %s\n' "$*" >&2; }
+
+need_apt=()
+command -v cc >/dev/null 2>&1 || need_apt+=(gcc libc6-dev)
+command -v make >/dev/null 2>&1 || need_apt+=(make)
+command -v cmake >/dev/null 2>&1 || need_apt+=(cmake)
+command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
+if ! command -v python3 >/dev/null 2>&1; then
+  need_apt+=(python3 python3-venv python3-pip)
+elif ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+  need_apt+=(python3-venv python3-pip)
+fi
+if [ ${#need_apt[@]} -gt 0 ]; then
+  log "installing Debian packages: ${need_apt[*]}"
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${need_apt[@]}"
+fi
+
+stamp=.venv/.mpimatch-reqs
+want="$(cat requirements.txt; [ $dev = 1 ] && cat requirements-dev.txt; cat python/pyproject.toml)"
+if [ ! -x .venv/bin/python ]; then
+  log "creating the Python virtual environment in .venv"
+  python3 -m venv .venv
+fi
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  log "installing Python requirements"
+  .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt
+  [ $dev = 1 ] && .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+  .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps -e python
+  printf '%s' "$want" > "$stamp"
+fi
+
+log "building the C library and tools (build/)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j "$(nproc)" >/dev/null

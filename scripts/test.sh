@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Every test of mpimatch, as CI runs them (make test):
+#  1. Release build, warnings as errors: C tests (ctest), then Python tests.
+#  2. ASan + UBSan build: the C tests, and the Python tests against its tools.
+#  3. TSan build: the thread-safety test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh --dev
+jobs=$(nproc)
+export MPIMATCH_BIN_DIR
+run_build() { # dir, cmake args...
+  local dir=$1; shift
+  cmake -S . -B "$dir" -DMPIMATCH_WERROR=ON "$@" >/dev/null
+  cmake --build "$dir" -j "$jobs" -- --no-print-directory | grep -v -E '^\[ *[0-9]+%\]' || true
+  cmake --build "$dir" -j "$jobs" >/dev/null  # fails here if the build above failed
+}
+
+echo "== release build (-Wall -Wextra -Werror)"
+run_build build -DCMAKE_BUILD_TYPE=Release
+ctest --test-dir build --output-on-failure -j "$jobs"
+
+echo "== install: pkg-config and CMake package consumers"
+tests/install/run.sh build
+
+echo "== ASan + UBSan build"
+run_build build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPIMATCH_SANITIZE=address,undefined
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build-asan --output-on-failure -j "$jobs"
+
+echo "== TSan build (thread-safe engines)"
+run_build build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPIMATCH_SANITIZE=thread
+TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan --output-on-failure -R '^test_threads$'
+
+echo "== Python tests against the ASan + UBSan tools"
+MPIMATCH_REQUIRE_TOOLS=1 MPIMATCH_BIN_DIR=$PWD/build-asan/bin ASAN_OPTIONS=detect_leaks=1 \
+  .venv/bin/python -m pytest -q -p no:cacheprovider tests/python
