@@ -158,15 +158,20 @@ int mm_plan_hints(mm_plan *p, const mm_stream *s, uint32_t hints_opt)
         uint32_t missing = e->info->hints_required & ~p->hints;
         if (!missing)
             continue;
+        /* Name every hint the engine needs, and the earliest line that
+         * breaks one the stream cannot give. */
         unsigned k = (missing & MM_HINT_NO_ANY_SOURCE) ? 0 : 1;
+        if ((missing & MM_HINT_NO_ANY_TAG) && line[1] && (!line[0] || line[1] < line[0]))
+            k = 1;
+        const char *need = mm_hints_str(e->info->hints_required);
         char where[300];
         if (line[k]) {
             where_short(s, line[k], where, sizeof where);
-            snprintf(e->reason, sizeof e->reason, "requires hint %s; %s uses %s", hint_names[k],
+            snprintf(e->reason, sizeof e->reason, "requires hints %s; %s uses %s", need,
                      where, k == 0 ? "ANY_SOURCE" : "ANY_TAG");
         } else {
-            snprintf(e->reason, sizeof e->reason, "requires hint %s, which --hints does not assert",
-                     hint_names[k]);
+            snprintf(e->reason, sizeof e->reason, "requires hints %s; --hints does not assert %s",
+                     need, hint_names[k]);
         }
         if (e->named) {
             cli_error("engine '%s' %s", e->info->name, e->reason);

@@ -91,14 +91,17 @@ run 2 "$REPLAY" "$DATA/wild.txt" --engine nosuch --matches e1.txt
 has err "unknown engine 'nosuch' (valid: list"
 absent e1.txt
 run 2 "$REPLAY" "$DATA/wild.txt" --engine hash --json e2.json
-has err "engine 'hash' requires hint no_any_source; $DATA/wild.txt:4 uses ANY_SOURCE"
+has err "engine 'hash' requires hints no_any_source,no_any_tag; $DATA/wild.txt:4 uses ANY_SOURCE"
 absent e2.json
 run 2 "$REPLAY" "$DATA/wild.txt" --engine list --hints no_any_source --matches e3.txt --json e3.json
 has err "$DATA/wild.txt:4: engine 'list':"
 absent e3.txt
 absent e3.json
 run 2 "$REPLAY" "$DATA/nowild.txt" --engine hash --hints none
-has err "engine 'hash' requires hint no_any_source, which --hints does not assert"
+has err "engine 'hash' requires hints no_any_source,no_any_tag; --hints does not assert no_any_source"
+printf '# mpimatch stream v1\nR 1 0 0 *\nR 2 0 * 1\n' > tagfirst.txt
+run 2 "$REPLAY" tagfirst.txt --engine hash
+has err "engine 'hash' requires hints no_any_source,no_any_tag; tagfirst.txt:2 uses ANY_TAG"
 run 2 "$REPLAY" "$DATA/bad.txt" --engine list --json e4.json
 has err "$DATA/bad.txt:3: M has wildcard source '*'; arrivals must be concrete"
 absent e4.json
