@@ -119,12 +119,15 @@ typedef struct mm_qstats {
     uint64_t max_length; /* largest length seen                            */
     uint64_t queues;     /* queues (lists, bins, keyed FIFOs) allocated now */
     uint64_t max_queues; /* largest number of queues seen                  */
+    uint64_t bytes;      /* this side's structures and queued elements now  */
+    uint64_t peak_bytes; /* largest value of bytes                         */
 } mm_qstats;
 
 typedef struct mm_stats {
     mm_qstats prq;       /* posted receives, searched by arrivals          */
     mm_qstats umq;       /* unexpected messages, searched by receives/probes */
-    uint64_t  bytes;      /* bytes the engine holds now (all structures)    */
+    uint64_t  bytes;      /* bytes the engine holds now: both sides, shared
+                             structures, and pooled elements not in use    */
     uint64_t  peak_bytes; /* largest value of bytes                         */
     uint64_t  cancels;    /* successful cancels                             */
 } mm_stats;

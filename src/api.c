@@ -155,13 +155,14 @@ int mm_create(mm_engine **out, const char *name, const mm_config *cfg, char *err
                 def->info.name, buf);
         return MM_EHINT;
     }
-    mm_mem mem = {0, 0};
+    mm_mem mem = {0};
     mm_engine *e = mm_mem_calloc(&mem, 1, sizeof *e);
     if (!e) {
         set_err(err, errlen, "out of memory");
         return MM_ENOMEM;
     }
     e->mem = mem;
+    e->prq_mem.parent = e->umq_mem.parent = &e->mem;
     e->def = def;
     e->nprocs = cfg->nprocs;
     e->hints = cfg->hints;
@@ -252,10 +253,18 @@ static inline void release(mm_engine *e, mm_elem *x)
     mm_pool_put(&e->elems, x);
 }
 
-static inline void grow_len(mm_qstats *q)
+/* An element joins or leaves side q (with its byte account m). */
+static inline void side_add(mm_engine *e, mm_qstats *q, mm_mem *m)
 {
     if (++q->length > q->max_length)
         q->max_length = q->length;
+    mm_mem_charge(m, e->elems.obj_size);
+}
+
+static inline void side_del(mm_engine *e, mm_qstats *q, mm_mem *m)
+{
+    q->length--;
+    mm_mem_uncharge(m, e->elems.obj_size);
 }
 
 /* ---- operations ---- */
@@ -275,16 +284,18 @@ static int enter(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *h, uin
     int rc = is_recv ? e->def->ops->post(e, self, &other) : e->def->ops->arrive(e, self, &other);
     mm_qstats *mine = is_recv ? &e->st.prq : &e->st.umq;
     mm_qstats *theirs = is_recv ? &e->st.umq : &e->st.prq;
+    mm_mem *mine_mem = is_recv ? &e->prq_mem : &e->umq_mem;
+    mm_mem *theirs_mem = is_recv ? &e->umq_mem : &e->prq_mem;
     uintptr_t cookie = 0;
     mm_handle queued = {NULL, 0};
     if (rc == MM_MATCHED) {
         cookie = other->cookie;
         release(e, other);
         release(e, self);
-        theirs->length--;
+        side_del(e, theirs, theirs_mem);
     } else if (rc == MM_QUEUED) {
         self->flags |= MM_ELEM_QUEUED;
-        grow_len(mine);
+        side_add(e, mine, mine_mem);
         queued = (mm_handle){self, self->seq};
     } else {
         release(e, self);
@@ -327,7 +338,7 @@ static int probe(mm_engine *e, int32_t comm, int32_t src, int32_t tag, uintptr_t
     uintptr_t cookie = m ? m->cookie : 0;
     if (m && remove) {
         release(e, m);
-        e->st.umq.length--;
+        side_del(e, &e->st.umq, &e->umq_mem);
     }
     UNLOCK(e);
     if (m && found)
@@ -360,7 +371,7 @@ int mm_cancel(mm_engine *e, mm_handle h)
     } else {
         e->def->ops->cancel(e, r);
         release(e, r);
-        e->st.prq.length--;
+        side_del(e, &e->st.prq, &e->prq_mem);
         e->st.cancels++;
         rc = MM_MATCHED;
     }
@@ -374,6 +385,10 @@ int mm_get_stats(mm_engine *e, mm_stats *out)
         return MM_EINVAL;
     LOCK(e);
     *out = e->st;
+    out->prq.bytes = e->prq_mem.bytes;
+    out->prq.peak_bytes = e->prq_mem.peak;
+    out->umq.bytes = e->umq_mem.bytes;
+    out->umq.peak_bytes = e->umq_mem.peak;
     out->bytes = e->mem.bytes;
     out->peak_bytes = e->mem.peak;
     UNLOCK(e);
@@ -396,5 +411,7 @@ void mm_reset_stats(mm_engine *e)
     reset_side(&e->st.umq);
     e->st.cancels = 0;
     e->mem.peak = e->mem.bytes;
+    e->prq_mem.peak = e->prq_mem.bytes;
+    e->umq_mem.peak = e->umq_mem.bytes;
     UNLOCK(e);
 }

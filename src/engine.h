@@ -44,7 +44,9 @@ struct mm_engine {
     uint32_t  hints;
     uint64_t  seq;          /* last sequence number given out */
     mm_stats  st;
-    mm_mem    mem;
+    mm_mem    mem;          /* everything the engine holds                 */
+    mm_mem    prq_mem;      /* PRQ structures and queued receives (in mem) */
+    mm_mem    umq_mem;      /* UMQ structures and queued messages (in mem) */
     mm_pool   elems;
     void     *impl;         /* the engine's own state */
     int64_t   param[MM_MAX_PARAMS];

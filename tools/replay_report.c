@@ -77,6 +77,8 @@ static void json_qstats(mmj *j, const char *key, const mm_qstats *q)
     mmj_ku64(j, "max_length", q->max_length);
     mmj_ku64(j, "queues", q->queues);
     mmj_ku64(j, "max_queues", q->max_queues);
+    mmj_ku64(j, "bytes", q->bytes);
+    mmj_ku64(j, "peak_bytes", q->peak_bytes);
     mmj_obj_end(j);
 }
 

@@ -3,9 +3,8 @@
 
 static void account(mm_mem *m, size_t size)
 {
-    m->bytes += size;
-    if (m->bytes > m->peak)
-        m->peak = m->bytes;
+    for (; m; m = m->parent)
+        mm_mem_charge(m, size);
 }
 
 void *mm_mem_alloc(mm_mem *m, size_t size)
@@ -30,6 +29,7 @@ void mm_mem_free(mm_mem *m, void *p, size_t size)
 {
     if (!p)
         return;
-    m->bytes -= size;
+    for (; m; m = m->parent)
+        mm_mem_uncharge(m, size);
     free(p);
 }

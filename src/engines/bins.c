@@ -27,21 +27,29 @@ static inline uint32_t bin_of(const bins_impl *B, const mm_key *k)
     return (uint32_t)(((uint64_t)mm_key_hash(k) * B->nbins) >> 32);
 }
 
-static size_t impl_bytes(uint32_t nbins)
+static void bins_fini(mm_engine *e)
 {
-    return sizeof(bins_impl) + 2 * (size_t)nbins * sizeof(mm_queue);
+    bins_impl *B = e->impl;
+    mm_mem_free(&e->prq_mem, B->prq, B->nbins * sizeof(mm_queue));
+    mm_mem_free(&e->umq_mem, B->umq, B->nbins * sizeof(mm_queue));
+    mm_mem_free(&e->mem, B, sizeof *B);
 }
 
 static int bins_init(mm_engine *e, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
     uint32_t n = (uint32_t)e->param[P_BINS];
-    bins_impl *B = mm_mem_alloc(&e->mem, impl_bytes(n));
+    bins_impl *B = mm_mem_calloc(&e->mem, 1, sizeof *B);
     if (!B)
         return MM_ENOMEM;
     B->nbins = n;
-    B->prq = (mm_queue *)(B + 1);
-    B->umq = B->prq + n;
+    e->impl = B;
+    B->prq = mm_mem_alloc(&e->prq_mem, n * sizeof(mm_queue));
+    B->umq = mm_mem_alloc(&e->umq_mem, n * sizeof(mm_queue));
+    if (!B->prq || !B->umq) {
+        bins_fini(e);
+        return MM_ENOMEM;
+    }
     for (uint32_t i = 0; i < n; i++) {
         mm_queue_init(&B->prq[i], 0);
         mm_queue_init(&B->umq[i], 0);
@@ -50,14 +58,7 @@ static int bins_init(mm_engine *e, char *err, size_t errlen)
     mm_queue_init(&B->umq_all, 1);
     mm_stat_queues(&e->st.prq, n + 1);
     mm_stat_queues(&e->st.umq, n + 1);
-    e->impl = B;
     return 0;
-}
-
-static void bins_fini(mm_engine *e)
-{
-    bins_impl *B = e->impl;
-    mm_mem_free(&e->mem, B, impl_bytes(B->nbins));
 }
 
 static mm_elem *find_message(mm_engine *e, const mm_key *k)

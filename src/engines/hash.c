@@ -26,11 +26,11 @@ static int hash_init(mm_engine *e, char *err, size_t errlen)
     if (!H)
         return MM_ENOMEM;
     uint32_t cap = (uint32_t)e->param[P_CAPACITY];
-    if (mm_ktable_init(&H->prq, 0, cap, &e->mem) != 0) {
+    if (mm_ktable_init(&H->prq, 0, cap, &e->prq_mem) != 0) {
         mm_mem_free(&e->mem, H, sizeof *H);
         return MM_ENOMEM;
     }
-    if (mm_ktable_init(&H->umq, 0, cap, &e->mem) != 0) {
+    if (mm_ktable_init(&H->umq, 0, cap, &e->umq_mem) != 0) {
         mm_ktable_destroy(&H->prq);
         mm_mem_free(&e->mem, H, sizeof *H);
         return MM_ENOMEM;

@@ -60,8 +60,8 @@ static int nm_init(mm_engine *e, char *err, size_t errlen)
         return MM_ENOMEM;
     e->impl = N;
     for (unsigned p = 0; p < NPAT; p++)
-        if (mm_ktable_init(&N->prq[p], 0, 16, &e->mem) != 0 ||
-            mm_ktable_init(&N->umq[p], p, 16, &e->mem) != 0) {
+        if (mm_ktable_init(&N->prq[p], 0, 16, &e->prq_mem) != 0 ||
+            mm_ktable_init(&N->umq[p], p, 16, &e->umq_mem) != 0) {
             nm_fini(e);
             return MM_ENOMEM;
         }

@@ -21,9 +21,16 @@ typedef struct rank_impl {
     mm_kentry *last; /* the communicator used last: most calls repeat it */
 } rank_impl;
 
-static size_t comm_bytes(const mm_engine *e)
+static size_t peers_bytes(const mm_engine *e)
 {
-    return sizeof(rank_comm) + 2 * (size_t)e->nprocs * sizeof(mm_queue);
+    return (size_t)e->nprocs * sizeof(mm_queue);
+}
+
+static void free_comm_data(mm_engine *e, rank_comm *c)
+{
+    mm_mem_free(&e->prq_mem, c->prq, peers_bytes(e));
+    mm_mem_free(&e->umq_mem, c->umq, peers_bytes(e));
+    mm_mem_free(&e->mem, c, sizeof *c);
 }
 
 static int rank_init(mm_engine *e, char *err, size_t errlen)
@@ -43,8 +50,7 @@ static int rank_init(mm_engine *e, char *err, size_t errlen)
 
 static void free_comm(mm_kentry *ke, void *arg)
 {
-    mm_engine *e = arg;
-    mm_mem_free(&e->mem, ke->aux, comm_bytes(e));
+    free_comm_data(arg, ke->aux);
 }
 
 static void rank_fini(mm_engine *e)
@@ -77,13 +83,17 @@ static mm_kentry *make_comm(mm_engine *e, int32_t comm)
     ke = mm_ktable_get(&R->comms, &k, mm_key_hash(&k), &created);
     if (!ke)
         return NULL;
-    rank_comm *c = mm_mem_alloc(&e->mem, comm_bytes(e));
-    if (!c) {
+    rank_comm *c = mm_mem_calloc(&e->mem, 1, sizeof *c);
+    if (c) {
+        c->prq = mm_mem_alloc(&e->prq_mem, peers_bytes(e));
+        c->umq = mm_mem_alloc(&e->umq_mem, peers_bytes(e));
+    }
+    if (!c || !c->prq || !c->umq) {
+        if (c)
+            free_comm_data(e, c);
         mm_ktable_remove(&R->comms, ke);
         return NULL;
     }
-    c->prq = (mm_queue *)(c + 1);
-    c->umq = c->prq + e->nprocs;
     for (int32_t i = 0; i < e->nprocs; i++) {
         mm_queue_init(&c->prq[i], 0);
         mm_queue_init(&c->umq[i], 0);

@@ -15,7 +15,7 @@ static uint64_t next_rand(void)
 
 static void test_queue(void)
 {
-    mm_mem mem = {0, 0};
+    mm_mem mem = {0};
     mm_pool pool;
     mm_pool_init(&pool, mm_elem_size(1), &mem);
     mm_queue q;
@@ -67,7 +67,7 @@ static void test_match_rule(void)
 
 static void test_pool(void)
 {
-    mm_mem mem = {0, 0};
+    mm_mem mem = {0};
     mm_pool pool;
     mm_pool_init(&pool, 40, &mem);
     void *objs[5000];
@@ -95,7 +95,7 @@ static void test_pool(void)
  * that backward-shift deletion and growth are exercised. */
 static void test_ktable(void)
 {
-    mm_mem mem = {0, 0};
+    mm_mem mem = {0};
     mm_ktable t;
     CHECK(mm_ktable_init(&t, 0, 16, &mem) == 0);
     enum { N = 3000 };

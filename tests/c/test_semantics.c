@@ -234,6 +234,64 @@ static void rule_stats(void)
     mm_destroy(e);
 }
 
+/* Bytes per side: queued elements are charged to their side and released
+ * when they leave; both sides together never exceed the engine total. */
+static void rule_side_bytes(void)
+{
+    mm_engine *e = make(8);
+    uintptr_t got;
+    mm_stats st0, st, st1;
+    CHECK_EQ(post(e, 0, 1, 0, 100, &got), MM_QUEUED); /* creates what the comm needs */
+    mm_get_stats(e, &st0);
+    for (uintptr_t i = 1; i <= 100; i++)
+        CHECK_EQ(post(e, 0, 1, (int32_t)i, i, &got), MM_QUEUED);
+    mm_get_stats(e, &st);
+    CHECK(st.prq.bytes >= st0.prq.bytes + 100 * 64);  /* an element is >= 64 bytes */
+    CHECK_EQ(st.umq.bytes, st0.umq.bytes);
+    CHECK(st.prq.bytes + st.umq.bytes <= st.bytes);
+    for (uintptr_t i = 1; i <= 100; i++)
+        CHECK_EQ(arrive(e, 0, 1, (int32_t)i, 1000 + i, &got), MM_MATCHED);
+    mm_get_stats(e, &st0);
+    for (uintptr_t i = 1; i <= 50; i++)
+        CHECK_EQ(arrive(e, 0, 2, (int32_t)i, 2000 + i, &got), MM_QUEUED);
+    mm_get_stats(e, &st);
+    CHECK(st.prq.bytes <= st.prq.peak_bytes);
+    CHECK(st.prq.peak_bytes >= st0.prq.bytes + 100 * 64);
+    CHECK(st.umq.bytes >= st0.umq.bytes + 50 * 64);
+    CHECK(st.prq.bytes + st.umq.bytes <= st.bytes);
+    for (uintptr_t i = 1; i <= 50; i++)
+        CHECK_EQ(mm_mprobe(e, 0, 2, (int32_t)i, &got), MM_MATCHED);
+    mm_get_stats(e, &st1);
+    CHECK(st.umq.bytes - st1.umq.bytes >= 50 * 64);  /* the elements left the side */
+    CHECK_EQ(st1.umq.peak_bytes, st.umq.peak_bytes);
+    mm_destroy(e);
+}
+
+/* rank allocates per-peer queues for each communicator: memory grows with
+ * the number of processes, on both sides. */
+static void rank_memory_grows_with_n(void)
+{
+    mm_stats small, large;
+    mm_engine *e;
+    mm_config cfg = {.nprocs = 4};
+    mm_entry r = ent(0, 1, 1, 1);
+    uintptr_t got;
+    CHECK_EQ(mm_create(&e, "rank", &cfg, NULL, 0), 0);
+    mm_post(e, &r, NULL, &got);
+    mm_get_stats(e, &small);
+    mm_destroy(e);
+    cfg.nprocs = 4096;
+    CHECK_EQ(mm_create(&e, "rank", &cfg, NULL, 0), 0);
+    mm_post(e, &r, NULL, &got);
+    r.comm = 1;
+    mm_post(e, &r, NULL, &got);
+    mm_get_stats(e, &large);
+    mm_destroy(e);
+    CHECK(large.prq.bytes >= 2 * 4096 * 24 && large.umq.bytes >= 2 * 4096 * 24);
+    CHECK(large.prq.queues == 2 * (4096 + 1) && large.umq.queues == 2 * 4096);
+    CHECK(small.prq.bytes < 4096 && small.prq.queues == 5);
+}
+
 /* Bad arguments return an error and leave the engine unchanged. */
 static void rule_errors(void)
 {
@@ -315,6 +373,7 @@ static void registry_and_create(void)
 int main(void)
 {
     registry_and_create();
+    rank_memory_grows_with_n();
     for (size_t i = 0; i < mm_engine_count(); i++) {
         const mm_engine_info *info = mm_engine_at(i);
         ename = info->name;
@@ -331,6 +390,7 @@ int main(void)
         rule_probe();
         rule_cancel();
         rule_stats();
+        rule_side_bytes();
         rule_errors();
         printf("%-8s %s\n", ename, check_failed == before ? "ok" : "FAILED");
     }

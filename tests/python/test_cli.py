@@ -176,6 +176,26 @@ def test_replay_table_with_speedup(tmp_path, replay_exe):
     assert data["reps"] == 2
 
 
+def test_replay_json_statistics(tmp_path, replay_exe, engines):
+    """Every engine reports both sides' statistics; side bytes fit in the total."""
+    js = tmp_path / "s.json"
+    stream = EXAMPLES / "mixed-wildcards.mms"
+    proc = run_cli("replay", stream, "--engine", "all", "--reps", "1", "--json", js)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(js.read_text())
+    n_r = sum(1 for e in parse_stream(stream.read_text()).events if e.kind == "R")
+    for r in data["results"]:
+        st = r["stats"]
+        for side in ("prq", "umq"):
+            q = st[side]
+            assert q["hits"] + q["misses"] == q["searches"]
+            assert 0 <= q["bytes"] <= q["peak_bytes"] and q["peak_bytes"] > 0
+            assert q["length"] <= q["max_length"]
+        assert st["prq"]["bytes"] + st["umq"]["bytes"] <= st["bytes"] <= st["peak_bytes"]
+        assert st["umq"]["searches"] >= n_r          # every receive searched the UMQ
+        assert st["prq"]["peak_bytes"] >= 64 * st["prq"]["max_length"]
+
+
 def test_replay_quiet_prints_no_table(replay_exe):
     proc = run_cli("replay", TINY, "--engine", "list", "--reps", "1", "--quiet")
     assert proc.returncode == 0, proc.stderr
