@@ -21,7 +21,7 @@ from . import __version__, tools
 from .bench import find_streams, run_bench, write_json_atomic
 from .errors import EXIT_FAILURE, MpimatchError
 from .replay import list_engines, replay_json, run_tool
-from .report import engines_table, stream_report, stream_title
+from .report import engines_view, stream_report, stream_title
 
 EXIT_STATUS = """\
 exit status: 0 ok; 1 engines disagree or internal error; 2 bad input or usage
@@ -136,7 +136,7 @@ def cmd_engines(args: argparse.Namespace, out: Console) -> int:
     if args.json:
         print(json.dumps(engines, indent=2))
     else:
-        out.print(engines_table(engines))
+        out.print(engines_view(engines))
     return 0
 
 

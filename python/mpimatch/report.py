@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional
 
 from rich.console import Group
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
@@ -131,18 +132,23 @@ def stream_title(data: Dict[str, Any], label: str) -> str:
     return ", ".join(bits)
 
 
-def engines_table(engines: List[Dict[str, Any]]) -> Table:
-    table = Table(title="mpimatch engines", title_justify="left")
-    table.add_column("engine", style="bold")
-    table.add_column("summary")
-    table.add_column("origin")
-    table.add_column("hints required")
-    table.add_column(Text("params: default [min..max]"))
+def engines_view(engines: List[Dict[str, Any]]) -> Group:
+    """One block per engine: name and needed hints, then design, origin, parameters.
+    A block reads well at any terminal width, where a five-column table does not."""
+    parts: List[Any] = []
     for e in engines:
-        params = [f"{p.get('name')}={p.get('default')} [{p.get('min')}..{p.get('max')}]"
-                  + (f": {p['doc']}" if p.get("doc") else "")
-                  for p in e.get("params") or []]
-        cells = (e.get("name", "?"), e.get("summary", ""), e.get("origin", ""),
-                 ", ".join(sorted(hints_of(e))) or "-", "\n".join(params) or "-")
-        table.add_row(*(Text(str(c)) for c in cells))
-    return table
+        head = Text(str(e.get("name", "?")), style="bold")
+        hints = ", ".join(sorted(hints_of(e)))
+        if hints:
+            head.append(f"   needs hints: {hints}", style="yellow")
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(style="dim", no_wrap=True)
+        grid.add_column()
+        grid.add_row("design", Text(str(e.get("summary", ""))))
+        grid.add_row("from", Text(str(e.get("origin", ""))))
+        for p in e.get("params") or []:
+            grid.add_row("param", Text(f"{p.get('name')}={p.get('default')} "
+                                       f"[{p.get('min')}..{p.get('max')}]"
+                                       + (f"  {p['doc']}" if p.get("doc") else "")))
+        parts += [head, Padding(grid, (0, 0, 1, 2))]
+    return Group(*parts)
