@@ -4,6 +4,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "cli.h"
 #include "outfile.h"
@@ -332,10 +335,24 @@ static int replay_main(run *r)
     return write_outputs(r);
 }
 
+/* Every repetition builds a fresh engine. By default glibc hands large freed
+ * blocks back to the kernel (munmap, heap trimming), so each repetition would
+ * page-fault its pool slabs back in and the timed loop would measure the
+ * kernel zeroing pages (docs/replay.md, "Timing"). Keeping freed memory in
+ * the process makes every timed repetition measure matching. */
+static void keep_freed_memory(void)
+{
+#ifdef __GLIBC__
+    mallopt(M_MMAP_THRESHOLD, 256 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
+}
+
 int main(int argc, char **argv)
 {
     static run r; /* zeroed: the cleanup below is safe whatever failed */
     cli_prog = "mpimatch-replay";
+    keep_freed_memory();
     int rc = parse_args(argc, argv, &r.a);
     if (rc)
         return rc < 0 ? CLI_OK : rc;
