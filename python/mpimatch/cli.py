@@ -40,7 +40,7 @@ def _add_replay_options(p: argparse.ArgumentParser, engine_default: Optional[str
     p.add_argument("--param", action="append", nargs="+", default=[],
                    metavar="[ENGINE:]KEY=VALUE", help="engine parameter (repeatable)")
     p.add_argument("--np", type=int, metavar="N",
-                   help="number of processes, when the stream has no '# np=' line")
+                   help="number of processes (overrides the stream's '# np=' line)")
     p.add_argument("--hints", metavar="auto|none|no_any_source,no_any_tag",
                    help="hints given to the engines (the C tool's default: auto)")
 
