@@ -221,7 +221,7 @@ static int check_entry(const mm_entry *x)
 
 static int check_recv_key(const mm_engine *e, int32_t comm, int32_t src, int32_t tag)
 {
-    (void)tag; /* every int32 is a tag; INT32_MIN is ANY_TAG */
+    /* Every int32 is a tag (INT32_MIN is ANY_TAG); only hints restrict it. */
     if (comm < 0 || (src != MM_ANY_SOURCE && (src < 0 || src >= e->nprocs)))
         return MM_EINVAL;
     if ((e->hints & MM_HINT_NO_ANY_SOURCE) && src == MM_ANY_SOURCE)

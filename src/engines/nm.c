@@ -77,12 +77,12 @@ static void drop_from(mm_ktable *t, mm_kentry *ke, mm_elem *x, mm_qstats *st)
     }
 }
 
-/* Unlink message m from every table it is filed in; `known` is the entry
- * already found for table `kp`, which saves one lookup. */
-static void unlink_message(mm_engine *e, mm_elem *m, unsigned kp, mm_kentry *known)
+/* Unlink message m from the tables it is filed in, among the first `upto`;
+ * `known` is the entry already found for table `kp`, which saves a lookup. */
+static void unlink_message(mm_engine *e, mm_elem *m, unsigned upto, unsigned kp, mm_kentry *known)
 {
     nm_impl *N = e->impl;
-    for (unsigned p = 0; p < NPAT; p++) {
+    for (unsigned p = 0; p < upto; p++) {
         if (!projects(m->key.tag, p))
             continue;
         mm_kentry *ke = known;
@@ -112,7 +112,7 @@ static int nm_post(mm_engine *e, mm_elem *r, mm_elem **partner)
     mm_kentry *ke;
     mm_elem *m = find_message(e, &r->key, &ke);
     if (m) {
-        unlink_message(e, m, pattern_of(&r->key), ke);
+        unlink_message(e, m, NPAT, pattern_of(&r->key), ke);
         *partner = m;
         return MM_MATCHED;
     }
@@ -163,13 +163,7 @@ static int nm_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
         int created;
         mm_kentry *ke = mm_ktable_get(&N->umq[p], &k, mm_key_hash(&k), &created);
         if (!ke) {
-            for (unsigned u = 0; u < p; u++) {
-                if (!projects(m->key.tag, u))
-                    continue;
-                mm_key ku = project(&m->key, u);
-                drop_from(&N->umq[u], mm_ktable_find(&N->umq[u], &ku, mm_key_hash(&ku)), m,
-                          &e->st.umq);
-            }
+            unlink_message(e, m, p, NPAT, NULL);
             return MM_ENOMEM;
         }
         if (created)
@@ -184,7 +178,7 @@ static mm_elem *nm_probe(mm_engine *e, const mm_key *k, int remove)
     mm_kentry *ke;
     mm_elem *m = find_message(e, k, &ke);
     if (m && remove)
-        unlink_message(e, m, pattern_of(k), ke);
+        unlink_message(e, m, NPAT, pattern_of(k), ke);
     return m;
 }
 

@@ -72,15 +72,13 @@ static mm_kentry *find_comm(rank_impl *R, int32_t comm)
     return ke;
 }
 
-static mm_kentry *make_comm(mm_engine *e, int32_t comm)
+/* Set up a communicator the caller has just failed to find. */
+static mm_kentry *new_comm(mm_engine *e, int32_t comm)
 {
     rank_impl *R = e->impl;
-    mm_kentry *ke = find_comm(R, comm);
-    if (ke)
-        return ke;
     mm_key k = {comm, 0, 0};
     int created;
-    ke = mm_ktable_get(&R->comms, &k, mm_key_hash(&k), &created);
+    mm_kentry *ke = mm_ktable_get(&R->comms, &k, mm_key_hash(&k), &created);
     if (!ke)
         return NULL;
     rank_comm *c = mm_mem_calloc(&e->mem, 1, sizeof *c);
@@ -105,10 +103,10 @@ static mm_kentry *make_comm(mm_engine *e, int32_t comm)
     return ke;
 }
 
-/* Earliest unexpected message matching receive key k, and its queue. */
-static mm_elem *find_message(mm_engine *e, const mm_key *k, mm_queue **from)
+/* Earliest unexpected message matching receive key k in communicator ke
+ * (NULL: not set up yet, so nothing queued), and its queue. */
+static mm_elem *find_message(mm_engine *e, mm_kentry *ke, const mm_key *k, mm_queue **from)
 {
-    mm_kentry *ke = find_comm(e->impl, k->comm);
     uint64_t depth = 0;
     mm_elem *best = NULL;
     if (ke) {
@@ -134,14 +132,14 @@ static mm_elem *find_message(mm_engine *e, const mm_key *k, mm_queue **from)
 static int rank_post(mm_engine *e, mm_elem *r, mm_elem **partner)
 {
     mm_queue *from;
-    mm_elem *m = find_message(e, &r->key, &from);
+    mm_kentry *ke = find_comm(e->impl, r->key.comm);
+    mm_elem *m = find_message(e, ke, &r->key, &from);
     if (m) {
         mm_queue_remove(from, m);
         *partner = m;
         return MM_MATCHED;
     }
-    mm_kentry *ke = make_comm(e, r->key.comm);
-    if (!ke)
+    if (!ke && !(ke = new_comm(e, r->key.comm)))
         return MM_ENOMEM;
     rank_comm *c = ke->aux;
     mm_queue_push(r->key.src == MM_ANY_SOURCE ? &ke->q : &c->prq[r->key.src], r);
@@ -170,7 +168,7 @@ static int rank_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
         *partner = best;
         return MM_MATCHED;
     }
-    if (!ke && !(ke = make_comm(e, m->key.comm)))
+    if (!ke && !(ke = new_comm(e, m->key.comm)))
         return MM_ENOMEM;
     rank_comm *c = ke->aux;
     mm_queue_push(&c->umq[m->key.src], m);
@@ -180,7 +178,7 @@ static int rank_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
 static mm_elem *rank_probe(mm_engine *e, const mm_key *k, int remove)
 {
     mm_queue *from;
-    mm_elem *m = find_message(e, k, &from);
+    mm_elem *m = find_message(e, find_comm(e->impl, k->comm), k, &from);
     if (m && remove)
         mm_queue_remove(from, m);
     return m;
