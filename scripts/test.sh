@@ -7,12 +7,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --dev
 jobs=$(nproc)
-export MPIMATCH_BIN_DIR
 run_build() { # dir, cmake args...
   local dir=$1; shift
   cmake -S . -B "$dir" -DMPIMATCH_WERROR=ON "$@" >/dev/null
-  cmake --build "$dir" -j "$jobs" -- --no-print-directory | grep -v -E '^\[ *[0-9]+%\]' || true
-  cmake --build "$dir" -j "$jobs" >/dev/null  # fails here if the build above failed
+  # Warnings are errors (-Werror): a failed build shows its log and stops.
+  cmake --build "$dir" -j "$jobs" >"$dir/build.log" 2>&1 || { cat "$dir/build.log"; return 1; }
 }
 
 echo "== release build (-Wall -Wextra -Werror)"
