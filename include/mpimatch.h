@@ -123,6 +123,16 @@ typedef struct mm_qstats {
     uint64_t peak_bytes; /* largest value of bytes                         */
 } mm_qstats;
 
+/* Work an adaptive engine does besides searching, in nanoseconds of a
+ * monotonic clock (paper 000, Table 2 reports overhead / search time).
+ * Engines without such work leave these at zero. */
+typedef struct mm_overhead {
+    uint64_t alloc_ns;    /* allocating queues, levels, tables             */
+    uint64_t extract_ns;  /* choosing partners, clusters, switching design */
+    uint64_t profile_ns;  /* profiling (counting elements per peer, etc.)  */
+    uint64_t events;      /* how many timed pieces of overhead work        */
+} mm_overhead;
+
 typedef struct mm_stats {
     mm_qstats prq;       /* posted receives, searched by arrivals          */
     mm_qstats umq;       /* unexpected messages, searched by receives/probes */
@@ -130,6 +140,7 @@ typedef struct mm_stats {
                              structures, and pooled elements not in use    */
     uint64_t  peak_bytes; /* largest value of bytes                         */
     uint64_t  cancels;    /* successful cancels                             */
+    mm_overhead overhead; /* time outside the searches (adaptive engines)   */
 } mm_stats;
 
 typedef struct mm_config {
@@ -179,11 +190,16 @@ MM_API const char *mm_engine_name(const mm_engine *e);
 MM_API const char *mm_strerror(int status);
 
 /* ---- Registry: which engines exist and what they take. ---- */
+enum { MM_PARAM_INT = 0, MM_PARAM_FILE = 1 };
+
 typedef struct mm_param_info {
     const char *name;
     const char *doc;
-    int64_t     def;      /* default value                                */
-    int64_t     min, max; /* allowed range, inclusive                      */
+    int64_t     def;      /* default value (MM_PARAM_INT)                 */
+    int64_t     min, max; /* allowed range, inclusive (MM_PARAM_INT)       */
+    int         type;     /* MM_PARAM_INT, or MM_PARAM_FILE: a path, given
+                             as key=path, read by the engine at creation;
+                             no default (the engine says when it is needed) */
 } mm_param_info;
 
 typedef struct mm_engine_info {

@@ -77,6 +77,15 @@ static void hint_names(uint32_t hints, char *buf, size_t len)
 }
 
 /* Parse "key=value" parameters against the engine's table into e->param. */
+static void free_params(mm_engine *e)
+{
+    for (size_t i = 0; i < MM_MAX_PARAMS; i++)
+        if (e->param_str[i]) {
+            mm_mem_free(&e->mem, e->param_str[i], strlen(e->param_str[i]) + 1);
+            e->param_str[i] = NULL;
+        }
+}
+
 static int parse_params(mm_engine *e, const mm_config *cfg, char *err, size_t errlen)
 {
     const mm_engine_info *info = &e->def->info;
@@ -109,6 +118,21 @@ static int parse_params(mm_engine *e, const mm_config *cfg, char *err, size_t er
         if (seen[p]++) {
             set_err(err, errlen, "parameter '%s' given twice", info->params[p].name);
             return MM_EPARAM;
+        }
+        if (info->params[p].type == MM_PARAM_FILE) {
+            if (eq[1] == '\0') {
+                set_err(err, errlen, "parameter %s of engine '%s' needs a file name",
+                        info->params[p].name, info->name);
+                return MM_EPARAM;
+            }
+            size_t n = strlen(eq + 1) + 1;
+            e->param_str[p] = mm_mem_alloc(&e->mem, n);
+            if (!e->param_str[p]) {
+                set_err(err, errlen, "out of memory");
+                return MM_ENOMEM;
+            }
+            memcpy(e->param_str[p], eq + 1, n);
+            continue;
         }
         char *end;
         errno = 0;
@@ -168,12 +192,14 @@ int mm_create(mm_engine **out, const char *name, const mm_config *cfg, char *err
     e->hints = cfg->hints;
     int rc = parse_params(e, cfg, err, errlen);
     if (rc != 0) {
+        free_params(e);
         free(e);
         return rc;
     }
     mm_pool_init(&e->elems, mm_elem_size(def->ops->nlinks), &e->mem);
     if (cfg->flags & MM_CFG_THREAD_SAFE) {
         if (pthread_mutex_init(&e->lock, NULL) != 0) {
+            free_params(e);
             free(e);
             set_err(err, errlen, "cannot create the engine lock");
             return MM_ENOMEM;
@@ -185,6 +211,7 @@ int mm_create(mm_engine **out, const char *name, const mm_config *cfg, char *err
         mm_pool_destroy(&e->elems);
         if (e->locked)
             pthread_mutex_destroy(&e->lock);
+        free_params(e);
         free(e);
         return rc;
     }
@@ -200,6 +227,7 @@ void mm_destroy(mm_engine *e)
     mm_pool_destroy(&e->elems);
     if (e->locked)
         pthread_mutex_destroy(&e->lock);
+    free_params(e);
     free(e);
 }
 
@@ -410,6 +438,7 @@ void mm_reset_stats(mm_engine *e)
     reset_side(&e->st.prq);
     reset_side(&e->st.umq);
     e->st.cancels = 0;
+    e->st.overhead = (mm_overhead){0, 0, 0, 0};
     e->mem.peak = e->mem.bytes;
     e->prq_mem.peak = e->prq_mem.bytes;
     e->umq_mem.peak = e->umq_mem.bytes;

@@ -9,6 +9,7 @@
 #define MM_ENGINE_H
 
 #include <pthread.h>
+#include <time.h>
 #include "mpimatch.h"
 #include "core/elem.h"
 #include "core/mem.h"
@@ -50,6 +51,7 @@ struct mm_engine {
     mm_pool   elems;
     void     *impl;         /* the engine's own state */
     int64_t   param[MM_MAX_PARAMS];
+    char     *param_str[MM_MAX_PARAMS]; /* MM_PARAM_FILE values, or NULL */
     int       locked;
     pthread_mutex_t lock;
 };
@@ -72,6 +74,21 @@ static inline void mm_stat_queues(mm_qstats *q, int64_t delta)
     q->queues += (uint64_t)delta;
     if (q->queues > q->max_queues)
         q->max_queues = q->queues;
+}
+
+/* ---- overhead timing (mm_overhead), around rare, non-search work ---- */
+static inline uint64_t mm_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Add the time since t0 to one of e->st.overhead's counters. */
+static inline void mm_overhead_add(mm_engine *e, uint64_t *counter, uint64_t t0)
+{
+    *counter += mm_now_ns() - t0;
+    e->st.overhead.events++;
 }
 
 /* Registry of built-in engines (registry.c). */

@@ -117,6 +117,13 @@ static void json_result(mmj *j, const mm_plan_engine *e)
     mmj_ku64(j, "bytes", r->stats.bytes);
     mmj_ku64(j, "peak_bytes", r->stats.peak_bytes);
     mmj_ku64(j, "cancels", r->stats.cancels);
+    mmj_key(j, "overhead");
+    mmj_obj(j);
+    mmj_ku64(j, "alloc_ns", r->stats.overhead.alloc_ns);
+    mmj_ku64(j, "extract_ns", r->stats.overhead.extract_ns);
+    mmj_ku64(j, "profile_ns", r->stats.overhead.profile_ns);
+    mmj_ku64(j, "events", r->stats.overhead.events);
+    mmj_obj_end(j);
     mmj_obj_end(j);
     mmj_obj_end(j);
 }

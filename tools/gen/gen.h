@@ -1,0 +1,104 @@
+/*
+ * gen.h - workload generators: seeded, reproducible matching workloads from
+ * the papers, built as in-memory event streams (tools/stream.h).
+ *
+ * A generator is a named function with a table of integer parameters (like
+ * an engine's). A workload is written "NAME[:key=value,...]", for example
+ * "shuffle:n=4096,seed=7"; every generator takes "seed" (default 1), and the
+ * same spec always gives the same stream, on every machine.
+ *
+ * A generator appends events to an initialized, empty stream with
+ * mm_stream_push() (so every stream-format rule holds) and returns MMS_OK or
+ * an MMS_E* code with a one-line reason in err. mm_gen_build() parses the
+ * spec, runs the generator and finalizes the stream.
+ */
+#ifndef MM_TOOLS_GEN_H
+#define MM_TOOLS_GEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stream.h"
+
+#define MM_GEN_MAX_PARAMS 12
+
+/* One parameter. An integer parameter takes def/min/max. A choice
+ * parameter (choices != NULL, a NULL-terminated list of names) is given by
+ * name and stored as the index of that name; def is the default index. */
+typedef struct mm_gen_param {
+    const char        *name;
+    const char        *doc;
+    int64_t            def, min, max;
+    const char *const *choices;
+} mm_gen_param;
+
+typedef struct mm_gen {
+    const char         *name;     /* "shuffle"                                  */
+    const char         *summary;  /* one line: what the stream does             */
+    const char         *origin;   /* paper and figure it reproduces             */
+    int                 synthetic; /* an application profile, not a real trace:
+                                     outputs must label it "synthetic"           */
+    const mm_gen_param *params;   /* nparams entries; "seed" is implicit         */
+    size_t              nparams;
+    /* Append the workload to s. v holds one value per parameter (in the
+     * table's order), seed the seed. */
+    int (*run)(mm_stream *s, const int64_t *v, uint64_t seed, char *err, size_t errlen);
+} mm_gen;
+
+/* The registry (gen_registry.c). */
+size_t        mm_gen_count(void);
+const mm_gen *mm_gen_at(size_t i);           /* NULL past the end */
+const mm_gen *mm_gen_find(const char *name); /* NULL if unknown   */
+
+/* A parsed workload spec. */
+typedef struct mm_gen_spec {
+    const mm_gen *gen;
+    int64_t       v[MM_GEN_MAX_PARAMS];
+    uint64_t      seed;
+} mm_gen_spec;
+
+/* Parse "NAME[:key=value,...]". An unknown name lists the generators; an
+ * unknown key lists the parameters; a value out of range gives the range
+ * (or the choices). */
+int mm_gen_parse(const char *spec, mm_gen_spec *out, char *err, size_t errlen);
+/* The canonical spec with every parameter: "shuffle:n=4096,seed=1". */
+int mm_gen_format(const mm_gen_spec *sp, char *buf, size_t len);
+/* Run a parsed spec into an initialized empty stream and finalize it. */
+int mm_gen_run(const mm_gen_spec *sp, mm_stream *s, char *err, size_t errlen);
+/* mm_gen_parse + mm_stream_init (named after the spec) + mm_gen_run. */
+int mm_gen_build(const char *spec, mm_stream *s, char *err, size_t errlen);
+
+/* ---- the seeded generator every workload draws from (splitmix64) ---- */
+typedef struct mm_rng { uint64_t s; } mm_rng;
+
+static inline void mm_rng_seed(mm_rng *r, uint64_t seed)
+{
+    r->s = seed ^ 0x6A09E667F3BCC909ull;
+}
+
+static inline uint64_t mm_rng_next(mm_rng *r)
+{
+    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [0, n), n > 0 (Lemire's multiply-shift; bias < n / 2^64). */
+static inline uint64_t mm_rng_below(mm_rng *r, uint64_t n)
+{
+    return (uint64_t)(((unsigned __int128)mm_rng_next(r) * n) >> 64);
+}
+
+/* Fisher-Yates shuffle of n 32-bit values. */
+static inline void mm_rng_shuffle_u32(mm_rng *r, uint32_t *a, size_t n)
+{
+    for (size_t i = n; i > 1; i--) {
+        size_t j = (size_t)mm_rng_below(r, i);
+        uint32_t t = a[i - 1];
+        a[i - 1] = a[j];
+        a[j] = t;
+    }
+}
+
+#endif /* MM_TOOLS_GEN_H */
