@@ -65,45 +65,78 @@ typedef struct config {
     int32_t np, ncomm, tag_lo, tag_hi;
     double any_src, any_tag, probe, mprobe, cancel;
     int swell; /* alternate phases that favour posts or arrivals */
+    double coll; /* share of receives and messages marked collective traffic */
 } config;
 
 static const config configs[] = {
-    {"small-keys",  4,  2, -1,  2, 0.20, 0.20, 0.05, 0.03, 0.05, 0},
-    {"swelling",   16,  3, -2,  7, 0.10, 0.10, 0.03, 0.02, 0.04, 1},
-    {"many-peers", 64,  2,  0,  3, 0.15, 0.05, 0.02, 0.02, 0.03, 1},
-    {"wild-heavy",  8,  4, -1,  3, 0.45, 0.45, 0.05, 0.05, 0.05, 1},
-    {"no-wildcards", 8, 3, -2,  5, 0.00, 0.00, 0.04, 0.03, 0.05, 1},
+    {"small-keys",  4,  2, -1,  2, 0.20, 0.20, 0.05, 0.03, 0.05, 0, 0},
+    {"swelling",   16,  3, -2,  7, 0.10, 0.10, 0.03, 0.02, 0.04, 1, 0},
+    {"many-peers", 64,  2,  0,  3, 0.15, 0.05, 0.02, 0.02, 0.03, 1, 0},
+    {"wild-heavy",  8,  4, -1,  3, 0.45, 0.45, 0.05, 0.05, 0.05, 1, 0},
+    {"no-wildcards", 8, 3, -2,  5, 0.00, 0.00, 0.04, 0.03, 0.05, 1, 0},
+    /* collective-kind elements, on negative and non-negative tags, mixed
+     * with point-to-point: kind is an annotation, matching ignores it */
+    {"coll-mix",   32,  2, -4,  5, 0.10, 0.10, 0.03, 0.02, 0.03, 1, 0.5},
 };
+
+/* Engines run again with non-default parameters, chosen so that queues
+ * cross the engines' thresholds and caps many times in a run. */
+static const struct variant {
+    const char *engine;
+    const char *params[4];
+} variants[] = {
+    {"bins", {"bins=3"}},
+};
+enum { NVARIANT = sizeof variants / sizeof variants[0] };
 enum { NCONFIG = sizeof configs / sizeof configs[0] };
 
 typedef struct runner {
-    const char *name;
+    char        name[96];
     mm_engine  *e;
     mm_handle  *handles; /* by event id */
 } runner;
 
+static int add_runner(runner *r, const char *engine, const char *const *params,
+                      size_t nparams, const config *cf, int wild, uint64_t nevents)
+{
+    const mm_engine_info *info = mm_engine_find(engine);
+    if (!info)
+        return 0; /* a variant of an engine this build does not have */
+    mm_config cfg = {.nprocs = cf->np, .params = params, .nparams = nparams};
+    if (!wild)
+        cfg.hints = MM_HINT_NO_ANY_SOURCE | MM_HINT_NO_ANY_TAG;
+    if (info->hints_required & ~cfg.hints)
+        return 0; /* cannot take wildcards: runs the wildcard-free config */
+    char err[256];
+    if (mm_create(&r->e, info->name, &cfg, err, sizeof err) != 0) {
+        fprintf(stderr, "%s: %s\n", info->name, err);
+        exit(1);
+    }
+    int n = snprintf(r->name, sizeof r->name, "%s", engine);
+    for (size_t i = 0; i < nparams && n > 0 && (size_t)n < sizeof r->name; i++)
+        n += snprintf(r->name + n, sizeof r->name - (size_t)n, "%s%s", i ? "," : "[", params[i]);
+    if (nparams && n > 0 && (size_t)n < sizeof r->name)
+        snprintf(r->name + n, sizeof r->name - (size_t)n, "]");
+    r->handles = calloc(nevents + 1, sizeof(mm_handle));
+    if (!r->handles)
+        abort();
+    return 1;
+}
+
+enum { MAX_RUNNERS = 64 };
+
 static int run_config(const config *cf, uint64_t nevents)
 {
-    runner r[16];
+    runner r[MAX_RUNNERS];
     int nr = 0;
     int wild = cf->any_src > 0 || cf->any_tag > 0;
-    for (size_t i = 0; i < mm_engine_count(); i++) {
-        const mm_engine_info *info = mm_engine_at(i);
-        mm_config cfg = {.nprocs = cf->np};
-        if (!wild)
-            cfg.hints = MM_HINT_NO_ANY_SOURCE | MM_HINT_NO_ANY_TAG;
-        if (info->hints_required & ~cfg.hints)
-            continue; /* cannot take wildcards: runs the wildcard-free config */
-        char err[256];
-        if (mm_create(&r[nr].e, info->name, &cfg, err, sizeof err) != 0) {
-            fprintf(stderr, "%s: %s\n", info->name, err);
-            return 1;
-        }
-        r[nr].name = info->name;
-        r[nr].handles = calloc(nevents + 1, sizeof(mm_handle));
-        if (!r[nr].handles)
-            abort();
-        nr++;
+    for (size_t i = 0; i < mm_engine_count() && nr < MAX_RUNNERS; i++)
+        nr += add_runner(&r[nr], mm_engine_at(i)->name, NULL, 0, cf, wild, nevents);
+    for (size_t i = 0; i < NVARIANT && nr < MAX_RUNNERS; i++) {
+        size_t np = 0;
+        while (np < 4 && variants[i].params[np])
+            np++;
+        nr += add_runner(&r[nr], variants[i].engine, variants[i].params, np, cf, wild, nevents);
     }
     mvec prq = {0}, umq = {0};
     uint64_t *recv_ids = malloc((nevents + 1) * sizeof *recv_ids);
@@ -190,9 +223,20 @@ static int run_config(const config *cf, uint64_t nevents)
                     break;
                 }
         }
+        /* collective annotations, which matching must ignore */
+        mm_entry x = {.comm = c, .src = to_api_src(s), .tag = to_api_tag(t), .cookie = id};
+        if ((kind == 0 || kind == 1) && chance(cf->coll)) {
+            static const uint8_t ops[] = {MM_COLL_GATHER, MM_COLL_ALLREDUCE,
+                                          MM_COLL_IALLGATHER, MM_COLL_BCAST};
+            static const uint64_t sizes[] = {8, 1024, 65536};
+            x.kind = MM_KIND_COLL;
+            x.coll_op = ops[rnd() % 4];
+            x.comm_size = (uint32_t)cf->np;
+            x.call = (uint32_t)(rnd() % 4);
+            x.bytes = sizes[rnd() % 3];
+        }
         /* engines */
         for (int k = 0; k < nr; k++) {
-            mm_entry x = {.comm = c, .src = to_api_src(s), .tag = to_api_tag(t), .cookie = id};
             uintptr_t got = 0;
             int rc;
             switch (kind) {
