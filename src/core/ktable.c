@@ -25,12 +25,12 @@ void mm_ktable_destroy(mm_ktable *t)
     mm_pool_destroy(&t->entries);
 }
 
-static void place(mm_kentry **slots, uint32_t mask, mm_kentry *e)
+static void place(mm_kslot *slots, uint32_t mask, uint32_t hash, mm_kentry *e)
 {
-    uint32_t i = e->hash & mask;
-    while (slots[i])
+    uint32_t i = hash & mask;
+    while (slots[i].e)
         i = (i + 1) & mask;
-    slots[i] = e;
+    slots[i] = (mm_kslot){hash, e};
 }
 
 static int grow(mm_ktable *t)
@@ -39,12 +39,12 @@ static int grow(mm_ktable *t)
     if (oldcap >= (1u << 30))
         return -1;
     uint32_t cap = oldcap * 2;
-    mm_kentry **slots = mm_mem_calloc(t->mem, cap, sizeof *slots);
+    mm_kslot *slots = mm_mem_calloc(t->mem, cap, sizeof *slots);
     if (!slots)
         return -1;
     for (uint32_t i = 0; i < oldcap; i++)
-        if (t->slots[i])
-            place(slots, cap - 1, t->slots[i]);
+        if (t->slots[i].e)
+            place(slots, cap - 1, t->slots[i].hash, t->slots[i].e);
     mm_mem_free(t->mem, t->slots, (size_t)oldcap * sizeof *slots);
     t->slots = slots;
     t->mask = cap - 1;
@@ -66,7 +66,7 @@ mm_kentry *mm_ktable_get(mm_ktable *t, const mm_key *k, uint32_t hash, int *crea
     e->hash = hash;
     e->aux = NULL;
     mm_queue_init(&e->q, t->li);
-    place(t->slots, t->mask, e);
+    place(t->slots, t->mask, hash, e);
     t->count++;
     *created = 1;
     return e;
@@ -75,19 +75,19 @@ mm_kentry *mm_ktable_get(mm_ktable *t, const mm_key *k, uint32_t hash, int *crea
 void mm_ktable_remove(mm_ktable *t, mm_kentry *e)
 {
     uint32_t i = e->hash & t->mask;
-    while (t->slots[i] != e)
+    while (t->slots[i].e != e)
         i = (i + 1) & t->mask;
     /* Backward shift: pull later entries of the probe run into the hole so
      * lookups never need tombstones. */
-    for (uint32_t j = (i + 1) & t->mask; t->slots[j]; j = (j + 1) & t->mask) {
-        uint32_t home = t->slots[j]->hash & t->mask;
+    for (uint32_t j = (i + 1) & t->mask; t->slots[j].e; j = (j + 1) & t->mask) {
+        uint32_t home = t->slots[j].hash & t->mask;
         /* Move slots[j] into hole i unless its home lies cyclically in (i, j]. */
         if (((j - home) & t->mask) >= ((j - i) & t->mask)) {
             t->slots[i] = t->slots[j];
             i = j;
         }
     }
-    t->slots[i] = NULL;
+    t->slots[i] = (mm_kslot){0, NULL};
     t->count--;
     mm_pool_put(&t->entries, e);
 }
@@ -95,6 +95,6 @@ void mm_ktable_remove(mm_ktable *t, mm_kentry *e)
 void mm_ktable_foreach(mm_ktable *t, void (*fn)(mm_kentry *e, void *arg), void *arg)
 {
     for (uint32_t i = 0; i <= t->mask; i++)
-        if (t->slots[i])
-            fn(t->slots[i], arg);
+        if (t->slots[i].e)
+            fn(t->slots[i].e, arg);
 }

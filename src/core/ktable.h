@@ -19,8 +19,16 @@ typedef struct mm_kentry {
     void    *aux;     /* engine-private data attached to the key */
 } mm_kentry;
 
+/* A slot keeps the entry's hash beside the pointer: a probe compares hashes
+ * in the slot array and touches an entry only when they agree, and growing
+ * rehashes without reading the entries. */
+typedef struct mm_kslot {
+    uint32_t   hash;
+    mm_kentry *e;      /* NULL: empty */
+} mm_kslot;
+
 typedef struct mm_ktable {
-    mm_kentry **slots;
+    mm_kslot   *slots;
     uint32_t    mask;   /* capacity - 1 (capacity is a power of two) */
     uint32_t    count;
     uint32_t    li;     /* element link used by the entries' queues  */
@@ -34,11 +42,11 @@ void mm_ktable_destroy(mm_ktable *t);
 static inline mm_kentry *mm_ktable_find(const mm_ktable *t, const mm_key *k, uint32_t hash)
 {
     for (uint32_t i = hash & t->mask;; i = (i + 1) & t->mask) {
-        mm_kentry *e = t->slots[i];
-        if (!e)
+        const mm_kslot *s = &t->slots[i];
+        if (!s->e)
             return NULL;
-        if (e->hash == hash && mm_key_eq(&e->key, k))
-            return e;
+        if (s->hash == hash && mm_key_eq(&s->e->key, k))
+            return s->e;
     }
 }
 
