@@ -216,7 +216,8 @@ static int by_time(const void *a, const void *b)
 
 int mm_csim_write(mm_csim *s, mm_stream *out, char *err, size_t errlen)
 {
-    qsort(s->ev, s->nev, sizeof *s->ev, by_time);
+    if (s->nev > 1)
+        qsort(s->ev, s->nev, sizeof *s->ev, by_time);
     int rc = mm_stream_reserve(out, s->nev, err, errlen);
     for (size_t i = 0; rc == MMS_OK && i < s->nev; i++) {
         s->ev[i].ev.id = i + 1;
