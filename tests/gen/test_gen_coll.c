@@ -172,6 +172,28 @@ static int same_events(const mm_stream *a, const mm_stream *b)
     return 1;
 }
 
+/* The stream survives the text format: write it, read it back, same events. */
+static int text_round_trip(const mm_stream *s)
+{
+    mm_buf buf = {NULL, 0, 0};
+    mm_stream back;
+    char err[512];
+    int ok = mm_stream_write_text(s, mm_sink_buf, &buf) == 0 &&
+             mm_stream_init(&back, "back", err, sizeof err) == MMS_OK &&
+             mm_stream_parse(&back, buf.p, buf.len, MM_READ_TEXT, 0, err, sizeof err) == MMS_OK;
+    if (!ok)
+        fprintf(stderr, "round trip: %s\n", err);
+    ok = ok && back.n == s->n && back.np == s->np;
+    for (size_t i = 0; ok && i < s->n; i++) {
+        mm_event a = s->ev[i], b = back.ev[i];
+        a.line = b.line = 0;
+        ok = memcmp(&a, &b, sizeof a) == 0;
+    }
+    mm_stream_free(&back);
+    mm_buf_free(&buf);
+    return ok;
+}
+
 static void test_every_generator(void)
 {
     for (size_t g = 0; g < NGENS; g++) {
@@ -190,6 +212,7 @@ static void test_every_generator(void)
         CHECK(same_events(&a, &b));
         CHECK(!same_events(&a, &c));
         CHECK_EQ(a.np, 24);
+        CHECK(text_round_trip(&a));
         tally t = count(&a, 24);
         CHECK_EQ(t.r, t.m);
         CHECK_EQ(t.bad_coll, 0);
