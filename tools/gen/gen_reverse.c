@@ -58,44 +58,41 @@ static int reverse_emit(mm_gen_out *o, mm_rng *rng, const uint32_t *cnt, size_t 
     return rc;
 }
 
-enum { R_N, R_M, R_ARRIVAL, R_ROUNDS };
-
-static int reverse_run(mm_stream *s, const int64_t *v, uint64_t seed, char *err, size_t errlen)
+/* ngroups groups of `per` senders, ranks 1.. in group order; a sender of
+ * group k sends msgs[k] messages. np is 1 + the number of senders. */
+static int run_groups(mm_stream *s, uint64_t seed, char *err, size_t errlen, size_t per,
+                      const int64_t *msgs, size_t ngroups, int arrival, uint32_t rounds)
 {
     mm_gen_out o;
     mm_rng rng;
     mm_gen_out_init(&o, s, err, errlen);
     mm_rng_seed(&rng, seed);
-    size_t nsend = (size_t)v[R_N] - 1;
+    size_t nsend = ngroups * per;
     uint32_t *cnt = malloc(nsend * sizeof *cnt);
     if (!cnt)
         return mm_gen_nomem(&o);
     for (size_t i = 0; i < nsend; i++)
-        cnt[i] = (uint32_t)v[R_M];
-    s->np_decl = (int32_t)v[R_N];
-    int rc = reverse_emit(&o, &rng, cnt, nsend, (int)v[R_ARRIVAL], (uint32_t)v[R_ROUNDS]);
+        cnt[i] = (uint32_t)msgs[i / per];
+    s->np_decl = (int32_t)nsend + 1;
+    int rc = reverse_emit(&o, &rng, cnt, nsend, arrival, rounds);
     free(cnt);
     return rc;
+}
+
+enum { R_N, R_M, R_ARRIVAL, R_ROUNDS };
+
+static int reverse_run(mm_stream *s, const int64_t *v, uint64_t seed, char *err, size_t errlen)
+{
+    return run_groups(s, seed, err, errlen, (size_t)v[R_N] - 1, &v[R_M], 1, (int)v[R_ARRIVAL],
+                      (uint32_t)v[R_ROUNDS]);
 }
 
 enum { G_PER, G_SMALL, G_MEDIUM, G_LARGE, G_VLARGE, G_ARRIVAL, G_ROUNDS };
 
 static int groups_run(mm_stream *s, const int64_t *v, uint64_t seed, char *err, size_t errlen)
 {
-    mm_gen_out o;
-    mm_rng rng;
-    mm_gen_out_init(&o, s, err, errlen);
-    mm_rng_seed(&rng, seed);
-    size_t per = (size_t)v[G_PER], nsend = 4 * per;
-    uint32_t *cnt = malloc(nsend * sizeof *cnt);
-    if (!cnt)
-        return mm_gen_nomem(&o);
-    for (size_t i = 0; i < nsend; i++)
-        cnt[i] = (uint32_t)v[G_SMALL + i / per];
-    s->np_decl = (int32_t)nsend + 1;
-    int rc = reverse_emit(&o, &rng, cnt, nsend, (int)v[G_ARRIVAL], (uint32_t)v[G_ROUNDS]);
-    free(cnt);
-    return rc;
+    return run_groups(s, seed, err, errlen, (size_t)v[G_PER], &v[G_SMALL], 4, (int)v[G_ARRIVAL],
+                      (uint32_t)v[G_ROUNDS]);
 }
 
 #define ARRIVAL_PARAM                                                          \
