@@ -9,6 +9,7 @@
 #endif
 
 #include "cli.h"
+#include "gen/gen.h"
 #include "outfile.h"
 #include "replay.h"
 #include "replay_engines.h"
@@ -17,11 +18,15 @@
 
 static const char usage[] =
     "usage: mpimatch-replay STREAM --engine NAME [--engine NAME ...] [options]\n"
+    "       mpimatch-replay --workload SPEC --engine NAME [...] [options]\n"
     "       mpimatch-replay --list [--json [FILE]]\n"
     "\n"
     "Replays STREAM (text or binary, see mpimatch-stream) through each engine,\n"
     "checks that all engines produce the same outcomes, and times the event loop.\n"
     "\n"
+    "  --workload SPEC      instead of STREAM, generate the workload SPEC\n"
+    "                       (NAME[:key=value,...], see mpimatch-gen --list) in\n"
+    "                       memory before timing\n"
     "  --engine NAME        an engine, a comma list, or 'all' (repeatable)\n"
     "  --param [ENGINE:]key=value\n"
     "                       engine parameter (integer); without ENGINE it applies\n"
@@ -42,7 +47,7 @@ static const char usage[] =
 #define MAX_ARGS_LIST 256
 
 typedef struct args {
-    const char *stream, *matches, *json;
+    const char *stream, *workload, *matches, *json;
     const char *engines[MAX_ARGS_LIST];
     size_t nengines;
     const char *params[MAX_ARGS_LIST];
@@ -92,6 +97,14 @@ static int parse_args(int argc, char **argv, args *a)
         } else if ((r = cli_opt(argc, argv, &i, "--param", &v)) != 0) {
             if (r < 0 || add_list(a->params, &a->nparams, v, "--param"))
                 return CLI_USAGE;
+        } else if ((r = cli_opt(argc, argv, &i, "--workload", &v)) != 0) {
+            if (r < 0)
+                return CLI_USAGE;
+            if (a->workload) {
+                cli_error("more than one --workload: '%s' and '%s'", a->workload, v);
+                return CLI_USAGE;
+            }
+            a->workload = v;
         } else if ((r = cli_opt(argc, argv, &i, "--matches", &v)) != 0) {
             if (r < 0)
                 return CLI_USAGE;
@@ -126,8 +139,12 @@ static int parse_args(int argc, char **argv, args *a)
             return CLI_USAGE;
         }
     }
-    if (!a->list && !a->stream) {
-        cli_error("missing STREAM (try --help)");
+    if (!a->list && a->stream && a->workload) {
+        cli_error("give STREAM or --workload, not both ('%s' and '%s')", a->stream, a->workload);
+        return CLI_USAGE;
+    }
+    if (!a->list && !a->stream && !a->workload) {
+        cli_error("missing STREAM or --workload SPEC (try --help)");
         return CLI_USAGE;
     }
     if (a->matches && a->json && strcmp(a->matches, a->json) == 0) {
@@ -163,6 +180,7 @@ typedef struct run {
     mm_outfile  matches, json;
     mm_stream   s;
     int         have_stream;
+    mm_gen_spec wl;        /* the parsed --workload; wl.gen NULL for a file */
     mm_plan     plan;
     mm_replay   rep;
     uint64_t   *ref_out;   /* outcomes of the first engine, for comparison */
@@ -277,7 +295,8 @@ static int write_outputs(run *r)
             return CLI_USAGE;
         }
     }
-    if (r->a.json && mm_report_json(r->json.f, &r->s, &r->plan, r->a.reps)) {
+    if (r->a.json &&
+        mm_report_json(r->json.f, &r->s, &r->plan, r->a.reps, r->wl.gen ? &r->wl : NULL)) {
         cli_error("cannot write '%s'", r->a.json);
         return CLI_USAGE;
     }
@@ -303,13 +322,26 @@ static int replay_main(run *r)
     r->table = !a->quiet && !(a->matches && strcmp(a->matches, "-") == 0) &&
                !(a->json && strcmp(a->json, "-") == 0);
 
+    /* A bad workload spec is a usage error: report it before creating
+     * any output file. */
+    if (a->workload && mm_gen_parse(a->workload, &r->wl, err, sizeof err) != MMS_OK) {
+        cli_error("%s", err);
+        return CLI_USAGE;
+    }
     /* Outputs first: an unwritable path fails before any work. */
     if ((a->matches && mm_outfile_open(&r->matches, a->matches, err, sizeof err)) ||
         (a->json && mm_outfile_open(&r->json, a->json, err, sizeof err))) {
         cli_error("%s", err);
         return CLI_USAGE;
     }
-    rc = mm_stream_load(&r->s, a->stream, a->np, err, sizeof err);
+    if (a->workload) {
+        /* Generated before anything is timed; --np overrides its np. */
+        rc = mm_gen_build_parsed(&r->wl, &r->s, err, sizeof err);
+        if (rc == MMS_OK && a->np > 0 && (rc = mm_stream_finalize(&r->s, a->np, err, sizeof err)))
+            mm_stream_free(&r->s);
+    } else {
+        rc = mm_stream_load(&r->s, a->stream, a->np, err, sizeof err);
+    }
     if (rc != MMS_OK) {
         cli_error("%s", err);
         return rc == MMS_ENOMEM ? CLI_FAIL : CLI_USAGE;

@@ -25,6 +25,8 @@ static int name_width(const mm_plan *p)
 
 static const char *format_name(const mm_stream *s)
 {
+    if (s->format == MM_FMT_MEMORY)
+        return "generated"; /* by a workload generator (--workload) */
     return s->format == MM_FMT_BINARY ? "binary" : "text";
 }
 
@@ -128,7 +130,8 @@ static void json_result(mmj *j, const mm_plan_engine *e)
     mmj_obj_end(j);
 }
 
-int mm_report_json(FILE *f, const mm_stream *s, const mm_plan *p, unsigned reps)
+int mm_report_json(FILE *f, const mm_stream *s, const mm_plan *p, unsigned reps,
+                   const mm_gen_spec *wl)
 {
     mmj j;
     mmj_init(&j, f);
@@ -137,6 +140,10 @@ int mm_report_json(FILE *f, const mm_stream *s, const mm_plan *p, unsigned reps)
     mmj_kstr(&j, "version", MM_TOOLS_VERSION_STR);
     mmj_kstr(&j, "stream", s->name);
     mmj_kstr(&j, "format", format_name(s));
+    if (wl) {
+        mmj_key(&j, "workload");
+        mm_gen_spec_json(&j, wl);
+    }
     mmj_ku64(&j, "events", s->n);
     mmj_ki64(&j, "np", s->np);
     mmj_key(&j, "hints");

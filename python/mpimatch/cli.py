@@ -1,6 +1,7 @@
-"""The `mpimatch` command: engines, replay, stream, bench.
+"""The `mpimatch` command: engines, replay, stream, gen, bench.
 
-A thin front end over the C executables mpimatch-replay and mpimatch-stream:
+A thin front end over the C executables mpimatch-replay, mpimatch-stream and
+mpimatch-gen:
 it passes arguments through, propagates their exit codes and renders their
 JSON as tables.
 """
@@ -111,6 +112,8 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("file", metavar="FILE")
     q.set_defaults(func=cmd_stream)
 
+    _add_gen_parser(sub)
+
     p = sub.add_parser(
         "bench", formatter_class=_formatter, epilog=EXIT_STATUS,
         help="compare all engines on example streams (interim)",
@@ -162,6 +165,37 @@ def cmd_stream(args: argparse.Namespace, out: Console) -> int:
     else:
         argv = [action, args.file]
     return run_tool(tools.STREAM, argv)
+
+
+def _add_gen_parser(sub: Any) -> None:
+    p = sub.add_parser("gen", formatter_class=_formatter, epilog=EXIT_STATUS,
+                       help="list the workload generators or write a workload's stream",
+                       description="Pass through to mpimatch-gen: with --list, the workload "
+                                   "generators and their parameters; with SPEC "
+                                   "(NAME[:key=value,...], e.g. shuffle:n=4096,seed=7), the "
+                                   "event stream of that workload (docs/workloads.md).")
+    p.add_argument("spec", nargs="?", metavar="SPEC", help="workload, NAME[:key=value,...]")
+    p.add_argument("--list", action="store_true", help="list the generators")
+    p.add_argument("--json", action="store_true", help="with --list: print JSON")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write to FILE, complete or not at all (default: standard output)")
+    p.add_argument("--format", choices=["text", "binary"], help="stream format (default: text)")
+    p.set_defaults(func=cmd_gen)
+
+
+def cmd_gen(args: argparse.Namespace, out: Console) -> int:
+    argv: List[str] = []
+    if args.list:
+        argv.append("--list")
+    if args.json:
+        argv.append("--json")
+    if args.spec is not None:
+        argv.append(args.spec)
+    if args.output:
+        argv += ["--output", args.output]
+    if args.format:
+        argv += ["--format", args.format]
+    return run_tool(tools.GEN, argv)
 
 
 def cmd_bench(args: argparse.Namespace, out: Console) -> int:

@@ -1,4 +1,4 @@
-"""Locate the C executables (mpimatch-replay, mpimatch-stream).
+"""Locate the C executables (mpimatch-replay, mpimatch-stream, mpimatch-gen).
 
 Search order:
   1. the directory named by $MPIMATCH_BIN_DIR (if set, it is the only place looked);
@@ -17,6 +17,7 @@ from .errors import MpimatchError
 ENV_VAR = "MPIMATCH_BIN_DIR"
 REPLAY = "mpimatch-replay"
 STREAM = "mpimatch-stream"
+GEN = "mpimatch-gen"
 EXIT_NOT_FOUND = 127
 
 # python/mpimatch/tools.py -> the repository root, when run from a checkout.

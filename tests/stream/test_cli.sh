@@ -7,35 +7,12 @@ set -u
 REPLAY=$1
 STREAM=$2
 DATA=$3
+LIB=$(cd "$(dirname "$0")/.." && pwd)/cli_lib.sh
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/mm_cli.XXXXXX") || exit 1
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK" || exit 1
 
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-
-# run EXPECTED_RC CMD...: run, keep stdout/stderr in out/err, check the code.
-run() {
-    want=$1
-    shift
-    "$@" >out 2>err
-    rc=$?
-    if [ "$rc" -eq "$want" ]; then ok; else bad "exit $rc, want $want: $*"; cat err >&2; fi
-}
-# has FILE TEXT: FILE contains TEXT (fixed string).
-has() { if grep -qF -- "$2" "$1"; then ok; else bad "'$2' not in $1:"; cat "$1" >&2; fi; }
-absent() { if [ ! -e "$1" ]; then ok; else bad "$1 should not exist"; fi; }
-no_temps() {
-    if ls ./*.tmp.* >/dev/null 2>&1; then bad "temporary files left: $(ls ./*.tmp.*)"; else ok; fi
-}
-same() { if cmp -s "$1" "$2"; then ok; else bad "$1 and $2 differ"; diff "$1" "$2" >&2; fi; }
-json_ok() {
-    if command -v python3 >/dev/null 2>&1; then
-        if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1"; then ok; else bad "$1 is not JSON"; fi
-    fi
-}
+. "$LIB"
 
 # ---- help and list ----
 run 0 "$REPLAY" --help
@@ -164,5 +141,4 @@ run 2 "$STREAM" convert "$DATA/wild.txt"
 run 2 "$STREAM" check "$DATA/wild.txt" --to text
 no_temps
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+cli_done

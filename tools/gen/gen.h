@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "stream.h"
 
@@ -45,10 +46,11 @@ typedef struct mm_gen {
     int (*run)(mm_stream *s, const int64_t *v, uint64_t seed, char *err, size_t errlen);
 } mm_gen;
 
-/* The registry (gen_registry.c). */
+/* The registry (gen_registry.c); lookups by name in gen.c. */
 size_t        mm_gen_count(void);
 const mm_gen *mm_gen_at(size_t i);           /* NULL past the end */
 const mm_gen *mm_gen_find(const char *name); /* NULL if unknown   */
+const mm_gen *mm_gen_find_n(const char *name, size_t len);
 
 /* A parsed workload spec. */
 typedef struct mm_gen_spec {
@@ -57,16 +59,33 @@ typedef struct mm_gen_spec {
     uint64_t      seed;
 } mm_gen_spec;
 
+/* A buffer this large always holds a canonical spec. */
+#define MM_GEN_SPEC_MAX 512
+
 /* Parse "NAME[:key=value,...]". An unknown name lists the generators; an
  * unknown key lists the parameters; a value out of range gives the range
- * (or the choices). */
+ * (or the choices). Errors (MMS_EFORMAT) read "workload 'SPEC': reason". */
 int mm_gen_parse(const char *spec, mm_gen_spec *out, char *err, size_t errlen);
-/* The canonical spec with every parameter: "shuffle:n=4096,seed=1". */
+/* The canonical spec with every parameter in table order, then the seed:
+ * "shuffle:n=4096,rounds=8,seed=1". Returns the full length (snprintf
+ * semantics); parsing it gives back the same spec. */
 int mm_gen_format(const mm_gen_spec *sp, char *buf, size_t len);
 /* Run a parsed spec into an initialized empty stream and finalize it. */
 int mm_gen_run(const mm_gen_spec *sp, mm_stream *s, char *err, size_t errlen);
-/* mm_gen_parse + mm_stream_init (named after the spec) + mm_gen_run. */
+/* mm_stream_init (named after the canonical spec) + mm_gen_run; on error
+ * s is freed (empty) and err names the workload. */
+int mm_gen_build_parsed(const mm_gen_spec *sp, mm_stream *s, char *err, size_t errlen);
+/* mm_gen_parse + mm_gen_build_parsed. */
 int mm_gen_build(const char *spec, mm_stream *s, char *err, size_t errlen);
+
+/* ---- listing (gen_list.c) ---- */
+struct mmj;
+/* Every generator with its parameters (defaults, ranges, choices, docs),
+ * as text or as JSON; returns 0, or -1 if writing failed. */
+int  mm_gen_list(FILE *f, int json);
+/* The value of a "workload" JSON key: {"name", "spec", "params",
+ * "synthetic", "origin"}. */
+void mm_gen_spec_json(struct mmj *j, const mm_gen_spec *sp);
 
 /* ---- the seeded generator every workload draws from (splitmix64) ---- */
 typedef struct mm_rng { uint64_t s; } mm_rng;

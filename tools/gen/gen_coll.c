@@ -27,12 +27,12 @@ static const char *const alltoall_algs[] = {"auto", "linear", "pairwise", NULL};
 
 enum { P_ALG, P_N, P_RANK, P_BYTES, P_CALLS, P_SKEW, P_NB, P_LIB, P_LAT, P_COMPUTE, P_ROOT };
 
-#define COLL_PARAMS(algs, nalgs, bytes_doc, bytes_def)                                          \
+#define COLL_PARAMS(algs, nalgs, bytes_doc, bytes_def, rank_def)                                          \
     {"alg", "algorithm; auto picks as 'lib' would", 0, 0, (nalgs) - 1, algs},                   \
     {"n", "processes in the communicator", 64, 1, 65535, NULL},                                 \
-    {"rank", "the rank whose matching engine the stream feeds", 0, 0, 65534, NULL},             \
+    {"rank", "the rank whose matching engine the stream feeds", rank_def, 0, 65534, NULL},      \
     {"bytes", bytes_doc, bytes_def, 0, (int64_t)1 << 40, NULL},                                 \
-    {"calls", "repetitions of the collective", 100, 1, 1000000, NULL},                          \
+    {"calls", "repetitions of the collective", 200, 1, 1000000, NULL},                          \
     {"skew", "largest random delay of each rank before each call, ns", 2000, 0, 1000000000000, NULL}, \
     {"nonblocking", "1: the nonblocking form (a new negative tag per call)", 0, 0, 1, NULL},   \
     {"lib", "selection rules of alg=auto: Open MPI tuned/libnbc or MPICH", 0, 0, 1, lib_choices}, \
@@ -42,19 +42,19 @@ enum { P_ALG, P_N, P_RANK, P_BYTES, P_CALLS, P_SKEW, P_NB, P_LIB, P_LAT, P_COMPU
 #define ROOT_PARAM {"root", "root of the collective", 0, 0, 65534, NULL}
 
 static const mm_gen_param gather_params[] = {
-    COLL_PARAMS(gather_algs, 4, "bytes each rank contributes", 64), ROOT_PARAM};
+    COLL_PARAMS(gather_algs, 4, "bytes each rank contributes", 64, 0), ROOT_PARAM};
 static const mm_gen_param bcast_params[] = {
-    COLL_PARAMS(tree_algs, 3, "bytes broadcast", 64), ROOT_PARAM};
+    COLL_PARAMS(tree_algs, 3, "bytes broadcast", 64, 1), ROOT_PARAM};
 static const mm_gen_param reduce_params[] = {
-    COLL_PARAMS(tree_algs, 3, "bytes of the reduced vector", 64), ROOT_PARAM};
+    COLL_PARAMS(tree_algs, 3, "bytes of the reduced vector", 64, 0), ROOT_PARAM};
 static const mm_gen_param allreduce_params[] = {
-    COLL_PARAMS(allreduce_algs, 3, "bytes of the reduced vector", 64)};
+    COLL_PARAMS(allreduce_algs, 3, "bytes of the reduced vector", 64, 0)};
 static const mm_gen_param allgather_params[] = {
-    COLL_PARAMS(allgather_algs, 6, "bytes each rank contributes", 64)};
+    COLL_PARAMS(allgather_algs, 6, "bytes each rank contributes", 64, 0)};
 static const mm_gen_param barrier_params[] = {
-    COLL_PARAMS(barrier_algs, 3, "unused: barrier messages are empty", 0)};
+    COLL_PARAMS(barrier_algs, 3, "unused: barrier messages are empty", 0, 0)};
 static const mm_gen_param alltoall_params[] = {
-    COLL_PARAMS(alltoall_algs, 3, "bytes each rank sends to each other rank", 64)};
+    COLL_PARAMS(alltoall_algs, 3, "bytes each rank sends to each other rank", 64, 0)};
 
 /* The simulated transfers of a run must stay within reason (time); the
  * simulation itself bounds the events (MM_CSIM_MAX_EVENTS). */

@@ -1,0 +1,57 @@
+"""`mpimatch gen` and mpimatch-gen: the generator list, writing a workload,
+bad specs (exit 2, a clear message, no file)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import _find, run_cli
+from mpimatch import tools
+from mpimatch.model import outcomes, parse_stream
+
+
+@pytest.fixture(scope="session")
+def gen_exe() -> Path:
+    return _find(tools.GEN)
+
+
+def test_list_json(gen_exe):
+    proc = run_cli("gen", "--list", "--json")
+    assert proc.returncode == 0, proc.stderr
+    gens = {g["name"]: g for g in json.loads(proc.stdout)["generators"]}
+    assert {"burst", "tags", "shuffle", "any", "pingpong", "reverse", "reverse_groups",
+            "stencil_naive", "stencil2d", "stencil3d", "stencil_linear"} <= set(gens)
+    n = next(p for p in gens["shuffle"]["params"] if p["name"] == "n")
+    assert n["default"] == 1024 and n["min"] == 1
+    points = next(p for p in gens["stencil3d"]["params"] if p["name"] == "points")
+    assert points["choices"] == ["7pt", "27pt"] and points["default"] == "27pt"
+    assert all(g["synthetic"] is False for g in gens.values() if g["name"] in ("shuffle", "reverse"))
+    assert all(p[-1]["name"] == "seed" for p in (g["params"] for g in gens.values()))
+
+
+def test_write_and_model_agrees(tmp_path, gen_exe):
+    out = tmp_path / "w.mms"
+    proc = run_cli("gen", "reverse:n=5,m=3,rounds=1,seed=4", "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    events = parse_stream(out.read_text(), str(out)).events
+    assert len(events) == 2 * 4 * 3
+    # Receives (ids 13..24) come in the reverse order of arrival (messages,
+    # ids 1..12): the independent Python model pairs receive r with
+    # message 25 - r.
+    assert outcomes(events) == [f"{r} {25 - r}" for r in range(13, 25)]
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("nosuch", "unknown generator 'nosuch'"),
+    ("shuffle:n=0", "n=0 is out of range 1..1048576"),
+    ("shuffle:k=1", "shuffle has no parameter 'k'"),
+    ("stencil2d:points=27pt", "points='27pt' is not one of: 5pt, 9pt"),
+])
+def test_bad_spec(tmp_path, gen_exe, spec, message):
+    out = tmp_path / "w.mms"
+    proc = run_cli("gen", spec, "-o", out)
+    assert proc.returncode == 2
+    assert message in proc.stderr and "Traceback" not in proc.stderr
+    assert not out.exists()
