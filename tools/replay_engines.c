@@ -40,8 +40,9 @@ static int add_engine(mm_plan *p, const mm_engine_info *info, int named)
     e->values = calloc(np + 1, sizeof *e->values);
     e->set = calloc(np + 1, 1);
     e->param_strs = calloc(np + 1, sizeof *e->param_strs);
+    e->files = calloc(np + 1, sizeof *e->files);
     p->n++; /* counted now so mm_plan_free releases a partial entry */
-    if (!e->values || !e->set || !e->param_strs) {
+    if (!e->values || !e->set || !e->param_strs || !e->files) {
         cli_error("out of memory");
         return CLI_FAIL;
     }
@@ -216,13 +217,17 @@ static int build_param_strs(mm_plan_engine *e)
     for (size_t k = 0; k < e->info->nparams; k++) {
         if (!e->set[k])
             continue;
-        size_t n = strlen(e->info->params[k].name) + 32;
+        const char *file = e->info->params[k].type == MM_PARAM_FILE ? e->files[k] : NULL;
+        size_t n = strlen(e->info->params[k].name) + 32 + (file ? strlen(file) : 0);
         char *str = malloc(n);
         if (!str) {
             cli_error("out of memory");
             return CLI_FAIL;
         }
-        snprintf(str, n, "%s=%" PRId64, e->info->params[k].name, e->values[k]);
+        if (file)
+            snprintf(str, n, "%s=%s", e->info->params[k].name, file);
+        else
+            snprintf(str, n, "%s=%" PRId64, e->info->params[k].name, e->values[k]);
         e->param_strs[e->nparam_strs++] = str;
     }
     return 0;
@@ -240,9 +245,8 @@ int mm_plan_params(mm_plan *p, const char *const *params, size_t nparams)
         const char *colon = memchr(a, ':', (size_t)(eq - a));
         const char *key = colon ? colon + 1 : a;
         size_t keylen = (size_t)(eq - key);
-        int64_t value;
-        if (keylen == 0 || cli_int(eq + 1, INT64_MIN, INT64_MAX, &value)) {
-            cli_error("--param '%s': expected [ENGINE:]key=value with an integer value", a);
+        if (keylen == 0) {
+            cli_error("--param '%s': expected [ENGINE:]key=value", a);
             return CLI_USAGE;
         }
 
@@ -255,7 +259,19 @@ int mm_plan_params(mm_plan *p, const char *const *params, size_t nparams)
             long k = find_param(e->info, key, keylen);
             if (k < 0)
                 continue;
-            e->values[k] = value; /* a later --param overrides an earlier one */
+            /* a later --param overrides an earlier one */
+            if (e->info->params[k].type == MM_PARAM_FILE) {
+                if (eq[1] == '\0') {
+                    cli_error("--param '%s': parameter %s of engine '%s' needs a file name",
+                              a, e->info->params[k].name, e->info->name);
+                    return CLI_USAGE;
+                }
+                e->files[k] = eq + 1;
+            } else if (cli_int(eq + 1, INT64_MIN, INT64_MAX, &e->values[k])) {
+                cli_error("--param '%s': parameter %s of engine '%s' takes an integer value", a,
+                          e->info->params[k].name, e->info->name);
+                return CLI_USAGE;
+            }
             e->set[k] = 1;
             applied++;
         }
@@ -311,6 +327,7 @@ void mm_plan_free(mm_plan *p)
         free(e->param_strs);
         free(e->values);
         free(e->set);
+        free(e->files);
     }
     free(p->e);
     memset(p, 0, sizeof *p);

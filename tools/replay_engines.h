@@ -20,6 +20,7 @@ typedef struct mm_plan_engine {
     char     reason[512];
     int64_t *values;         /* effective parameter values (info->nparams) */
     uint8_t *set;            /* which values the user set with --param     */
+    const char **files;      /* MM_PARAM_FILE values (paths from argv)     */
     char   **param_strs;     /* "key=value" strings for mm_config          */
     size_t   nparam_strs;
     mm_replay_result res;

@@ -91,8 +91,12 @@ static void json_result(mmj *j, const mm_plan_engine *e)
     mmj_kstr(j, "engine", e->info->name);
     mmj_key(j, "params");
     mmj_obj(j);
-    for (size_t k = 0; k < e->info->nparams; k++)
-        mmj_ki64(j, e->info->params[k].name, e->values[k]);
+    for (size_t k = 0; k < e->info->nparams; k++) {
+        if (e->info->params[k].type == MM_PARAM_FILE)
+            mmj_kstr(j, e->info->params[k].name, e->files[k]); /* null when not given */
+        else
+            mmj_ki64(j, e->info->params[k].name, e->values[k]);
+    }
     mmj_obj_end(j);
     mmj_key(j, "ns_per_event");
     mmj_obj(j);
@@ -194,9 +198,14 @@ static int list_json(FILE *f)
             const mm_param_info *pi = &in->params[k];
             mmj_obj(&j);
             mmj_kstr(&j, "name", pi->name);
-            mmj_ki64(&j, "default", pi->def);
-            mmj_ki64(&j, "min", pi->min);
-            mmj_ki64(&j, "max", pi->max);
+            if (pi->type == MM_PARAM_FILE) {
+                mmj_kstr(&j, "type", "file"); /* a path: no default, no range */
+            } else {
+                mmj_kstr(&j, "type", "int");
+                mmj_ki64(&j, "default", pi->def);
+                mmj_ki64(&j, "min", pi->min);
+                mmj_ki64(&j, "max", pi->max);
+            }
             mmj_kstr(&j, "doc", pi->doc);
             mmj_obj_end(&j);
         }
@@ -223,9 +232,12 @@ int mm_report_list(FILE *f, int json)
             fprintf(f, "  parameters: none\n");
         for (size_t k = 0; k < in->nparams; k++) {
             const mm_param_info *pi = &in->params[k];
-            fprintf(f, "  --param %s=N  default %lld, range %lld..%lld: %s\n", pi->name,
-                    (long long)pi->def, (long long)pi->min, (long long)pi->max,
-                    pi->doc ? pi->doc : "");
+            if (pi->type == MM_PARAM_FILE)
+                fprintf(f, "  --param %s=FILE  a path: %s\n", pi->name, pi->doc ? pi->doc : "");
+            else
+                fprintf(f, "  --param %s=N  default %lld, range %lld..%lld: %s\n", pi->name,
+                        (long long)pi->def, (long long)pi->min, (long long)pi->max,
+                        pi->doc ? pi->doc : "");
         }
     }
     return ferror(f) ? -1 : 0;

@@ -6,12 +6,11 @@ example streams (or the files and directories given) with --engine all.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from . import __version__
+from .atomic import write_atomic
 from .errors import EXIT_FAILURE, MpimatchError
 from .replay import replay_json
 from .tools import REPO_ROOT
@@ -69,17 +68,4 @@ def run_bench(streams: Sequence[Path], replay_args: Sequence[str],
 
 def write_json_atomic(path: Path, data: Dict[str, Any]) -> None:
     """Write JSON to a temporary file beside `path`, then rename: never a half-written file."""
-    directory = path.parent if str(path.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
-    except OSError as err:
-        raise MpimatchError(f"{path}: cannot write: {err.strerror}") from None
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(data, f, indent=2)
-            f.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_atomic(path, lambda f: f.write((json.dumps(data, indent=2) + "\n").encode()))

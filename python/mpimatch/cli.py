@@ -1,4 +1,4 @@
-"""The `mpimatch` command: engines, replay, stream, gen, bench.
+"""The `mpimatch` command: engines, replay, stream, gen, bench, profile, cluster.
 
 A thin front end over the C executables mpimatch-replay, mpimatch-stream and
 mpimatch-gen:
@@ -18,7 +18,7 @@ from rich.text import Text
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn,
                            TextColumn, TimeElapsedColumn)
 
-from . import __version__, tools
+from . import __version__, cluster_cli, tools
 from .bench import find_streams, run_bench, write_json_atomic
 from .errors import EXIT_FAILURE, MpimatchError
 from .replay import list_engines, replay_json, run_tool
@@ -129,6 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="timed repetitions per stream (default: 5)")
     p.add_argument("--json", metavar="FILE", help="write the combined results to FILE")
     p.set_defaults(func=cmd_bench)
+
+    cluster_cli.add_commands(sub, _formatter, EXIT_STATUS)
     return parser
 
 

@@ -147,8 +147,10 @@ def engines_view(engines: List[Dict[str, Any]]) -> Group:
         grid.add_row("design", Text(str(e.get("summary", ""))))
         grid.add_row("from", Text(str(e.get("origin", ""))))
         for p in e.get("params") or []:
-            grid.add_row("param", Text(f"{p.get('name')}={p.get('default')} "
-                                       f"[{p.get('min')}..{p.get('max')}]"
-                                       + (f"  {p['doc']}" if p.get("doc") else "")))
+            if p.get("type") == "file":     # a path: no default, no range
+                head_p = f"{p.get('name')}=FILE"
+            else:
+                head_p = f"{p.get('name')}={p.get('default')} [{p.get('min')}..{p.get('max')}]"
+            grid.add_row("param", Text(head_p + (f"  {p['doc']}" if p.get("doc") else "")))
         parts += [head, Padding(grid, (0, 0, 1, 2))]
     return Group(*parts)

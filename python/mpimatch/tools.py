@@ -18,6 +18,7 @@ ENV_VAR = "MPIMATCH_BIN_DIR"
 REPLAY = "mpimatch-replay"
 STREAM = "mpimatch-stream"
 GEN = "mpimatch-gen"
+PROFILE = "mpimatch-profile"
 EXIT_NOT_FOUND = 127
 
 # python/mpimatch/tools.py -> the repository root, when run from a checkout.

@@ -79,6 +79,23 @@ static const config configs[] = {
     {"coll-mix",   32,  2, -4,  5, 0.10, 0.10, 0.03, 0.02, 0.03, 1, 0.5},
 };
 
+/* kmeans reads its clusters from a file made for the exact nprocs:
+ * run_config writes this one for each configuration before the engines
+ * are created (peer p in cluster (7p + p/3) mod k: uneven on purpose). */
+#define CLUSTER_FILE "test_differential.clusters"
+static void write_cluster_file(int32_t np)
+{
+    int32_t k = np < 5 ? np : 5;
+    FILE *f = fopen(CLUSTER_FILE, "w");
+    if (!f)
+        abort();
+    fprintf(f, "mpimatch-clusters 1\nnp %d\nk %d\nreceiver 0\n", (int)np, (int)k);
+    for (int32_t p = 0; p < np; p++)
+        fprintf(f, "%d %d\n", (int)p, (int)((7 * p + p / 3) % k));
+    if (fclose(f) != 0)
+        abort();
+}
+
 /* Engines run again with non-default parameters, chosen so that queues
  * cross the engines' thresholds and caps many times in a run. */
 static const struct variant {
@@ -86,6 +103,8 @@ static const struct variant {
     const char *params[4];
 } variants[] = {
     {"bins", {"bins=3"}},
+    {"kmeans", {"clusters=" CLUSTER_FILE}},
+    {"kmeans", {"k=3"}},
 };
 enum { NVARIANT = sizeof variants / sizeof variants[0] };
 enum { NCONFIG = sizeof configs / sizeof configs[0] };
@@ -130,6 +149,7 @@ static int run_config(const config *cf, uint64_t nevents)
     runner r[MAX_RUNNERS];
     int nr = 0;
     int wild = cf->any_src > 0 || cf->any_tag > 0;
+    write_cluster_file(cf->np);
     for (size_t i = 0; i < mm_engine_count() && nr < MAX_RUNNERS; i++)
         nr += add_runner(&r[nr], mm_engine_at(i)->name, NULL, 0, cf, wild, nevents);
     for (size_t i = 0; i < NVARIANT && nr < MAX_RUNNERS; i++) {
@@ -296,5 +316,6 @@ int main(int argc, char **argv)
         int wild = configs[i].any_src > 0 || configs[i].any_tag > 0;
         run_config(&configs[i], wild ? n : 4 * n);
     }
+    remove(CLUSTER_FILE);
     return check_report("test_differential");
 }

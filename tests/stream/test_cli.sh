@@ -91,8 +91,13 @@ run 2 "$REPLAY" "$DATA/wild.txt" --engine list --param nosuch=1
 has err "no selected engine has parameter 'nosuch'"
 run 2 "$REPLAY" "$DATA/wild.txt" --engine list --param bins:bins=1
 has err "engine 'bins' is not selected"
-run 2 "$REPLAY" "$DATA/wild.txt" --engine list --param bins=x
+run 2 "$REPLAY" "$DATA/wild.txt" --engine bins --param bins=x
 has err "integer value"
+# file-valued parameters: a path, checked by the engine at creation
+run 2 "$REPLAY" "$DATA/wild.txt" --engine kmeans --param kmeans:clusters=no/such.clusters
+has err "cluster file no/such.clusters: cannot open"
+run 2 "$REPLAY" "$DATA/wild.txt" --engine kmeans --param clusters=
+has err "needs a file name"
 run 2 "$REPLAY" "$DATA/wild.txt" --engine list --matches no/such/dir/m.txt
 has err "cannot write 'no/such/dir/m.txt'"
 run 2 "$REPLAY" "$DATA/wild.txt" --engine list --json .
