@@ -69,10 +69,10 @@ static void put_flags(const mmt_record *r)
 
 static void print_comm(const mmt_reader *rd, const mmt_record *r)
 {
-    char b[24];
+    char b[24], pb[24];
     const mmt_comm *c = mmt_comm_find(rd, r->comm);
     printf(" comm=%s how=%s parent=%s rank=%d size=%d", mmt_comm_str(r->comm, b, sizeof b),
-           mmt_comm_how_name(r->sub), r->aux == MMT_NO_PARENT ? "none" : mmt_comm_str(r->aux, b, sizeof b),
+           mmt_comm_how_name(r->sub), r->aux == MMT_NO_PARENT ? "none" : mmt_comm_str(r->aux, pb, sizeof pb),
            c->rank, c->size);
     if (c->inter)
         printf(" remote_size=%d", c->remote_size);
