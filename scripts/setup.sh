@@ -2,7 +2,8 @@
 # Install what mpimatch needs on a Debian machine and build it.
 #   scripts/setup.sh [--dev]
 # - apt packages (only those missing): a C compiler, make, cmake, pkg-config,
-#   python3 with venv;
+#   python3 with venv; with --dev also Open MPI (openmpi-bin, libopenmpi-dev)
+#   for the tracer and its tests;
 # - a Python virtual environment in .venv with the pinned requirements
 #   (requirements.txt; with --dev also requirements-dev.txt) and the mpimatch
 #   package installed in editable mode;
@@ -24,6 +25,12 @@ if ! command -v python3 >/dev/null 2>&1; then
   need_apt+=(python3 python3-venv python3-pip)
 elif ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
   need_apt+=(python3-venv python3-pip)
+fi
+# --dev: Open MPI for the tracer's tests (tests/python/test_trace.py).
+if [ $dev = 1 ]; then
+  for pkg in openmpi-bin libopenmpi-dev; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed' || need_apt+=("$pkg")
+  done
 fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   log "installing Debian packages: ${need_apt[*]}"

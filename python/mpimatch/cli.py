@@ -131,6 +131,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_bench)
 
     cluster_cli.add_commands(sub, _formatter, EXIT_STATUS)
+    p = sub.add_parser(
+        "trace", formatter_class=_formatter, epilog=EXIT_STATUS,
+        help="run an MPI program under the tracer (libmpimatch-trace.so)",
+        description="Run LAUNCHER ARGS (mpirun/mpiexec of Open MPI or MPICH) with "
+                    "libmpimatch-trace.so preloaded into every rank, writing one trace file "
+                    "per rank to DIR (docs/trace-format.md); then check that every rank's "
+                    "file appeared and print a summary. The MPI is found from "
+                    "'LAUNCHER --version' unless --mpi is given.")
+    p.add_argument("--out", required=True, metavar="DIR", help="output directory (empty or new)")
+    p.add_argument("--mpi", choices=["openmpi", "mpich"], help="the launcher's MPI")
+    p.add_argument("launcher", nargs=argparse.REMAINDER, metavar="-- LAUNCHER ARGS",
+                   help="e.g. -- mpirun -np 8 ./app args")
+    p.set_defaults(func=cmd_trace)
     return parser
 
 
@@ -231,6 +244,22 @@ def cmd_bench(args: argparse.Namespace, out: Console) -> int:
         err.print(f"mpimatch: error: {len(combined['failed'])} stream(s) failed: {names}",
                   highlight=False, markup=False)
     return combined["exit_code"]
+
+
+def cmd_trace(args: argparse.Namespace, out: Console) -> int:
+    from .trace import run_trace
+    launcher = list(args.launcher)
+    if launcher and launcher[0] == "--":
+        launcher = launcher[1:]
+    code, info = run_trace(Path(args.out), launcher, args.mpi)
+    total = sum(info["records"].values())
+    out.print(f"traced {info['ranks']} rank(s) with {info['mpi'] or args.mpi or 'MPI'}: "
+              f"{total} records in {info['dir']}"
+              + ("" if info["index"] else " (no index.json: MPI_Finalize was not reached)")
+              + (", MPI_T queue samples included" if info["pvars"] else ""), highlight=False)
+    for rank in sorted(info["records"]):
+        out.print(f"  rank-{rank:06d}.mmt  {info['records'][rank]} records", highlight=False)
+    return code
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
