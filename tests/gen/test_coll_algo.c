@@ -1,0 +1,512 @@
+/* test_coll_algo: the collective schedules of tools/gen/coll_algo.c deliver
+ * exactly the data their collective promises.
+ *
+ * For every operation family, algorithm and a range of communicator sizes
+ * (powers of two and not, 1 .. 64) and roots, the transfers are replayed
+ * step by step on a model of every rank's data: per rank and block, the set
+ * of ranks whose contribution it holds. A transfer sends what the sender
+ * held at the start of its step; COPY needs the sender to hold the block and
+ * must not resend what the receiver has, REDUCE must combine disjoint sets
+ * (nothing counted twice), SYNC (barrier) merges. At the end: gather, the
+ * root holds every rank's block; allgather, every rank does; bcast, every
+ * rank holds the root's; reduce/allreduce, the root / every rank holds the
+ * sum of all n contributions in every segment; barrier, every rank has
+ * heard from all; alltoall, rank d holds block s->d from every s. Plus byte
+ * counts, message counts per rank, the section 5.4 hot spot, tags and the
+ * automatic selection. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "coll_algo.h"
+#include "stream.h"
+
+typedef struct sim {
+    int32_t   n;
+    uint32_t  nb;
+    size_t    words;  /* 64-bit words per contributor set */
+    uint64_t *st;     /* n * nb sets                     */
+    uint64_t *pay;    /* payload snapshot of one step     */
+} sim;
+
+static uint64_t *set_of(sim *s, int32_t r, uint32_t b)
+{
+    return s->st + ((size_t)r * s->nb + b) * s->words;
+}
+
+static int set_empty(const uint64_t *a, size_t w)
+{
+    for (size_t i = 0; i < w; i++)
+        if (a[i])
+            return 0;
+    return 1;
+}
+
+static int set_eq(const uint64_t *a, const uint64_t *b, size_t w)
+{
+    return memcmp(a, b, w * sizeof *a) == 0;
+}
+
+static int set_subset(const uint64_t *a, const uint64_t *b, size_t w)
+{
+    for (size_t i = 0; i < w; i++)
+        if (a[i] & ~b[i])
+            return 0;
+    return 1;
+}
+
+static int set_disjoint(const uint64_t *a, const uint64_t *b, size_t w)
+{
+    for (size_t i = 0; i < w; i++)
+        if (a[i] & b[i])
+            return 0;
+    return 1;
+}
+
+static void set_add(uint64_t *a, int32_t r) { a[r / 64] |= 1ull << (r % 64); }
+
+static int set_is(const uint64_t *a, size_t w, int32_t only)
+{
+    for (size_t i = 0; i < w; i++) {
+        uint64_t want = (size_t)only / 64 == i ? 1ull << (only % 64) : 0;
+        if (a[i] != want)
+            return 0;
+    }
+    return 1;
+}
+
+static int set_full(const uint64_t *a, int32_t n)
+{
+    for (int32_t r = 0; r < n; r++)
+        if (!(a[r / 64] >> (r % 64) & 1))
+            return 0;
+    return 1;
+}
+
+/* Initial data of each rank. */
+static void sim_init(sim *s, const mm_coll_desc *d)
+{
+    int fam = mm_coll_family(d->op);
+    int32_t n = d->n;
+    for (int32_t r = 0; r < n; r++)
+        for (uint32_t b = 0; b < s->nb; b++) {
+            int own = 0;
+            switch (fam) {
+            case MM_COLL_GATHER: case MM_COLL_ALLGATHER: own = (int32_t)b == r; break;
+            case MM_COLL_ALLTOALL: own = (int32_t)(b / (uint32_t)n) == r; break;
+            case MM_COLL_BCAST: own = r == d->root; break;
+            default: own = 1; /* reduce, allreduce, barrier: everyone contributes */
+            }
+            if (own)
+                set_add(set_of(s, r, b), r);
+        }
+}
+
+/* The collective's promise, checked on the final state; returns the number
+ * of (rank, block) pairs that are wrong. */
+static long sim_final(sim *s, const mm_coll_desc *d)
+{
+    int fam = mm_coll_family(d->op);
+    int32_t n = d->n;
+    long bad = 0;
+    for (int32_t r = 0; r < n; r++)
+        for (uint32_t b = 0; b < s->nb; b++) {
+            const uint64_t *a = set_of(s, r, b);
+            int ok = 1;
+            switch (fam) {
+            case MM_COLL_GATHER:
+                ok = r != d->root || set_is(a, s->words, (int32_t)b);
+                break;
+            case MM_COLL_ALLGATHER:
+                ok = set_is(a, s->words, (int32_t)b);
+                break;
+            case MM_COLL_ALLTOALL:
+                ok = (int32_t)(b % (uint32_t)n) != r || set_is(a, s->words, (int32_t)(b / (uint32_t)n));
+                break;
+            case MM_COLL_BCAST:
+                ok = set_is(a, s->words, d->root);
+                break;
+            case MM_COLL_REDUCE:
+                ok = r != d->root || set_full(a, n);
+                break;
+            default: /* allreduce, barrier */
+                ok = set_full(a, n);
+            }
+            bad += !ok;
+        }
+    return bad;
+}
+
+typedef struct run_result {
+    long      errors;   /* rule violations while replaying                */
+    long      wrong;    /* (rank, block) pairs off the promise at the end */
+    size_t    nx;
+    uint32_t  steps;
+    size_t   *recvs;    /* messages each rank receives (n entries)        */
+} run_result;
+
+/* Expand d and replay it; fills *res (recvs malloc'd). */
+static int run(const mm_coll_desc *d, run_result *res)
+{
+    char err[256];
+    mm_coll_xfer *x = NULL;
+    size_t nx = 0;
+    memset(res, 0, sizeof *res);
+    if (mm_coll_expand_array(d, &x, &nx, err, sizeof err) != MMS_OK) {
+        fprintf(stderr, "expand %s/%s n=%d: %s\n", mm_coll_name(d->op),
+                mm_coll_alg_name(d->alg), d->n, err);
+        return -1;
+    }
+    sim s;
+    s.n = d->n;
+    s.nb = mm_coll_nblocks(d);
+    s.words = ((size_t)d->n + 63) / 64;
+    s.st = calloc((size_t)d->n * s.nb * s.words, sizeof *s.st);
+    size_t maxblk = 0;
+    for (size_t i = 0; i < nx; i++)
+        if (x[i].nblk > maxblk)
+            maxblk = x[i].nblk;
+    res->recvs = calloc((size_t)d->n, sizeof *res->recvs);
+    res->nx = nx;
+    size_t paycap = 0;
+    /* payload of a whole step: the sum of its transfers' blocks */
+    for (size_t i = 0; i < nx; i++)
+        paycap += x[i].nblk;
+    s.pay = calloc(paycap ? paycap * s.words : 1, sizeof *s.pay);
+    if (!s.st || !res->recvs || !s.pay)
+        abort();
+    sim_init(&s, d);
+
+    for (size_t i = 0; i < nx; i++) {
+        const mm_coll_xfer *t = &x[i];
+        if (t->src < 0 || t->src >= d->n || t->dst < 0 || t->dst >= d->n || t->src == t->dst ||
+            t->nblk < 1 || t->nblk > s.nb || t->blk >= s.nb || t->mode > MM_XFER_SYNC ||
+            (i > 0 && t->step < x[i - 1].step)) {
+            fprintf(stderr, "bad transfer %zu: step %u %d->%d blk %u+%u\n", i, t->step,
+                    t->src, t->dst, t->blk, t->nblk);
+            res->errors++;
+            goto out;
+        }
+        uint64_t want = 0;
+        for (uint32_t k = 0; k < t->nblk; k++)
+            want += mm_coll_block_bytes(d, (t->blk + k) % s.nb);
+        if (t->bytes != want) {
+            fprintf(stderr, "transfer %zu carries %llu bytes, its blocks %llu\n", i,
+                    (unsigned long long)t->bytes, (unsigned long long)want);
+            res->errors++;
+        }
+        res->recvs[t->dst]++;
+        if (t->step + 1 > res->steps)
+            res->steps = t->step + 1;
+    }
+
+    for (size_t i = 0; i < nx;) {
+        size_t j = i;
+        while (j < nx && x[j].step == x[i].step)
+            j++;
+        /* snapshot what every sender of this step holds */
+        uint64_t *p = s.pay;
+        for (size_t k = i; k < j; k++)
+            for (uint32_t b = 0; b < x[k].nblk; b++, p += s.words)
+                memcpy(p, set_of(&s, x[k].src, (x[k].blk + b) % s.nb), s.words * sizeof *p);
+        p = s.pay;
+        for (size_t k = i; k < j; k++)
+            for (uint32_t b = 0; b < x[k].nblk; b++, p += s.words) {
+                uint64_t *r = set_of(&s, x[k].dst, (x[k].blk + b) % s.nb);
+                int ok = 1;
+                switch (x[k].mode) {
+                case MM_XFER_COPY:
+                    ok = !set_empty(p, s.words) &&
+                         (set_empty(r, s.words) || (set_subset(r, p, s.words) && !set_eq(r, p, s.words)));
+                    memcpy(r, p, s.words * sizeof *r);
+                    break;
+                case MM_XFER_REDUCE:
+                    ok = !set_empty(p, s.words) && set_disjoint(r, p, s.words);
+                    for (size_t w = 0; w < s.words; w++)
+                        r[w] |= p[w];
+                    break;
+                default:
+                    for (size_t w = 0; w < s.words; w++)
+                        r[w] |= p[w];
+                }
+                if (!ok) {
+                    if (res->errors < 5)
+                        fprintf(stderr, "%s/%s n=%d root=%d: step %u %d->%d block %u: %s\n",
+                                mm_coll_name(d->op), mm_coll_alg_name(d->alg), d->n, d->root,
+                                x[k].step, x[k].src, x[k].dst, (x[k].blk + b) % s.nb,
+                                x[k].mode == MM_XFER_COPY ? "sender lacks it or receiver has it"
+                                                          : "contributions counted twice");
+                    res->errors++;
+                }
+            }
+        i = j;
+    }
+    res->wrong = sim_final(&s, d);
+out:
+    free(s.st);
+    free(s.pay);
+    free(x);
+    return 0;
+}
+
+static uint32_t ceil_log2(int32_t n)
+{
+    uint32_t k = 0;
+    while ((1ll << k) < n)
+        k++;
+    return k;
+}
+
+/* Receives per rank that the algorithm must give; -1 = not checked. */
+static long expected_recvs(const mm_coll_desc *d, int32_t r)
+{
+    int32_t n = d->n;
+    int fam = mm_coll_family(d->op);
+    int32_t vr = ((r - d->root) % n + n) % n;
+    switch (fam) {
+    case MM_COLL_GATHER:
+        if (d->alg != MM_ALG_BINOMIAL)
+            return r == d->root ? n - 1 : 0;
+        if (r == d->root)
+            return ceil_log2(n);
+        return -1;
+    case MM_COLL_REDUCE:
+        return d->alg == MM_ALG_LINEAR ? (r == d->root ? n - 1 : 0) : (r == d->root ? (long)ceil_log2(n) : -1);
+    case MM_COLL_BCAST:
+        return vr == 0 ? 0 : 1;
+    case MM_COLL_ALLGATHER:
+        switch (d->alg) {
+        case MM_ALG_RING: case MM_ALG_LINEAR: return n - 1;
+        case MM_ALG_BRUCK: case MM_ALG_RECURSIVE_DOUBLING: return ceil_log2(n);
+        default: return n / 2; /* neighbor exchange */
+        }
+    case MM_COLL_ALLREDUCE:
+        if (d->alg == MM_ALG_RING)
+            return n > 1 ? 2 * (n - 1) : 0;
+        return (n & (n - 1)) == 0 ? (long)ceil_log2(n) : -1;
+    case MM_COLL_BARRIER:
+        return d->alg == MM_ALG_DISSEMINATION || (n & (n - 1)) == 0 ? (long)ceil_log2(n) : -1;
+    case MM_COLL_ALLTOALL:
+        return n - 1;
+    }
+    return -1;
+}
+
+static const int families[] = {
+    MM_COLL_GATHER, MM_COLL_BCAST, MM_COLL_REDUCE, MM_COLL_ALLREDUCE,
+    MM_COLL_ALLGATHER, MM_COLL_BARRIER, MM_COLL_ALLTOALL,
+};
+static const int32_t sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 12, 13, 16, 31, 64};
+
+static void test_schedules(void)
+{
+    size_t combos = 0;
+    for (size_t f = 0; f < sizeof families / sizeof *families; f++)
+        for (int alg = 1; alg < MM_ALG_COUNT; alg++) {
+            if (!mm_coll_alg_valid(families[f], alg))
+                continue;
+            for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+                int32_t n = sizes[si];
+                int32_t roots[3] = {0, n - 1, n / 2};
+                for (int ri = 0; ri < 3; ri++) {
+                    mm_coll_desc d = {families[f], alg, n, roots[ri], 1000};
+                    if (families[f] == MM_COLL_ALLREDUCE && alg == MM_ALG_RING && ri == 1)
+                        d.bytes = 3; /* fewer bytes than segments: empty segments */
+                    char err[256];
+                    if (mm_coll_check(&d, err, sizeof err) != MMS_OK)
+                        continue; /* e.g. recursive-doubling allgather, n = 6 */
+                    run_result res;
+                    CHECK_EQ(run(&d, &res), 0);
+                    combos++;
+                    if (res.errors || res.wrong)
+                        fprintf(stderr, "FAILED: %s/%s n=%d root=%d: %ld errors, %ld wrong\n",
+                                mm_coll_name(d.op), mm_coll_alg_name(alg), n, d.root,
+                                res.errors, res.wrong);
+                    CHECK_EQ(res.errors, 0);
+                    CHECK_EQ(res.wrong, 0);
+                    for (int32_t r = 0; r < n && res.recvs; r++) {
+                        long want = expected_recvs(&d, r);
+                        if (want >= 0 && (long)res.recvs[r] != want) {
+                            fprintf(stderr, "%s/%s n=%d root=%d rank %d: %zu receives, want %ld\n",
+                                    mm_coll_name(d.op), mm_coll_alg_name(alg), n, d.root, r,
+                                    res.recvs[r], want);
+                            CHECK(0);
+                        }
+                    }
+                    if (n == 1)
+                        CHECK_EQ(res.nx, 0);
+                    free(res.recvs);
+                }
+            }
+        }
+    printf("schedules checked: %zu\n", combos);
+    CHECK(combos > 200);
+}
+
+/* The nonblocking and v-variants expand exactly as their family. */
+static void test_variants(void)
+{
+    static const int pairs[][2] = {
+        {MM_COLL_IGATHER, MM_COLL_GATHER}, {MM_COLL_GATHERV, MM_COLL_GATHER},
+        {MM_COLL_IALLGATHER, MM_COLL_ALLGATHER}, {MM_COLL_ALLGATHERV, MM_COLL_ALLGATHER},
+        {MM_COLL_IALLREDUCE, MM_COLL_ALLREDUCE}, {MM_COLL_IBCAST, MM_COLL_BCAST},
+        {MM_COLL_IREDUCE, MM_COLL_REDUCE}, {MM_COLL_IBARRIER, MM_COLL_BARRIER},
+        {MM_COLL_IALLTOALL, MM_COLL_ALLTOALL}, {MM_COLL_ALLTOALLV, MM_COLL_ALLTOALL},
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+        CHECK_EQ(mm_coll_family(pairs[i][0]), pairs[i][1]);
+        int alg = mm_coll_auto(pairs[i][1], 13, 64, MM_COLL_LIB_MPICH).alg;
+        mm_coll_desc a = {pairs[i][0], alg, 13, 4, 64}, b = {pairs[i][1], alg, 13, 4, 64};
+        mm_coll_xfer *xa, *xb;
+        size_t na, nb;
+        char err[256];
+        CHECK_EQ(mm_coll_expand_array(&a, &xa, &na, err, sizeof err), MMS_OK);
+        CHECK_EQ(mm_coll_expand_array(&b, &xb, &nb, err, sizeof err), MMS_OK);
+        CHECK_EQ(na, nb);
+        CHECK(na == nb && memcmp(xa, xb, na * sizeof *xa) == 0);
+        free(xa);
+        free(xb);
+    }
+    CHECK_EQ(mm_coll_family(MM_COLL_SCATTER), -1);
+    CHECK_EQ(mm_coll_family(MM_COLL_REDUCE_SCATTER), -1);
+    CHECK_EQ(mm_coll_nonblocking_of(MM_COLL_ALLGATHER), MM_COLL_IALLGATHER);
+    CHECK(mm_coll_nonblocking(MM_COLL_IALLGATHER) && !mm_coll_nonblocking(MM_COLL_ALLGATHER));
+}
+
+/* Section 5.4 / 5.2 of paper 000: in a linear gather rank 0 of n ranks
+ * receives n-1 messages, one from every other rank, all on the gather tag. */
+static void test_hot_spot(void)
+{
+    const int32_t ns[] = {64, 512, 1024};
+    for (size_t i = 0; i < 3; i++) {
+        mm_coll_desc d = {MM_COLL_GATHER, MM_ALG_LINEAR, ns[i], 0, 8};
+        mm_coll_xfer *x;
+        size_t nx;
+        char err[256];
+        CHECK_EQ(mm_coll_expand_array(&d, &x, &nx, err, sizeof err), MMS_OK);
+        CHECK_EQ(nx, ns[i] - 1);
+        char *seen = calloc((size_t)ns[i], 1);
+        size_t at_root = 0;
+        for (size_t k = 0; k < nx; k++) {
+            at_root += x[k].dst == 0;
+            if (x[k].src > 0 && x[k].src < ns[i])
+                seen[x[k].src]++;
+            CHECK_EQ(x[k].step, x[k].src - 1); /* one blocking receive after the other */
+        }
+        CHECK_EQ(at_root, ns[i] - 1);
+        for (int32_t r = 1; r < ns[i]; r++)
+            CHECK_EQ(seen[r], 1);
+        free(seen);
+        free(x);
+    }
+    CHECK(mm_coll_tag(MM_COLL_GATHER, 0) < 0);
+}
+
+static void test_check_errors(void)
+{
+    char err[256];
+    mm_coll_desc d = {MM_COLL_ALLGATHER, MM_ALG_RECURSIVE_DOUBLING, 6, 0, 8};
+    CHECK_EQ(mm_coll_check(&d, err, sizeof err), MMS_EFORMAT);
+    CHECK(strstr(err, "power-of-two") != NULL);
+    d.alg = MM_ALG_NEIGHBOR_EXCHANGE;
+    d.n = 7;
+    CHECK_EQ(mm_coll_check(&d, err, sizeof err), MMS_EFORMAT);
+    CHECK(strstr(err, "even") != NULL);
+    mm_coll_desc g = {MM_COLL_GATHER, MM_ALG_RING, 4, 0, 8};
+    CHECK_EQ(mm_coll_check(&g, err, sizeof err), MMS_EFORMAT);
+    CHECK(strstr(err, "ring") != NULL && strstr(err, "gather") != NULL);
+    g.alg = MM_ALG_LINEAR;
+    g.root = 4;
+    CHECK_EQ(mm_coll_check(&g, err, sizeof err), MMS_EFORMAT);
+    CHECK(strstr(err, "root 4") != NULL);
+    g.root = 0;
+    g.n = 0;
+    CHECK_EQ(mm_coll_check(&g, err, sizeof err), MMS_EFORMAT);
+    mm_coll_desc s = {MM_COLL_SCATTER, MM_ALG_LINEAR, 4, 0, 8};
+    CHECK_EQ(mm_coll_check(&s, err, sizeof err), MMS_EFORMAT);
+    CHECK(strstr(err, "scatter") != NULL);
+    CHECK_EQ(mm_coll_alg_from_name("bruck"), MM_ALG_BRUCK);
+    CHECK_EQ(mm_coll_alg_from_name("nope"), -1);
+    CHECK(mm_coll_alg_name(MM_ALG_COUNT) == NULL);
+}
+
+static void test_tags(void)
+{
+    /* blocking: one fixed negative tag per operation, all distinct */
+    int32_t seen[64];
+    size_t ns = 0;
+    for (int op = MM_COLL_BARRIER; op <= MM_COLL_EXSCAN; op++) {
+        int32_t t = mm_coll_tag(op, 0);
+        CHECK(t < 0 && t > MM_COLL_TAG_NONBLOCKING_BASE);
+        for (size_t i = 0; i < ns; i++)
+            CHECK(seen[i] != t);
+        seen[ns++] = t;
+    }
+    CHECK_EQ(mm_coll_tag(MM_COLL_GATHER, 5), -19);
+    CHECK_EQ(mm_coll_tag(MM_COLL_ALLREDUCE, 5), -12);
+    /* nonblocking: a new tag per call, counting down from -27 */
+    CHECK_EQ(mm_coll_tag(MM_COLL_IALLGATHER, 0), -27);
+    CHECK_EQ(mm_coll_tag(MM_COLL_IALLGATHER, 1), -28);
+    CHECK_EQ(mm_coll_tag(MM_COLL_IBARRIER, 100), -127);
+    CHECK(mm_coll_tag(MM_COLL_IALLREDUCE, UINT32_MAX) < 0);
+    CHECK(mm_coll_tag(MM_COLL_IALLREDUCE, UINT32_MAX) != INT32_MIN);
+}
+
+/* Every automatic choice is implemented and valid for (op, n); a few rules
+ * checked against the published thresholds. */
+static void test_auto(void)
+{
+    static const int ops[] = {
+        MM_COLL_GATHER, MM_COLL_GATHERV, MM_COLL_IGATHER, MM_COLL_BCAST, MM_COLL_REDUCE,
+        MM_COLL_ALLREDUCE, MM_COLL_IALLREDUCE, MM_COLL_ALLGATHER, MM_COLL_IALLGATHER,
+        MM_COLL_BARRIER, MM_COLL_IBARRIER, MM_COLL_ALLTOALL,
+    };
+    static const uint64_t bytes[] = {0, 8, 100, 511, 1023, 2048, 6001, 9999, 10000, 50000, 100000, 1 << 20};
+    static const int32_t ns[] = {1, 2, 3, 7, 8, 11, 13, 61, 64, 100, 512, 1000};
+    for (int lib = 0; lib < 2; lib++)
+        for (size_t o = 0; o < sizeof ops / sizeof *ops; o++)
+            for (size_t b = 0; b < sizeof bytes / sizeof *bytes; b++)
+                for (size_t i = 0; i < sizeof ns / sizeof *ns; i++) {
+                    mm_coll_choice c = mm_coll_auto(ops[o], ns[i], bytes[b], lib);
+                    mm_coll_desc d = {ops[o], c.alg, ns[i], 0, bytes[b]};
+                    char err[256];
+                    int rc = mm_coll_check(&d, err, sizeof err);
+                    if (rc != MMS_OK)
+                        fprintf(stderr, "auto %s n=%d bytes=%llu lib=%d: %s\n", mm_coll_name(ops[o]),
+                                ns[i], (unsigned long long)bytes[b], lib, err);
+                    CHECK_EQ(rc, MMS_OK);
+                    CHECK(c.rule != NULL && c.rule[0] != '\0');
+                }
+    /* Open MPI tuned */
+    CHECK_EQ(mm_coll_auto(MM_COLL_GATHER, 512, 8, MM_COLL_LIB_OMPI).alg, MM_ALG_BINOMIAL);
+    CHECK_EQ(mm_coll_auto(MM_COLL_GATHER, 8, 8, MM_COLL_LIB_OMPI).alg, MM_ALG_LINEAR);
+    CHECK_EQ(mm_coll_auto(MM_COLL_IGATHER, 512, 8, MM_COLL_LIB_OMPI).alg, MM_ALG_DIRECT);
+    CHECK_EQ(mm_coll_auto(MM_COLL_ALLREDUCE, 512, 8, MM_COLL_LIB_OMPI).alg, MM_ALG_RECURSIVE_DOUBLING);
+    CHECK_EQ(mm_coll_auto(MM_COLL_ALLREDUCE, 16, 1 << 20, MM_COLL_LIB_OMPI).alg, MM_ALG_RING);
+    CHECK_EQ(mm_coll_auto(MM_COLL_ALLGATHER, 13, 8, MM_COLL_LIB_OMPI).alg, MM_ALG_BRUCK);
+    CHECK_EQ(mm_coll_auto(MM_COLL_ALLGATHER, 16, 8, MM_COLL_LIB_OMPI).alg, MM_ALG_RECURSIVE_DOUBLING);
+    CHECK_EQ(mm_coll_auto(MM_COLL_ALLGATHER, 512, 1024, MM_COLL_LIB_OMPI).alg, MM_ALG_NEIGHBOR_EXCHANGE);
+    CHECK_EQ(mm_coll_auto(MM_COLL_ALLGATHER, 513, 1024, MM_COLL_LIB_OMPI).alg, MM_ALG_RING);
+    CHECK_EQ(mm_coll_auto(MM_COLL_IALLGATHER, 512, 1024, MM_COLL_LIB_OMPI).alg, MM_ALG_LINEAR);
+    CHECK_EQ(mm_coll_auto(MM_COLL_BARRIER, 12, 0, MM_COLL_LIB_OMPI).alg, MM_ALG_DISSEMINATION);
+    CHECK_EQ(mm_coll_auto(MM_COLL_REDUCE, 4, 100, MM_COLL_LIB_OMPI).alg, MM_ALG_LINEAR);
+    /* MPICH */
+    CHECK_EQ(mm_coll_auto(MM_COLL_GATHER, 4, 8, MM_COLL_LIB_MPICH).alg, MM_ALG_BINOMIAL);
+    CHECK_EQ(mm_coll_auto(MM_COLL_ALLGATHER, 512, 1000, MM_COLL_LIB_MPICH).alg, MM_ALG_RECURSIVE_DOUBLING);
+    CHECK_EQ(mm_coll_auto(MM_COLL_ALLGATHER, 500, 1000, MM_COLL_LIB_MPICH).alg, MM_ALG_RING);
+    CHECK_EQ(mm_coll_auto(MM_COLL_ALLGATHER, 13, 8, MM_COLL_LIB_MPICH).alg, MM_ALG_BRUCK);
+    CHECK_EQ(mm_coll_auto(MM_COLL_ALLREDUCE, 64, 2048, MM_COLL_LIB_MPICH).alg, MM_ALG_RECURSIVE_DOUBLING);
+    CHECK_EQ(mm_coll_auto(MM_COLL_ALLREDUCE, 64, 4096, MM_COLL_LIB_MPICH).alg, MM_ALG_RING);
+    CHECK_EQ(mm_coll_auto(MM_COLL_BARRIER, 16, 0, MM_COLL_LIB_MPICH).alg, MM_ALG_DISSEMINATION);
+}
+
+int main(void)
+{
+    test_schedules();
+    test_variants();
+    test_hot_spot();
+    test_check_errors();
+    test_tags();
+    test_auto();
+    return check_report("test_coll_algo");
+}

@@ -1,0 +1,359 @@
+/* test_gen_coll: the collective workloads and application profiles of
+ * tools/gen/gen_coll.c and gen_apps.c, run directly (not through the
+ * registry).
+ *
+ * For every generator: the stream is valid and reproducible (same seed, same
+ * events; another seed, other times); every collective R and M carries
+ * kind COLL, its operation, the communicator size, a call number and the
+ * operation's negative tag, every point-to-point one a tag >= 0; every
+ * receive finds its message. Every registered engine replays the stream
+ * and pairs each receive with the same message as the reference engine
+ * "list". The profiles have 10k-200k events with default parameters and
+ * the collective / point-to-point mix of paper 000, Fig. 1; the gather hot
+ * spot delivers n-1 messages per call at the root, some of them unexpected.
+ * Bad parameters give clear errors. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "coll_algo.h"
+#include "gen_coll.h"
+#include "mpimatch.h"
+#include "stream.h"
+
+static const mm_gen *const gens[] = {
+    &mm_gen_gather, &mm_gen_bcast, &mm_gen_reduce, &mm_gen_allreduce, &mm_gen_allgather,
+    &mm_gen_barrier, &mm_gen_alltoall,
+    &mm_gen_radix, &mm_gen_nbody, &mm_gen_miniamr, &mm_gen_fds,
+};
+#define NGENS (sizeof gens / sizeof *gens)
+
+/* Parameter values: the defaults with "key=value" overrides. */
+static void values(const mm_gen *g, int64_t *v, const char *const *set)
+{
+    for (size_t i = 0; i < g->nparams; i++)
+        v[i] = g->params[i].def;
+    for (; set && *set; set++) {
+        const char *eq = strchr(*set, '=');
+        size_t i = 0;
+        while (i < g->nparams && (strncmp(g->params[i].name, *set, (size_t)(eq - *set)) != 0 ||
+                                  g->params[i].name[eq - *set] != '\0'))
+            i++;
+        if (i == g->nparams) {
+            fprintf(stderr, "test: %s has no parameter %s\n", g->name, *set);
+            abort();
+        }
+        if (g->params[i].choices) {
+            int64_t k = 0;
+            while (g->params[i].choices[k] && strcmp(g->params[i].choices[k], eq + 1) != 0)
+                k++;
+            if (!g->params[i].choices[k])
+                abort();
+            v[i] = k;
+        } else {
+            v[i] = strtoll(eq + 1, NULL, 10);
+        }
+    }
+}
+
+static int param_index(const mm_gen *g, const char *name)
+{
+    for (size_t i = 0; i < g->nparams; i++)
+        if (strcmp(g->params[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+static int build(const mm_gen *g, const char *const *set, uint64_t seed, mm_stream *s,
+                 char *err, size_t errlen)
+{
+    int64_t v[MM_GEN_MAX_PARAMS];
+    values(g, v, set);
+    if (mm_stream_init(s, g->name, err, errlen) != MMS_OK)
+        abort();
+    int rc = g->run(s, v, seed, err, errlen);
+    if (rc == MMS_OK)
+        rc = mm_stream_finalize(s, 0, err, errlen);
+    return rc;
+}
+
+/* Replay s through every registered engine; partner[i] = id of the event
+ * that event i was paired with (0: queued). Returns the number of engines
+ * that disagreed with list; *unexpected counts arrivals list queued, and
+ * *leftover what list still holds at the end. */
+static int replay_all(const mm_stream *s, size_t *unexpected, uint64_t *leftover)
+{
+    uint64_t *ref = calloc(s->n, sizeof *ref), *got = calloc(s->n, sizeof *got);
+    uint32_t hints = mm_stream_hints(s, NULL, NULL);
+    int disagree = 0;
+    *unexpected = 0;
+    for (size_t k = 0; k < mm_engine_count(); k++) {
+        const mm_engine_info *info = mm_engine_at(k);
+        int is_ref = strcmp(info->name, "list") == 0;
+        if ((info->hints_required & hints) != info->hints_required)
+            continue; /* the stream uses a wildcard this engine cannot take */
+        mm_config cfg = {.nprocs = s->np, .hints = info->hints_required};
+        mm_engine *e;
+        char err[256];
+        if (mm_create(&e, info->name, &cfg, err, sizeof err) != MM_QUEUED) {
+            fprintf(stderr, "create %s: %s\n", info->name, err);
+            CHECK(0);
+            continue;
+        }
+        uint64_t *out = is_ref ? ref : got;
+        int bad = 0;
+        for (size_t i = 0; i < s->n && !bad; i++) {
+            const mm_event *ev = &s->ev[i];
+            mm_entry en = {ev->comm, ev->src, ev->tag, ev->kind, ev->coll_op, 0,
+                           ev->comm_size, ev->call, ev->bytes, (uintptr_t)ev->id};
+            uintptr_t partner = 0;
+            int rc = ev->type == MM_EV_RECV ? mm_post(e, &en, NULL, &partner)
+                                            : mm_arrive(e, &en, &partner);
+            if (rc < 0) {
+                fprintf(stderr, "%s: event %zu: %s\n", info->name, i, mm_strerror(rc));
+                bad = 1;
+            }
+            out[i] = rc == MM_MATCHED ? (uint64_t)partner : 0;
+            if (is_ref && ev->type == MM_EV_MSG && rc == MM_QUEUED)
+                (*unexpected)++;
+        }
+        if (is_ref) {
+            mm_stats st;
+            mm_get_stats(e, &st);
+            *leftover = st.prq.length + st.umq.length;
+        } else if (bad || memcmp(ref, got, s->n * sizeof *ref) != 0) {
+            fprintf(stderr, "engine %s disagrees with list\n", info->name);
+            disagree++;
+        }
+        mm_destroy(e);
+    }
+    free(ref);
+    free(got);
+    return disagree;
+}
+
+typedef struct tally {
+    size_t r, m, coll, p2p, any_source, bad_coll, bad_p2p;
+    size_t by_op[MM_COLL_OP_COUNT];
+} tally;
+
+static tally count(const mm_stream *s, int32_t n)
+{
+    tally t;
+    memset(&t, 0, sizeof t);
+    for (size_t i = 0; i < s->n; i++) {
+        const mm_event *e = &s->ev[i];
+        t.r += e->type == MM_EV_RECV;
+        t.m += e->type == MM_EV_MSG;
+        t.any_source += e->src == MM_ANY_SOURCE;
+        if (e->kind == MM_KIND_COLL) {
+            t.coll++;
+            if (e->type == MM_EV_MSG)
+                t.by_op[e->coll_op]++;
+            int fixed = !mm_coll_nonblocking(e->coll_op);
+            t.bad_coll += e->tag >= 0 || e->coll_op == MM_COLL_NONE || e->comm_size != (uint32_t)n ||
+                          e->call == 0 || (fixed && e->tag != mm_coll_tag(e->coll_op, 0)) ||
+                          (!fixed && e->tag > MM_COLL_TAG_NONBLOCKING_BASE);
+        } else {
+            t.p2p++;
+            t.bad_p2p += e->tag < 0 || e->coll_op != MM_COLL_NONE || e->comm_size || e->call;
+        }
+    }
+    return t;
+}
+
+static int same_events(const mm_stream *a, const mm_stream *b)
+{
+    if (a->n != b->n)
+        return 0;
+    for (size_t i = 0; i < a->n; i++)
+        if (memcmp(&a->ev[i], &b->ev[i], sizeof a->ev[i]) != 0)
+            return 0;
+    return 1;
+}
+
+/* The stream survives the text format: write it, read it back, same events. */
+static int text_round_trip(const mm_stream *s)
+{
+    mm_buf buf = {NULL, 0, 0};
+    mm_stream back;
+    char err[512];
+    int ok = mm_stream_write_text(s, mm_sink_buf, &buf) == 0 &&
+             mm_stream_init(&back, "back", err, sizeof err) == MMS_OK &&
+             mm_stream_parse(&back, buf.p, buf.len, MM_READ_TEXT, 0, err, sizeof err) == MMS_OK;
+    if (!ok)
+        fprintf(stderr, "round trip: %s\n", err);
+    ok = ok && back.n == s->n && back.np == s->np;
+    for (size_t i = 0; ok && i < s->n; i++) {
+        mm_event a = s->ev[i], b = back.ev[i];
+        a.line = b.line = 0;
+        ok = memcmp(&a, &b, sizeof a) == 0;
+    }
+    mm_stream_free(&back);
+    mm_buf_free(&buf);
+    return ok;
+}
+
+static void test_every_generator(void)
+{
+    for (size_t g = 0; g < NGENS; g++) {
+        const mm_gen *gen = gens[g];
+        /* small jobs keep this fast; the profiles also run at their defaults below */
+        static const char *const small[] = {"n=24", "rank=4", NULL};
+        static const char *const small_calls[] = {"n=24", "rank=4", "calls=30", NULL};
+        static const char *const small_iters[] = {"n=24", "rank=4", "iters=20", NULL};
+        const char *const *set = gen->synthetic ? small_iters : param_index(gen, "calls") >= 0 ? small_calls : small;
+        mm_stream a, b, c;
+        char err[512];
+        CHECK_EQ(build(gen, set, 7, &a, err, sizeof err), MMS_OK);
+        CHECK_EQ(build(gen, set, 7, &b, err, sizeof err), MMS_OK);
+        CHECK_EQ(build(gen, set, 8, &c, err, sizeof err), MMS_OK);
+        CHECK(a.n > 0);
+        CHECK(same_events(&a, &b));
+        CHECK(!same_events(&a, &c));
+        CHECK_EQ(a.np, 24);
+        CHECK(text_round_trip(&a));
+        tally t = count(&a, 24);
+        CHECK_EQ(t.r, t.m);
+        CHECK_EQ(t.bad_coll, 0);
+        CHECK_EQ(t.bad_p2p, 0);
+        CHECK(t.coll > 0);
+        CHECK_EQ(gen->synthetic, g >= 7);
+        size_t unexpected;
+        uint64_t leftover = 1;
+        int dis = replay_all(&a, &unexpected, &leftover);
+        CHECK_EQ(dis, 0);
+        CHECK_EQ(leftover, 0); /* every receive found its message */
+        printf("%-10s n=24 rank=4: %zu events (%zu collective, %zu point-to-point), %zu unexpected\n",
+               gen->name, a.n, t.coll, t.p2p, unexpected);
+        mm_stream_free(&a);
+        mm_stream_free(&b);
+        mm_stream_free(&c);
+    }
+}
+
+/* Every algorithm choice of every collective generator, nonblocking too,
+ * replays identically on every engine. */
+static void test_every_algorithm(void)
+{
+    for (size_t g = 0; g < 7; g++) {
+        const mm_gen *gen = gens[g];
+        const mm_gen_param *alg = &gen->params[param_index(gen, "alg")];
+        for (size_t k = 0; alg->choices[k]; k++)
+            for (int nb = 0; nb < 2; nb++) {
+                char a_set[64], nb_set[32];
+                snprintf(a_set, sizeof a_set, "alg=%s", alg->choices[k]);
+                snprintf(nb_set, sizeof nb_set, "nonblocking=%d", nb);
+                const char *set[] = {"n=16", "rank=3", "calls=20", a_set, nb_set, NULL};
+                mm_stream s;
+                char err[512];
+                int rc = build(gen, set, 3, &s, err, sizeof err);
+                if (rc != MMS_OK)
+                    fprintf(stderr, "%s %s: %s\n", gen->name, a_set, err);
+                CHECK_EQ(rc, MMS_OK);
+                tally t = count(&s, 16);
+                CHECK_EQ(t.bad_coll, 0);
+                CHECK_EQ(t.p2p, 0);
+                size_t unexpected;
+                uint64_t leftover = 1;
+                CHECK_EQ(replay_all(&s, &unexpected, &leftover), 0);
+                CHECK_EQ(leftover, 0);
+                mm_stream_free(&s);
+            }
+    }
+}
+
+/* The hot spot: the root of a linear gather receives n-1 messages per call,
+ * and with skewed arrivals some come before their receive is posted. */
+static void test_gather_hot_spot(void)
+{
+    const char *set[] = {"n=128", "rank=0", "root=0", "calls=10", "alg=linear", "skew=20000", NULL};
+    mm_stream s;
+    char err[512];
+    CHECK_EQ(build(&mm_gen_gather, set, 1, &s, err, sizeof err), MMS_OK);
+    tally t = count(&s, 128);
+    CHECK_EQ(t.by_op[MM_COLL_GATHER], 10 * 127);
+    size_t unexpected;
+    uint64_t leftover;
+    CHECK_EQ(replay_all(&s, &unexpected, &leftover), 0);
+    CHECK(unexpected > 0 && unexpected < t.m);
+    mm_stream_free(&s);
+    /* a leaf of a binomial gather only sends: its stream is empty */
+    const char *leaf[] = {"n=8", "rank=1", "root=0", "calls=3", "alg=binomial", NULL};
+    CHECK_EQ(build(&mm_gen_gather, leaf, 1, &s, err, sizeof err), MMS_OK);
+    CHECK_EQ(s.n, 0);
+    mm_stream_free(&s);
+}
+
+/* The profiles at their defaults: 10k-200k events and Fig. 1's mix. */
+static void test_profiles(void)
+{
+    for (size_t g = 7; g < NGENS; g++) {
+        mm_stream s;
+        char err[512];
+        CHECK_EQ(build(gens[g], NULL, 1, &s, err, sizeof err), MMS_OK);
+        int32_t n = (int32_t)gens[g]->params[param_index(gens[g], "n")].def;
+        tally t = count(&s, n);
+        double coll = (double)t.coll / (double)s.n;
+        printf("%-8s defaults: %zu events, %.1f%% collective, %zu ANY_SOURCE receives\n",
+               gens[g]->name, s.n, 100 * coll, t.any_source);
+        CHECK(s.n >= 10000 && s.n <= 200000);
+        CHECK_EQ(t.bad_coll, 0);
+        CHECK_EQ(t.bad_p2p, 0);
+        const char *name = gens[g]->name;
+        if (strcmp(name, "radix") == 0) {
+            CHECK(coll > 0.9); /* almost all collective (Fig. 1a) */
+            CHECK(t.any_source > 0);
+            CHECK(t.by_op[MM_COLL_IALLGATHER] > 0);
+        } else if (strcmp(name, "nbody") == 0) {
+            CHECK(coll < 0.5 && t.coll > 0); /* mostly point-to-point (Fig. 1b) */
+            CHECK(t.by_op[MM_COLL_ALLGATHER] > 0);
+        } else if (strcmp(name, "miniamr") == 0) {
+            CHECK(coll > 0.5 && t.p2p > 0); /* both, collective larger (Fig. 1c) */
+            CHECK(t.by_op[MM_COLL_ALLREDUCE] > t.by_op[MM_COLL_ALLGATHER]);
+            CHECK_EQ(t.any_source, 0); /* miniAMR posts no ANY_SOURCE receive */
+        } else {
+            CHECK(coll > 0.5 && t.p2p > 0); /* both, collective larger (Fig. 1d) */
+            /* rank 0 receives from all 511 others in every gatherv */
+            CHECK_EQ(t.by_op[MM_COLL_GATHERV], 100 * 511);
+        }
+        size_t unexpected;
+        uint64_t leftover = 1;
+        CHECK_EQ(replay_all(&s, &unexpected, &leftover), 0);
+        CHECK_EQ(leftover, 0);
+        mm_stream_free(&s);
+    }
+}
+
+static void test_errors(void)
+{
+    mm_stream s;
+    char err[512];
+    const char *bad_rank[] = {"n=8", "rank=8", NULL};
+    CHECK_EQ(build(&mm_gen_allreduce, bad_rank, 1, &s, err, sizeof err), MMS_EFORMAT);
+    CHECK(strstr(err, "allreduce") && strstr(err, "rank 8") && strstr(err, "0..7"));
+    mm_stream_free(&s);
+    const char *bad_root[] = {"n=8", "root=9", NULL};
+    CHECK_EQ(build(&mm_gen_bcast, bad_root, 1, &s, err, sizeof err), MMS_EFORMAT);
+    CHECK(strstr(err, "root 9") != NULL);
+    mm_stream_free(&s);
+    const char *rd6[] = {"n=6", "alg=recursive_doubling", NULL};
+    CHECK_EQ(build(&mm_gen_allgather, rd6, 1, &s, err, sizeof err), MMS_EFORMAT);
+    CHECK(strstr(err, "power-of-two") != NULL);
+    CHECK_EQ(s.n, 0);
+    mm_stream_free(&s);
+    const char *app_rank[] = {"n=16", "rank=16", NULL};
+    CHECK_EQ(build(&mm_gen_fds, app_rank, 1, &s, err, sizeof err), MMS_EFORMAT);
+    CHECK(strstr(err, "fds") && strstr(err, "rank 16"));
+    mm_stream_free(&s);
+}
+
+int main(void)
+{
+    test_every_generator();
+    test_every_algorithm();
+    test_gather_hot_spot();
+    test_profiles();
+    test_errors();
+    return check_report("test_gen_coll");
+}

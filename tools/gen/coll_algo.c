@@ -1,0 +1,684 @@
+/*
+ * coll_algo.c - collective algorithms expanded into point-to-point transfers
+ * (coll_algo.h, docs/collectives.md). Written from the textbook algorithms
+ * (Thakur, Rabenseifner, Gropp 2005; Bruck et al. 1997; Hensgen et al. 1988
+ * for dissemination); only published facts (tags, thresholds) come from
+ * Open MPI and MPICH.
+ */
+#include "coll_algo.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stream.h"
+
+/* ---- operations and algorithms ---- */
+
+int mm_coll_family(int op)
+{
+    switch (op) {
+    case MM_COLL_GATHER: case MM_COLL_GATHERV: case MM_COLL_IGATHER:
+        return MM_COLL_GATHER;
+    case MM_COLL_ALLGATHER: case MM_COLL_ALLGATHERV: case MM_COLL_IALLGATHER:
+        return MM_COLL_ALLGATHER;
+    case MM_COLL_BCAST: case MM_COLL_IBCAST:
+        return MM_COLL_BCAST;
+    case MM_COLL_REDUCE: case MM_COLL_IREDUCE:
+        return MM_COLL_REDUCE;
+    case MM_COLL_ALLREDUCE: case MM_COLL_IALLREDUCE:
+        return MM_COLL_ALLREDUCE;
+    case MM_COLL_BARRIER: case MM_COLL_IBARRIER:
+        return MM_COLL_BARRIER;
+    case MM_COLL_ALLTOALL: case MM_COLL_ALLTOALLV: case MM_COLL_IALLTOALL:
+        return MM_COLL_ALLTOALL;
+    default:
+        return -1;
+    }
+}
+
+int mm_coll_nonblocking(int op)
+{
+    return op >= MM_COLL_IBARRIER && op <= MM_COLL_IALLTOALL;
+}
+
+int mm_coll_nonblocking_of(int op)
+{
+    switch (op) {
+    case MM_COLL_BARRIER:   return MM_COLL_IBARRIER;
+    case MM_COLL_BCAST:     return MM_COLL_IBCAST;
+    case MM_COLL_REDUCE:    return MM_COLL_IREDUCE;
+    case MM_COLL_ALLREDUCE: return MM_COLL_IALLREDUCE;
+    case MM_COLL_GATHER:    return MM_COLL_IGATHER;
+    case MM_COLL_ALLGATHER: return MM_COLL_IALLGATHER;
+    case MM_COLL_ALLTOALL:  return MM_COLL_IALLTOALL;
+    default:                return op;
+    }
+}
+
+static const char *const alg_names[MM_ALG_COUNT] = {
+    "auto", "linear", "direct", "binomial", "recursive_doubling", "ring",
+    "bruck", "neighbor_exchange", "dissemination", "pairwise",
+};
+
+const char *mm_coll_alg_name(int alg)
+{
+    return alg >= 0 && alg < MM_ALG_COUNT ? alg_names[alg] : NULL;
+}
+
+int mm_coll_alg_from_name(const char *name)
+{
+    for (int i = 0; name && i < MM_ALG_COUNT; i++)
+        if (strcmp(alg_names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+int mm_coll_alg_valid(int op, int alg)
+{
+    switch (mm_coll_family(op)) {
+    case MM_COLL_GATHER:
+        return alg == MM_ALG_LINEAR || alg == MM_ALG_DIRECT || alg == MM_ALG_BINOMIAL;
+    case MM_COLL_BCAST:
+    case MM_COLL_REDUCE:
+        return alg == MM_ALG_LINEAR || alg == MM_ALG_BINOMIAL;
+    case MM_COLL_ALLREDUCE:
+        return alg == MM_ALG_RECURSIVE_DOUBLING || alg == MM_ALG_RING;
+    case MM_COLL_ALLGATHER:
+        return alg == MM_ALG_LINEAR || alg == MM_ALG_RING || alg == MM_ALG_BRUCK ||
+               alg == MM_ALG_RECURSIVE_DOUBLING || alg == MM_ALG_NEIGHBOR_EXCHANGE;
+    case MM_COLL_BARRIER:
+        return alg == MM_ALG_DISSEMINATION || alg == MM_ALG_RECURSIVE_DOUBLING;
+    case MM_COLL_ALLTOALL:
+        return alg == MM_ALG_LINEAR || alg == MM_ALG_PAIRWISE;
+    default:
+        return 0;
+    }
+}
+
+static int is_pof2(int32_t n) { return n > 0 && (n & (n - 1)) == 0; }
+
+static int32_t pof2_floor(int32_t n)
+{
+    int32_t p = 1;
+    while (p <= n / 2)
+        p <<= 1;
+    return p;
+}
+
+int mm_coll_check(const mm_coll_desc *d, char *err, size_t errlen)
+{
+    const char *opn = mm_coll_name(d->op);
+    int fam = mm_coll_family(d->op);
+    if (fam < 0) {
+        snprintf(err, errlen, "collective '%s' has no point-to-point expansion "
+                 "(known: barrier, bcast, reduce, allreduce, gather(v), allgather(v), "
+                 "alltoall(v) and their nonblocking forms)", opn ? opn : "?");
+        return MMS_EFORMAT;
+    }
+    if (!mm_coll_alg_valid(d->op, d->alg)) {
+        snprintf(err, errlen, "algorithm '%s' does not exist for %s",
+                 mm_coll_alg_name(d->alg) ? mm_coll_alg_name(d->alg) : "?", opn);
+        return MMS_EFORMAT;
+    }
+    int32_t maxn = fam == MM_COLL_ALLTOALL ? MM_COLL_MAX_N_A2A : MM_COLL_MAX_N;
+    if (d->n < 1 || d->n > maxn) {
+        snprintf(err, errlen, "communicator size %ld outside 1..%ld for %s",
+                 (long)d->n, (long)maxn, opn);
+        return MMS_EFORMAT;
+    }
+    int rooted = fam == MM_COLL_GATHER || fam == MM_COLL_BCAST || fam == MM_COLL_REDUCE;
+    if (rooted && (d->root < 0 || d->root >= d->n)) {
+        snprintf(err, errlen, "root %ld outside 0..%ld", (long)d->root, (long)d->n - 1);
+        return MMS_EFORMAT;
+    }
+    if (fam == MM_COLL_ALLGATHER && d->alg == MM_ALG_RECURSIVE_DOUBLING && !is_pof2(d->n)) {
+        snprintf(err, errlen, "recursive-doubling allgather needs a power-of-two "
+                 "communicator size, not %ld (use bruck or ring)", (long)d->n);
+        return MMS_EFORMAT;
+    }
+    if (fam == MM_COLL_ALLGATHER && d->alg == MM_ALG_NEIGHBOR_EXCHANGE && d->n % 2) {
+        snprintf(err, errlen, "neighbor-exchange allgather needs an even communicator "
+                 "size, not %ld (use ring)", (long)d->n);
+        return MMS_EFORMAT;
+    }
+    return MMS_OK;
+}
+
+/* ---- blocks ---- */
+
+uint32_t mm_coll_nblocks(const mm_coll_desc *d)
+{
+    switch (mm_coll_family(d->op)) {
+    case MM_COLL_GATHER:
+    case MM_COLL_ALLGATHER:
+        return (uint32_t)d->n;
+    case MM_COLL_ALLTOALL:
+        return (uint32_t)d->n * (uint32_t)d->n;
+    case MM_COLL_ALLREDUCE:
+        return d->alg == MM_ALG_RING ? (uint32_t)d->n : 1;
+    default:
+        return 1;
+    }
+}
+
+/* The ring allreduce cuts the vector into n segments whose sizes differ by
+ * at most one byte (the first bytes % n are one byte longer). */
+static int segmented(const mm_coll_desc *d)
+{
+    return mm_coll_family(d->op) == MM_COLL_ALLREDUCE && d->alg == MM_ALG_RING;
+}
+
+uint64_t mm_coll_block_bytes(const mm_coll_desc *d, uint32_t b)
+{
+    if (mm_coll_family(d->op) == MM_COLL_BARRIER)
+        return 0;
+    if (segmented(d)) {
+        uint64_t n = (uint64_t)d->n;
+        return d->bytes / n + (b < d->bytes % n ? 1 : 0);
+    }
+    return d->bytes;
+}
+
+/* ---- the expansion ---- */
+
+typedef struct emitter {
+    const mm_coll_desc *d;
+    mm_coll_emit_fn     fn;
+    void               *ctx;
+    uint32_t            nb;
+    int                 rc;
+} emitter;
+
+/* Emit one transfer; its bytes are the sizes of the blocks it carries. */
+static void put(emitter *e, uint32_t step, int32_t src, int32_t dst,
+                uint32_t blk, uint32_t nblk, int mode)
+{
+    if (e->rc)
+        return;
+    mm_coll_xfer x;
+    memset(&x, 0, sizeof x); /* padding too: arrays of transfers compare bytewise */
+    x.step = step;
+    x.src = src;
+    x.dst = dst;
+    x.blk = blk % e->nb;
+    x.nblk = nblk;
+    x.mode = (uint8_t)mode;
+    if (segmented(e->d)) {
+        x.bytes = 0;
+        for (uint32_t i = 0; i < nblk; i++)
+            x.bytes += mm_coll_block_bytes(e->d, (blk + i) % e->nb);
+    } else {
+        x.bytes = (uint64_t)nblk * mm_coll_block_bytes(e->d, 0);
+    }
+    e->rc = e->fn(e->ctx, &x);
+}
+
+static int32_t mod(int64_t a, int32_t n) { return (int32_t)(((a % n) + n) % n); }
+
+/* Rooted trees work on ranks relative to the root: vr = (r - root) mod n. */
+static int32_t absr(const mm_coll_desc *d, int64_t vr) { return mod(vr + d->root, d->n); }
+
+/* Linear gather (Open MPI basic_linear): the root receives from every other
+ * rank in rank order, one blocking receive after the other, so peer i is
+ * step i. Linear reduce: the same in descending rank order (Open MPI starts
+ * at n-1 to keep non-commutative operations in order). Direct gather: all
+ * receives posted at once (MVAPICH2 "direct", libnbc igather). */
+static void root_collects(emitter *e, int mode, int descending, int one_step)
+{
+    const mm_coll_desc *d = e->d;
+    uint32_t step = 0;
+    for (int32_t i = 0; i < d->n; i++) {
+        int32_t p = descending ? d->n - 1 - i : i;
+        if (p == d->root)
+            continue;
+        put(e, step, p, d->root, mode == MM_XFER_REDUCE ? 0 : (uint32_t)p, 1, mode);
+        if (!one_step)
+            step++;
+    }
+}
+
+/* Binomial tree towards the root: in step k (mask 2^k) every relative rank
+ * vr that is a multiple of 2*mask receives from vr+mask what that rank's
+ * subtree holds: the blocks of relative ranks vr+mask .. vr+2*mask-1 (cut at
+ * n) for gather, the partial sum for reduce. */
+static void binomial_up(emitter *e, int mode)
+{
+    const mm_coll_desc *d = e->d;
+    uint32_t step = 0;
+    for (int64_t mask = 1; mask < d->n; mask <<= 1, step++)
+        for (int64_t vr = 0; vr + mask < d->n; vr += 2 * mask) {
+            int64_t child = vr + mask;
+            int64_t cnt = d->n - child < mask ? d->n - child : mask;
+            if (mode == MM_XFER_REDUCE)
+                put(e, step, absr(d, child), absr(d, vr), 0, 1, mode);
+            else
+                put(e, step, absr(d, child), absr(d, vr), (uint32_t)absr(d, child),
+                    (uint32_t)cnt, mode);
+        }
+}
+
+/* Binomial bcast: the mirror image. With 2^L >= n > 2^(L-1), step k uses
+ * mask 2^(L-1-k): every vr that is a multiple of 2*mask (it has the data
+ * since an earlier step) sends to vr+mask. */
+static void binomial_down(emitter *e)
+{
+    const mm_coll_desc *d = e->d;
+    int64_t top = 1;
+    while (top < d->n)
+        top <<= 1;
+    uint32_t step = 0;
+    for (int64_t mask = top >> 1; mask >= 1; mask >>= 1, step++)
+        for (int64_t vr = 0; vr + mask < d->n; vr += 2 * mask)
+            put(e, step, absr(d, vr), absr(d, vr + mask), 0, 1, MM_XFER_COPY);
+}
+
+static void bcast_linear(emitter *e)
+{
+    const mm_coll_desc *d = e->d;
+    for (int32_t p = 0; p < d->n; p++)
+        if (p != d->root)
+            put(e, 0, d->root, p, 0, 1, MM_XFER_COPY);
+}
+
+/* Recursive doubling for allreduce and barrier, any n (the MPICH / Open MPI
+ * scheme). pof2 = largest power of two <= n, rem = n - pof2. If rem > 0,
+ * step 0 folds the first 2*rem ranks in pairs: even rank r sends to r+1 and
+ * sits out. The pof2 remaining ranks (new rank: r/2 for odd r < 2*rem,
+ * r-rem above) exchange with new rank ^ 2^k in each of log2(pof2) steps.
+ * A last step returns the result from each odd r < 2*rem to r-1. */
+static int32_t rd_real(int32_t nr, int32_t rem) { return nr < rem ? 2 * nr + 1 : nr + rem; }
+
+static void recursive_doubling(emitter *e, int fold, int exchange, int unfold)
+{
+    const mm_coll_desc *d = e->d;
+    int32_t pof2 = pof2_floor(d->n), rem = d->n - pof2;
+    uint32_t step = 0;
+    if (rem > 0) {
+        for (int32_t r = 0; r < 2 * rem; r += 2)
+            put(e, step, r, r + 1, 0, 1, fold);
+        step++;
+    }
+    for (int32_t mask = 1; mask < pof2; mask <<= 1, step++)
+        for (int32_t nr = 0; nr < pof2; nr++)
+            put(e, step, rd_real(nr, rem), rd_real(nr ^ mask, rem), 0, 1, exchange);
+    if (rem > 0)
+        for (int32_t r = 1; r < 2 * rem; r += 2)
+            put(e, step, r, r - 1, 0, 1, unfold);
+}
+
+/* Ring allreduce (Open MPI ring, Patarasuk-Yuan): n segments. Steps 0..n-2
+ * reduce-scatter: rank r sends segment r-k to r+1, which adds it to its
+ * own; afterwards r holds segment r+1 complete. Steps n-1..2n-3 allgather
+ * the complete segments around the same ring: in step n-1+k rank r sends
+ * segment r+1-k. */
+static void allreduce_ring(emitter *e)
+{
+    int32_t n = e->d->n;
+    for (int32_t k = 0; k < n - 1; k++)
+        for (int32_t r = 0; r < n; r++)
+            put(e, (uint32_t)k, r, mod(r + 1, n), (uint32_t)mod(r - k, n), 1, MM_XFER_REDUCE);
+    for (int32_t k = 0; k < n - 1; k++)
+        for (int32_t r = 0; r < n; r++)
+            put(e, (uint32_t)(n - 1 + k), r, mod(r + 1, n), (uint32_t)mod(r + 1 - k, n), 1,
+                MM_XFER_COPY);
+}
+
+/* Allgather ring: in step k rank r passes block r-k to r+1. */
+static void allgather_ring(emitter *e)
+{
+    int32_t n = e->d->n;
+    for (int32_t k = 0; k < n - 1; k++)
+        for (int32_t r = 0; r < n; r++)
+            put(e, (uint32_t)k, r, mod(r + 1, n), (uint32_t)mod(r - k, n), 1, MM_XFER_COPY);
+}
+
+/* Bruck allgather: rank r holds blocks r .. r+2^k-1 before step k and sends
+ * the first min(2^k, n-2^k) of them to r-2^k (receiving as many from
+ * r+2^k); ceil(log2 n) steps for any n. */
+static void allgather_bruck(emitter *e)
+{
+    int32_t n = e->d->n;
+    uint32_t step = 0;
+    for (int64_t dist = 1; dist < n; dist <<= 1, step++) {
+        int64_t cnt = n - dist < dist ? n - dist : dist;
+        for (int32_t r = 0; r < n; r++)
+            put(e, step, r, mod(r - dist, n), (uint32_t)r, (uint32_t)cnt, MM_XFER_COPY);
+    }
+}
+
+/* Recursive-doubling allgather (n a power of two): in step k rank r and
+ * r ^ 2^k swap the 2^k blocks of their aligned group. */
+static void allgather_rd(emitter *e)
+{
+    int32_t n = e->d->n;
+    uint32_t step = 0;
+    for (int32_t mask = 1; mask < n; mask <<= 1, step++)
+        for (int32_t r = 0; r < n; r++)
+            put(e, step, r, r ^ mask, (uint32_t)(r & ~(mask - 1)), (uint32_t)mask, MM_XFER_COPY);
+}
+
+/* Neighbor exchange allgather (Chen et al. 2005, Open MPI; n even). Even
+ * steps pair rank r with r^1, odd steps with its other neighbour (r-1 for
+ * even r, r+1 for odd r). Step 0 swaps the ranks' own blocks; from then on
+ * each rank forwards the pair of blocks (2m, 2m+1) it received in the
+ * previous step, so n/2 steps bring in all n/2 pairs. last[] holds, per
+ * rank, the first block of the pair it got last; tmp is scratch. */
+static int32_t ne_peer(int32_t r, uint32_t step, int32_t n)
+{
+    if (step % 2 == 0)
+        return r ^ 1;
+    return r % 2 == 0 ? mod((int64_t)r - 1, n) : mod((int64_t)r + 1, n);
+}
+
+static void allgather_neighbor(emitter *e, int32_t *last, int32_t *tmp)
+{
+    int32_t n = e->d->n;
+    for (int32_t r = 0; r < n; r++) {
+        put(e, 0, r, r ^ 1, (uint32_t)r, 1, MM_XFER_COPY);
+        last[r] = r & ~1;
+    }
+    for (uint32_t step = 1; step < (uint32_t)n / 2; step++) {
+        for (int32_t r = 0; r < n; r++) {
+            int32_t peer = ne_peer(r, step, n);
+            put(e, step, r, peer, (uint32_t)last[r], 2, MM_XFER_COPY);
+            tmp[peer] = last[r];
+        }
+        memcpy(last, tmp, (size_t)n * sizeof *last);
+    }
+}
+
+static void allgather_linear(emitter *e)
+{
+    int32_t n = e->d->n;
+    for (int32_t dst = 0; dst < n; dst++)
+        for (int32_t src = 0; src < n; src++)
+            if (src != dst)
+                put(e, 0, src, dst, (uint32_t)src, 1, MM_XFER_COPY);
+}
+
+/* Dissemination barrier: in step k rank r signals r+2^k; after ceil(log2 n)
+ * steps every rank has heard, directly or not, from every other. */
+static void barrier_dissemination(emitter *e)
+{
+    int32_t n = e->d->n;
+    uint32_t step = 0;
+    for (int64_t dist = 1; dist < n; dist <<= 1, step++)
+        for (int32_t r = 0; r < n; r++)
+            put(e, step, r, mod(r + dist, n), 0, 1, MM_XFER_SYNC);
+}
+
+/* Pairwise alltoall (Open MPI): in step k-1 rank r sends its block for
+ * r+k to r+k and receives from r-k. Linear: every rank posts its n-1
+ * receives, from r+1, r+2, ... (Open MPI basic_linear order). */
+static void alltoall_pairwise(emitter *e)
+{
+    int32_t n = e->d->n;
+    for (int32_t k = 1; k < n; k++)
+        for (int32_t r = 0; r < n; r++) {
+            int32_t to = mod(r + k, n);
+            put(e, (uint32_t)(k - 1), r, to, (uint32_t)r * (uint32_t)n + (uint32_t)to, 1,
+                MM_XFER_COPY);
+        }
+}
+
+static void alltoall_linear(emitter *e)
+{
+    int32_t n = e->d->n;
+    for (int32_t dst = 0; dst < n; dst++)
+        for (int32_t k = 1; k < n; k++) {
+            int32_t src = mod(dst + k, n);
+            put(e, 0, src, dst, (uint32_t)src * (uint32_t)n + (uint32_t)dst, 1, MM_XFER_COPY);
+        }
+}
+
+int mm_coll_expand(const mm_coll_desc *d, mm_coll_emit_fn fn, void *ctx,
+                   char *err, size_t errlen)
+{
+    int rc = mm_coll_check(d, err, errlen);
+    if (rc != MMS_OK)
+        return rc;
+    emitter e = {d, fn, ctx, mm_coll_nblocks(d), 0};
+    switch (mm_coll_family(d->op)) {
+    case MM_COLL_GATHER:
+        if (d->alg == MM_ALG_BINOMIAL)
+            binomial_up(&e, MM_XFER_COPY);
+        else
+            root_collects(&e, MM_XFER_COPY, 0, d->alg == MM_ALG_DIRECT);
+        break;
+    case MM_COLL_REDUCE:
+        if (d->alg == MM_ALG_BINOMIAL)
+            binomial_up(&e, MM_XFER_REDUCE);
+        else
+            root_collects(&e, MM_XFER_REDUCE, 1, 0);
+        break;
+    case MM_COLL_BCAST:
+        if (d->alg == MM_ALG_BINOMIAL)
+            binomial_down(&e);
+        else
+            bcast_linear(&e);
+        break;
+    case MM_COLL_ALLREDUCE:
+        if (d->alg == MM_ALG_RING)
+            allreduce_ring(&e);
+        else
+            recursive_doubling(&e, MM_XFER_REDUCE, MM_XFER_REDUCE, MM_XFER_COPY);
+        break;
+    case MM_COLL_BARRIER:
+        if (d->alg == MM_ALG_DISSEMINATION)
+            barrier_dissemination(&e);
+        else
+            recursive_doubling(&e, MM_XFER_SYNC, MM_XFER_SYNC, MM_XFER_SYNC);
+        break;
+    case MM_COLL_ALLGATHER:
+        switch (d->alg) {
+        case MM_ALG_RING:  allgather_ring(&e); break;
+        case MM_ALG_BRUCK: allgather_bruck(&e); break;
+        case MM_ALG_RECURSIVE_DOUBLING: allgather_rd(&e); break;
+        case MM_ALG_LINEAR: allgather_linear(&e); break;
+        default: { /* neighbor exchange */
+            int32_t *last = malloc(2 * (size_t)d->n * sizeof *last);
+            if (!last) {
+                snprintf(err, errlen, "out of memory expanding neighbor-exchange allgather");
+                return MMS_ENOMEM;
+            }
+            allgather_neighbor(&e, last, last + d->n);
+            free(last);
+        }
+        }
+        break;
+    case MM_COLL_ALLTOALL:
+        if (d->alg == MM_ALG_PAIRWISE)
+            alltoall_pairwise(&e);
+        else
+            alltoall_linear(&e);
+        break;
+    }
+    return e.rc;
+}
+
+typedef struct xvec { mm_coll_xfer *v; size_t n, cap; } xvec;
+
+static int xvec_push(void *ctx, const mm_coll_xfer *x)
+{
+    xvec *a = ctx;
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? 2 * a->cap : 64;
+        mm_coll_xfer *v = realloc(a->v, cap * sizeof *v);
+        if (!v)
+            return MMS_ENOMEM;
+        a->v = v;
+        a->cap = cap;
+    }
+    a->v[a->n++] = *x;
+    return 0;
+}
+
+int mm_coll_expand_array(const mm_coll_desc *d, mm_coll_xfer **out, size_t *count,
+                         char *err, size_t errlen)
+{
+    xvec a = {NULL, 0, 0};
+    int rc = mm_coll_expand(d, xvec_push, &a, err, errlen);
+    if (rc == MMS_ENOMEM)
+        snprintf(err, errlen, "out of memory expanding %s (%zu transfers so far)",
+                 mm_coll_name(d->op), a.n);
+    if (rc != MMS_OK) {
+        free(a.v);
+        *out = NULL;
+        *count = 0;
+        return rc;
+    }
+    *out = a.v;
+    *count = a.n;
+    return MMS_OK;
+}
+
+/* ---- tags ---- */
+
+int32_t mm_coll_tag(int op, uint32_t nbc_index)
+{
+    /* Open MPI's MCA_COLL_BASE_TAG_* values (releases 2.x-4.x). */
+    switch (op) {
+    case MM_COLL_ALLGATHER:      return -10;
+    case MM_COLL_ALLGATHERV:     return -11;
+    case MM_COLL_ALLREDUCE:      return -12;
+    case MM_COLL_ALLTOALL:       return -13;
+    case MM_COLL_ALLTOALLV:      return -14;
+    case MM_COLL_BARRIER:        return -16;
+    case MM_COLL_BCAST:          return -17;
+    case MM_COLL_EXSCAN:         return -18;
+    case MM_COLL_GATHER:         return -19;
+    case MM_COLL_GATHERV:        return -20;
+    case MM_COLL_REDUCE:         return -21;
+    case MM_COLL_REDUCE_SCATTER: return -22;
+    case MM_COLL_SCAN:           return -24;
+    case MM_COLL_SCATTER:        return -25;
+    case MM_COLL_SCATTERV:       return -26;
+    default:
+        /* nonblocking: libnbc counts down from -27 and wraps at
+         * -INT_MAX/2 + 1 back to -27 */
+        return MM_COLL_TAG_NONBLOCKING_BASE - (int32_t)(nbc_index % (INT32_MAX / 2 - 27));
+    }
+}
+
+/* ---- automatic selection ---- */
+
+static mm_coll_choice pick(int alg, const char *rule)
+{
+    mm_coll_choice c = {alg, rule};
+    return c;
+}
+
+/* Open MPI coll/tuned ompi_coll_tuned_*_intra_dec_fixed (releases 2.x-4.0)
+ * and libnbc for the nonblocking operations. Bytes per element are taken
+ * as 8 where a rule needs an element count. */
+static mm_coll_choice auto_ompi(int op, int32_t n, uint64_t bytes)
+{
+    int fam = mm_coll_family(op);
+    if (mm_coll_nonblocking(op)) {
+        if (fam == MM_COLL_ALLGATHER)
+            return pick(MM_ALG_LINEAR, "libnbc iallgather: one round, n-1 receives");
+        if (fam == MM_COLL_GATHER)
+            return pick(MM_ALG_DIRECT, "libnbc igather: root posts all receives in one round");
+        if (fam == MM_COLL_BARRIER)
+            return pick(MM_ALG_DISSEMINATION, "libnbc ibarrier: dissemination");
+    }
+    switch (fam) {
+    case MM_COLL_ALLREDUCE:
+        if (bytes < 10000)
+            return pick(MM_ALG_RECURSIVE_DOUBLING, "tuned: block < 10000 B: recursive doubling");
+        if (bytes / 8 > (uint64_t)n)
+            return pick(MM_ALG_RING, (uint64_t)n * (1u << 20) >= bytes
+                        ? "tuned: count > n: ring"
+                        : "tuned: count > n, block > n MiB: segmented ring (as ring)");
+        return pick(MM_ALG_RECURSIVE_DOUBLING,
+                    "tuned: count <= n: nonoverlapping reduce+bcast (as recursive doubling)");
+    case MM_COLL_ALLGATHER: {
+        uint64_t total = bytes * (uint64_t)n;
+        if (n == 2)
+            return pick(MM_ALG_RECURSIVE_DOUBLING, "tuned: n = 2: two_procs (one exchange)");
+        if (total < 50000)
+            return is_pof2(n)
+                   ? pick(MM_ALG_RECURSIVE_DOUBLING, "tuned: total < 50000 B, n power of 2: recursive doubling")
+                   : pick(MM_ALG_BRUCK, "tuned: total < 50000 B: bruck");
+        return n % 2 ? pick(MM_ALG_RING, "tuned: total >= 50000 B, n odd: ring")
+                     : pick(MM_ALG_NEIGHBOR_EXCHANGE, "tuned: total >= 50000 B, n even: neighbor exchange");
+    }
+    case MM_COLL_BCAST:
+        if (bytes < 2048)
+            return pick(MM_ALG_BINOMIAL, "tuned: message < 2048 B: binomial");
+        return pick(MM_ALG_BINOMIAL, "tuned: message >= 2048 B: segmented split-binary/pipeline (as binomial)");
+    case MM_COLL_REDUCE:
+        if (n < 8 && bytes < 512)
+            return pick(MM_ALG_LINEAR, "tuned: n < 8, message < 512 B: linear");
+        if (n < 8 && bytes < 20480)
+            return pick(MM_ALG_BINOMIAL, "tuned: n < 8, message < 20480 B: binomial");
+        return pick(MM_ALG_BINOMIAL, "tuned: binary tree / pipeline (as binomial)");
+    case MM_COLL_GATHER:
+        if (bytes > 6000)
+            return pick(MM_ALG_LINEAR, "tuned: block > 6000 B: linear_sync (as linear)");
+        if (n > 60 || (n > 10 && bytes < 1024))
+            return pick(MM_ALG_BINOMIAL, "tuned: n > 60, or n > 10 and block < 1024 B: binomial");
+        return pick(MM_ALG_LINEAR, "tuned: small n: basic linear");
+    case MM_COLL_BARRIER:
+        if (n == 2 || is_pof2(n))
+            return pick(MM_ALG_RECURSIVE_DOUBLING, "tuned: n power of 2: recursive doubling");
+        return pick(MM_ALG_DISSEMINATION, "tuned: n not a power of 2: bruck (dissemination)");
+    case MM_COLL_ALLTOALL:
+        if (n == 2)
+            return pick(MM_ALG_PAIRWISE, "tuned: n = 2: two_procs (one exchange)");
+        if (bytes < 200 && n > 12)
+            return pick(MM_ALG_LINEAR, "tuned: block < 200 B, n > 12: bruck (as linear)");
+        if (bytes < 3000)
+            return pick(MM_ALG_LINEAR, "tuned: block < 3000 B: basic linear");
+        return pick(MM_ALG_PAIRWISE, "tuned: block >= 3000 B: pairwise");
+    default:
+        return pick(MM_ALG_AUTO, "no expansion for this operation");
+    }
+}
+
+/* MPICH 3.x defaults (MPIR_CVAR_*), the rules of Thakur, Rabenseifner and
+ * Gropp 2005; nonblocking schedules choose like the blocking ones. */
+static mm_coll_choice auto_mpich(int op, int32_t n, uint64_t bytes)
+{
+    uint64_t pof2 = (uint64_t)pof2_floor(n);
+    switch (mm_coll_family(op)) {
+    case MM_COLL_ALLREDUCE:
+        if (bytes <= 2048 || bytes / 8 < pof2)
+            return pick(MM_ALG_RECURSIVE_DOUBLING, "mpich: <= ALLREDUCE_SHORT_MSG_SIZE (2048 B): recursive doubling");
+        return pick(MM_ALG_RING, "mpich: long: Rabenseifner reduce-scatter+allgather (as ring)");
+    case MM_COLL_ALLGATHER: {
+        uint64_t total = bytes * (uint64_t)n;
+        if (is_pof2(n) && total < 524288)
+            return pick(MM_ALG_RECURSIVE_DOUBLING, "mpich: n power of 2, total < ALLGATHER_LONG_MSG_SIZE (524288 B): recursive doubling");
+        if (total < 81920)
+            return pick(MM_ALG_BRUCK, "mpich: total < ALLGATHER_SHORT_MSG_SIZE (81920 B): bruck");
+        return pick(MM_ALG_RING, "mpich: long: ring");
+    }
+    case MM_COLL_BCAST:
+        if (bytes < 12288 || n < 8)
+            return pick(MM_ALG_BINOMIAL, "mpich: < BCAST_SHORT_MSG_SIZE (12288 B) or n < BCAST_MIN_PROCS (8): binomial");
+        return pick(MM_ALG_BINOMIAL, "mpich: scatter + allgather (as binomial)");
+    case MM_COLL_REDUCE:
+        if (bytes <= 2048 || bytes / 8 < pof2)
+            return pick(MM_ALG_BINOMIAL, "mpich: <= REDUCE_SHORT_MSG_SIZE (2048 B): binomial");
+        return pick(MM_ALG_BINOMIAL, "mpich: long: Rabenseifner reduce-scatter+gather (as binomial)");
+    case MM_COLL_GATHER:
+        return pick(MM_ALG_BINOMIAL, "mpich: binomial");
+    case MM_COLL_BARRIER:
+        return pick(MM_ALG_DISSEMINATION, "mpich: dissemination");
+    case MM_COLL_ALLTOALL:
+        if (bytes <= 256 && n >= 8)
+            return pick(MM_ALG_LINEAR, "mpich: <= ALLTOALL_SHORT_MSG_SIZE (256 B), n >= 8: bruck (as linear)");
+        if (bytes <= 32768)
+            return pick(MM_ALG_LINEAR, "mpich: <= ALLTOALL_MEDIUM_MSG_SIZE (32768 B): isend/irecv");
+        return pick(MM_ALG_PAIRWISE, "mpich: long: pairwise");
+    default:
+        return pick(MM_ALG_AUTO, "no expansion for this operation");
+    }
+}
+
+mm_coll_choice mm_coll_auto(int op, int32_t n, uint64_t bytes, int lib)
+{
+    return lib == MM_COLL_LIB_MPICH ? auto_mpich(op, n, bytes) : auto_ompi(op, n, bytes);
+}

@@ -1,0 +1,149 @@
+/*
+ * coll_algo.h - MPI collective algorithms as the point-to-point transfers a
+ * real MPI library sends (docs/collectives.md).
+ *
+ * A collective call is described by (operation, algorithm, communicator size
+ * n, root, bytes). mm_coll_expand() enumerates every transfer of the whole
+ * call, for every rank, as {step, src, dst, bytes, data carried}; a caller
+ * keeps the transfers whose dst is the rank it observes (workload
+ * generators), or all of them (trace conversion, tests).
+ *
+ * Steps. A rank works through steps 0, 1, 2, ... in order: in step s it
+ * posts its receives of step s and sends its messages of step s, then waits
+ * for the receives of step s before it starts step s+1. A rank with nothing
+ * to do in a step passes through it at once. What a rank sends in step s
+ * depends only on what it held at the start of step s. "Blocking" loops of
+ * a real implementation (Open MPI's linear gather receives from one peer
+ * after the other) are written as one step per receive.
+ *
+ * Data carried. The data of the collective is cut into nblocks blocks
+ * (mm_coll_nblocks): one per rank for gather and allgather, n*n for alltoall
+ * (block s*n+d goes from s to d), n segments of the vector for the ring
+ * allreduce, one block for bcast, reduce, allreduce (recursive doubling) and
+ * barrier. A transfer carries blocks blk, blk+1, ..., blk+nblk-1 (modulo
+ * nblocks) and its bytes are the sum of their sizes; mode says what the
+ * receiver does with them (store, combine with its own, or, for barriers,
+ * only learn who has arrived). tests/gen/test_coll_algo.c replays these
+ * transfers and checks that every rank ends with exactly what the
+ * collective promises.
+ *
+ * Tags: mm_coll_tag() gives the negative tag Open MPI uses for the
+ * operation (blocking: a fixed tag per operation; nonblocking: a new tag per
+ * call taken from a per-communicator counter).
+ */
+#ifndef MM_TOOLS_COLL_ALGO_H
+#define MM_TOOLS_COLL_ALGO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mpimatch.h"
+
+/* Algorithms. Which ones an operation takes: mm_coll_alg_valid(). */
+enum mm_coll_alg {
+    MM_ALG_AUTO = 0,          /* pick by size as a library would (mm_coll_auto) */
+    MM_ALG_LINEAR,            /* gather/reduce: root receives from one peer after the
+                                 other; bcast: root sends to all; allgather, alltoall:
+                                 every rank posts all receives in one step */
+    MM_ALG_DIRECT,            /* gather: root posts all n-1 receives at once */
+    MM_ALG_BINOMIAL,          /* gather, bcast, reduce: binomial tree */
+    MM_ALG_RECURSIVE_DOUBLING, /* allreduce, barrier (any n); allgather (n a power of two) */
+    MM_ALG_RING,              /* allreduce (reduce-scatter + allgather rings), allgather */
+    MM_ALG_BRUCK,             /* allgather: ceil(log2 n) steps, any n */
+    MM_ALG_NEIGHBOR_EXCHANGE, /* allgather: n/2 steps, n even */
+    MM_ALG_DISSEMINATION,     /* barrier */
+    MM_ALG_PAIRWISE,          /* alltoall: n-1 steps */
+    MM_ALG_COUNT
+};
+
+/* What the receiver of a transfer does with the blocks. */
+enum mm_xfer_mode {
+    MM_XFER_COPY   = 0, /* store them (they replace a partial result)      */
+    MM_XFER_REDUCE = 1, /* combine them with its own (the reduction)        */
+    MM_XFER_SYNC   = 2  /* barrier: zero bytes, it learns who has arrived    */
+};
+
+typedef struct mm_coll_xfer {
+    uint64_t bytes;     /* message size                                      */
+    uint32_t step;      /* round, see above                                  */
+    int32_t  src, dst;  /* ranks in the communicator, src != dst             */
+    uint32_t blk, nblk; /* blocks carried: blk .. blk+nblk-1 modulo nblocks  */
+    uint8_t  mode;      /* enum mm_xfer_mode                                 */
+} mm_coll_xfer;
+
+typedef struct mm_coll_desc {
+    int      op;    /* enum mm_coll_op (blocking or nonblocking)                */
+    int      alg;   /* enum mm_coll_alg, not MM_ALG_AUTO                        */
+    int32_t  n;     /* communicator size, 1..MM_COLL_MAX_N                      */
+    int32_t  root;  /* rooted operations (gather, bcast, reduce); else ignored  */
+    uint64_t bytes; /* gather, allgather: each rank's block; alltoall: each
+                       (src, dst) block; bcast, reduce, allreduce: the vector;
+                       barrier: ignored (its messages are empty)              */
+} mm_coll_desc;
+
+/* Communicator sizes the expansion accepts (alltoall: n*n blocks fit 32 bits). */
+#define MM_COLL_MAX_N     (1 << 20)
+#define MM_COLL_MAX_N_A2A 65535
+
+/* The algorithm family of an operation: MM_COLL_GATHER for gather, gatherv
+ * and igather; MM_COLL_ALLGATHER for allgather(v) and iallgather; and so on
+ * for BCAST, REDUCE, ALLREDUCE, BARRIER, ALLTOALL(V). -1 for operations
+ * without an expansion here (scatter, reduce_scatter, scan, exscan). */
+int  mm_coll_family(int op);
+/* 1 for the nonblocking operations (ibarrier, ibcast, ...). */
+int  mm_coll_nonblocking(int op);
+/* The nonblocking operation of a blocking one, or the op itself. */
+int  mm_coll_nonblocking_of(int op);
+
+const char *mm_coll_alg_name(int alg);      /* "binomial"; NULL out of range */
+int         mm_coll_alg_from_name(const char *name); /* -1 if unknown        */
+/* 1 if the algorithm exists for the operation's family (any n). */
+int         mm_coll_alg_valid(int op, int alg);
+
+/* Check a description: known family, valid algorithm, n in range, root in
+ * 0..n-1, and the algorithm's own limits (recursive-doubling allgather
+ * needs a power of two, neighbor exchange an even n). MMS_OK or
+ * MMS_EFORMAT with the reason in err. */
+int  mm_coll_check(const mm_coll_desc *d, char *err, size_t errlen);
+
+/* Blocks of the call's data and the size of block b (see above). */
+uint32_t mm_coll_nblocks(const mm_coll_desc *d);
+uint64_t mm_coll_block_bytes(const mm_coll_desc *d, uint32_t b);
+
+/* Call fn for every transfer of the call, in nondecreasing step order. A
+ * nonzero return from fn stops the expansion and is returned. The
+ * description must pass mm_coll_check (else MMS_EFORMAT). */
+typedef int (*mm_coll_emit_fn)(void *ctx, const mm_coll_xfer *x);
+int  mm_coll_expand(const mm_coll_desc *d, mm_coll_emit_fn fn, void *ctx,
+                    char *err, size_t errlen);
+/* The same into a malloc'd array (free it); MMS_ENOMEM possible. */
+int  mm_coll_expand_array(const mm_coll_desc *d, mm_coll_xfer **out, size_t *count,
+                          char *err, size_t errlen);
+
+/* ---- tags (Open MPI ompi/mca/coll/base/coll_tags.h, releases 2.x-4.x) ---- */
+#define MM_COLL_TAG_NONBLOCKING_BASE (-27)
+/* The tag of a transfer of op. Blocking operations have one fixed negative
+ * tag each (allgather -10 ... scatterv -26). A nonblocking operation takes
+ * a new tag per call from a per-communicator counter that starts at -27 and
+ * counts down (libnbc): nbc_index is how many nonblocking collectives the
+ * communicator started before this one. */
+int32_t mm_coll_tag(int op, uint32_t nbc_index);
+
+/* ---- automatic selection ---- */
+enum mm_coll_lib {
+    MM_COLL_LIB_OMPI  = 0, /* Open MPI coll/tuned fixed rules (2.x-4.0), libnbc */
+    MM_COLL_LIB_MPICH = 1  /* MPICH 3.x defaults (CVARs), Thakur et al. 2005     */
+};
+
+typedef struct mm_coll_choice {
+    int         alg;  /* an algorithm implemented here, valid for (op, n) */
+    const char *rule; /* the rule that fired, naming the library's own
+                         algorithm when it is one not implemented here and
+                         alg is the nearest substitute                      */
+} mm_coll_choice;
+
+/* What the library would run for op on n ranks with the given bytes (as in
+ * mm_coll_desc). The thresholds and their sources: docs/collectives.md. */
+mm_coll_choice mm_coll_auto(int op, int32_t n, uint64_t bytes, int lib);
+
+#endif /* MM_TOOLS_COLL_ALGO_H */

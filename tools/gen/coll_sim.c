@@ -1,0 +1,230 @@
+/*
+ * coll_sim.c - the arrival model of the collective and application
+ * workloads (coll_sim.h, docs/collectives.md).
+ */
+#include "coll_sim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int mm_csim_init(mm_csim *s, int32_t n, int32_t rank, const mm_csim_net *net,
+                 uint64_t seed, char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    if (n < 1 || rank < 0 || rank >= n) {
+        snprintf(err, errlen, "observed rank %ld outside 0..%ld", (long)rank, (long)n - 1);
+        return MMS_EFORMAT;
+    }
+    s->n = n;
+    s->rank = rank;
+    s->net = *net;
+    mm_rng_seed(&s->rng, seed);
+    s->clock = calloc((size_t)n, sizeof *s->clock);
+    s->last_in = calloc((size_t)n, sizeof *s->last_in);
+    s->scratch = calloc((size_t)n, sizeof *s->scratch);
+    s->scratch_cap = (size_t)n;
+    if (!s->clock || !s->last_in || !s->scratch) {
+        mm_csim_free(s);
+        snprintf(err, errlen, "out of memory for %ld simulated ranks", (long)n);
+        return MMS_ENOMEM;
+    }
+    return MMS_OK;
+}
+
+void mm_csim_free(mm_csim *s)
+{
+    free(s->clock);
+    free(s->last_in);
+    free(s->scratch);
+    free(s->ev);
+    memset(s, 0, sizeof *s);
+}
+
+int mm_csim_plan_make(const mm_csim *s, mm_csim_plan *p, int op, int alg, int lib,
+                      int32_t root, uint64_t bytes, char *err, size_t errlen)
+{
+    memset(p, 0, sizeof *p);
+    if (alg == MM_ALG_AUTO)
+        alg = mm_coll_auto(op, s->n, bytes, lib).alg;
+    p->d.op = op;
+    p->d.alg = alg;
+    p->d.n = s->n;
+    p->d.root = root;
+    p->d.bytes = bytes;
+    return mm_coll_expand_array(&p->d, &p->x, &p->nx, err, errlen);
+}
+
+void mm_csim_plan_free(mm_csim_plan *p)
+{
+    free(p->x);
+    memset(p, 0, sizeof *p);
+}
+
+void mm_csim_compute(mm_csim *s, uint64_t mean_ns)
+{
+    uint64_t lo = mean_ns - mean_ns / 4, span = mean_ns / 2 + 1;
+    for (int32_t r = 0; r < s->n; r++)
+        s->clock[r] += lo + mm_rng_below(&s->rng, span);
+}
+
+static int add_event(mm_csim *s, uint64_t t, const mm_event *e, char *err, size_t errlen)
+{
+    if (s->nev >= MM_CSIM_MAX_EVENTS) {
+        snprintf(err, errlen, "more than %llu events at the observed rank; make the run "
+                 "smaller (fewer calls or iterations, or a smaller n)",
+                 (unsigned long long)MM_CSIM_MAX_EVENTS);
+        return MMS_EFORMAT;
+    }
+    if (s->nev == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 4096;
+        mm_csim_pend *v = realloc(s->ev, cap * sizeof *v);
+        if (!v) {
+            snprintf(err, errlen, "out of memory after %zu generated events", s->nev);
+            return MMS_ENOMEM;
+        }
+        s->ev = v;
+        s->cap = cap;
+    }
+    mm_csim_pend *p = &s->ev[s->nev];
+    p->t = t;
+    p->seq = s->nev;
+    p->ev = *e;
+    p->ev.t = t;
+    s->nev++;
+    if (e->kind == MM_KIND_COLL)
+        s->coll_events++;
+    else
+        s->p2p_events++;
+    return MMS_OK;
+}
+
+/* A message of `bytes` sent at `sent` arrives here; into the observed rank
+ * it never overtakes an earlier one from the same source. */
+static uint64_t arrival(mm_csim *s, int32_t src, int32_t dst, uint64_t sent, uint64_t bytes)
+{
+    uint64_t t = sent + s->net.latency_ns + bytes * s->net.ps_per_byte / 1000;
+    if (dst == s->rank) {
+        if (t < s->last_in[src])
+            t = s->last_in[src];
+        s->last_in[src] = t;
+    }
+    return t;
+}
+
+static int grow_scratch(mm_csim *s, size_t need, char *err, size_t errlen)
+{
+    if (need <= s->scratch_cap)
+        return MMS_OK;
+    uint64_t *v = realloc(s->scratch, need * sizeof *v);
+    if (!v) {
+        snprintf(err, errlen, "out of memory for a step of %zu transfers", need);
+        return MMS_ENOMEM;
+    }
+    s->scratch = v;
+    s->scratch_cap = need;
+    return MMS_OK;
+}
+
+/* The R and M of one message into the observed rank. */
+static int observe(mm_csim *s, int type, uint64_t t, int32_t src, int32_t tag,
+                   uint64_t bytes, int op, uint32_t call, char *err, size_t errlen)
+{
+    mm_event e = mm_event_make(type, 0, s->comm, src, tag);
+    e.bytes = bytes;
+    if (op != MM_COLL_NONE) {
+        e.kind = MM_KIND_COLL;
+        e.coll_op = (uint8_t)op;
+        e.comm_size = (uint32_t)s->n;
+        e.call = call;
+    }
+    return add_event(s, t, &e, err, errlen);
+}
+
+int mm_csim_collective(mm_csim *s, const mm_csim_plan *p, char *err, size_t errlen)
+{
+    int op = p->d.op, rc;
+    uint32_t call = ++s->calls[op];
+    int32_t tag = mm_coll_nonblocking(op) ? mm_coll_tag(op, s->nbc++) : mm_coll_tag(op, 0);
+    for (int32_t r = 0; r < s->n; r++)
+        s->clock[r] += mm_rng_below(&s->rng, s->net.skew_ns + 1);
+    for (size_t i = 0; i < p->nx;) {
+        size_t j = i;
+        while (j < p->nx && p->x[j].step == p->x[i].step)
+            j++;
+        if ((rc = grow_scratch(s, j - i, err, errlen)) != MMS_OK)
+            return rc;
+        /* sends of this step leave at the sender's clock before the step's
+         * arrivals move any clock */
+        for (size_t k = i; k < j; k++) {
+            const mm_coll_xfer *x = &p->x[k];
+            uint64_t t = arrival(s, x->src, x->dst, s->clock[x->src], x->bytes);
+            s->scratch[k - i] = t;
+            if (x->dst != s->rank)
+                continue;
+            if ((rc = observe(s, MM_EV_RECV, s->clock[s->rank], x->src, tag, x->bytes, op, call,
+                              err, errlen)) != MMS_OK ||
+                (rc = observe(s, MM_EV_MSG, t, x->src, tag, x->bytes, op, call,
+                              err, errlen)) != MMS_OK)
+                return rc;
+        }
+        for (size_t k = i; k < j; k++)
+            if (s->clock[p->x[k].dst] < s->scratch[k - i])
+                s->clock[p->x[k].dst] = s->scratch[k - i];
+        i = j;
+    }
+    return MMS_OK;
+}
+
+int mm_csim_p2p(mm_csim *s, mm_csim_from_fn from, const void *ctx, uint64_t bytes,
+                int32_t tag, int anysrc, char *err, size_t errlen)
+{
+    int rc;
+    /* the observed rank posts all its receives first (MPI_Irecv each) */
+    for (int i = 0; from(ctx, s->rank, i) >= 0; i++) {
+        int32_t q = from(ctx, s->rank, i);
+        if ((rc = observe(s, MM_EV_RECV, s->clock[s->rank], anysrc ? MM_ANY_SOURCE : q, tag,
+                          bytes, MM_COLL_NONE, 0, err, errlen)) != MMS_OK)
+            return rc;
+    }
+    for (int32_t p = 0; p < s->n; p++) {
+        uint64_t done = s->clock[p];
+        for (int i = 0;; i++) {
+            int32_t q = from(ctx, p, i);
+            if (q < 0)
+                break;
+            uint64_t t = arrival(s, q, p, s->clock[q], bytes);
+            if (t > done)
+                done = t;
+            if (p == s->rank &&
+                (rc = observe(s, MM_EV_MSG, t, q, tag, bytes, MM_COLL_NONE, 0, err, errlen)) != MMS_OK)
+                return rc;
+        }
+        s->scratch[p] = done; /* MPI_Waitall */
+    }
+    memcpy(s->clock, s->scratch, (size_t)s->n * sizeof *s->clock);
+    return MMS_OK;
+}
+
+static int by_time(const void *a, const void *b)
+{
+    const mm_csim_pend *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+int mm_csim_write(mm_csim *s, mm_stream *out, char *err, size_t errlen)
+{
+    if (s->nev > 1)
+        qsort(s->ev, s->nev, sizeof *s->ev, by_time);
+    int rc = mm_stream_reserve(out, s->nev, err, errlen);
+    for (size_t i = 0; rc == MMS_OK && i < s->nev; i++) {
+        s->ev[i].ev.id = i + 1;
+        rc = mm_stream_push(out, &s->ev[i].ev, err, errlen);
+    }
+    /* the job's size, so per-peer engines see every rank of the communicator */
+    out->np_decl = s->n;
+    s->nev = 0;
+    return rc;
+}

@@ -1,0 +1,372 @@
+/*
+ * gen_apps.c - synthetic application profiles after paper 000, Fig. 1 and
+ * sec. 5.3-5.4: Radix, Nbody, MiniAMR and FDS as one rank of an n-process
+ * job sees them (gen_coll.h, docs/collectives.md).
+ *
+ * These are models, not traces: each profile is a loop of the collectives
+ * the paper names for the application (expanded into point-to-point
+ * messages, coll_algo.h) and of a point-to-point pattern typical of it,
+ * timed by the arrival model (coll_sim.h). They reproduce the mix of
+ * collective and point-to-point queue elements the figure shows and the
+ * queue behaviour the paper describes (short traversals in Radix and
+ * MiniAMR, long ones at FDS rank 0), not the applications' exact traffic,
+ * so their mm_gen entries say synthetic = 1.
+ *
+ * Collective traffic uses the operations' negative tags and kind COLL;
+ * point-to-point traffic uses tags >= 0. The library whose selection rules
+ * pick the algorithms defaults to MPICH, because the paper ran MVAPICH2,
+ * which inherits MPICH's collectives.
+ */
+#include "gen_coll.h"
+
+#include <stdio.h>
+
+#include "coll_sim.h"
+
+static const char *const lib_choices[] = {"ompi", "mpich", NULL};
+static const char *const gather_algs[] = {"auto", "linear", "direct", "binomial", NULL};
+
+/* Parameters every profile has, first in its table. */
+enum { A_N, A_RANK, A_ITERS, A_SKEW, A_LIB, A_LAT, A_COMPUTE, A_P2P_BYTES, A_COLL_BYTES, A_X1, A_X2 };
+
+#define APP_PARAMS(n_def, rank_def, iters_def, iters_doc, compute_def, p2p_doc, p2p_def, coll_doc, coll_def) \
+    {"n", "processes in the job", n_def, 2, 16384, NULL},                                       \
+    {"rank", "the rank whose matching engine the stream feeds", rank_def, 0, 16383, NULL},      \
+    {"iters", iters_doc, iters_def, 1, 1000000, NULL},                                          \
+    {"skew", "largest random delay of each rank before each collective, ns", 2000, 0,          \
+     1000000000000, NULL},                                                                      \
+    {"lib", "whose selection rules pick the collective algorithms", 1, 0, 1, lib_choices},      \
+    {"latency", "per-message latency, ns", 1000, 0, 1000000000, NULL},                          \
+    {"compute", "mean computation per iteration, ns", compute_def, 0, 1000000000000, NULL},     \
+    {"p2p_bytes", p2p_doc, p2p_def, 0, (int64_t)1 << 40, NULL},                                 \
+    {"coll_bytes", coll_doc, coll_def, 0, (int64_t)1 << 40, NULL}
+
+/* ---- shared pieces ---- */
+
+typedef struct app {
+    const char  *name;
+    mm_csim      sim;
+    mm_csim_plan plan[6];
+    int          nplans;
+    int          failed; /* a plan could not be made: err says why */
+    int          lib;
+    char        *err;
+    size_t       errlen;
+} app;
+
+static int app_start(app *a, const char *name, const int64_t *v, uint64_t seed,
+                     char *err, size_t errlen)
+{
+    a->name = name;
+    a->nplans = 0;
+    a->failed = 0;
+    a->lib = (int)v[A_LIB];
+    a->err = err;
+    a->errlen = errlen;
+    if (v[A_RANK] >= v[A_N]) {
+        snprintf(err, errlen, "%s: rank %lld outside 0..%lld (n=%lld)", name,
+                 (long long)v[A_RANK], (long long)v[A_N] - 1, (long long)v[A_N]);
+        return MMS_EFORMAT;
+    }
+    mm_csim_net net = {(uint64_t)v[A_LAT], 100, (uint64_t)v[A_SKEW]};
+    return mm_csim_init(&a->sim, (int32_t)v[A_N], (int32_t)v[A_RANK], &net, seed, err, errlen);
+}
+
+/* Plan a collective and return its index; after a failure (a->failed,
+ * the error set) later calls do nothing, so a profile plans everything and
+ * checks once. */
+static int app_plan(app *a, int op, int alg, int32_t root, uint64_t bytes)
+{
+    char why[256];
+    mm_csim_plan *p = &a->plan[a->nplans];
+    if (a->failed)
+        return -1;
+    if (mm_csim_plan_make(&a->sim, p, op, alg, a->lib, root, bytes, why, sizeof why) != MMS_OK) {
+        snprintf(a->err, a->errlen, "%s: %s", a->name, why);
+        a->failed = 1;
+        return -1;
+    }
+    return a->nplans++;
+}
+
+static int app_coll(app *a, int plan)
+{
+    return mm_csim_collective(&a->sim, &a->plan[plan], a->err, a->errlen);
+}
+
+static int app_finish(app *a, mm_stream *s, int rc)
+{
+    if (rc == MMS_OK)
+        rc = mm_csim_write(&a->sim, s, a->err, a->errlen);
+    for (int i = 0; i < a->nplans; i++)
+        mm_csim_plan_free(&a->plan[i]);
+    mm_csim_free(&a->sim);
+    return rc;
+}
+
+/* A 3D process grid px * py * pz = n, as cubic as n allows (MPI_Dims_create
+ * style): the halo neighbours of MiniAMR and FDS. */
+typedef struct grid {
+    int32_t px, py, pz;
+    int     dir; /* 0, 1, 2: one axis; 3: all three */
+} grid;
+
+static grid grid_make(int32_t n)
+{
+    grid g = {n, 1, 1, 3};
+    int32_t z = 1;
+    for (int32_t a = 1; (int64_t)a * a * a <= n; a++)
+        if (n % a == 0)
+            z = a;
+    int32_t m = n / z, y = 1;
+    for (int32_t a = 1; (int64_t)a * a <= m; a++)
+        if (m % a == 0)
+            y = a;
+    g.px = m / y;
+    g.py = y;
+    g.pz = z;
+    return g;
+}
+
+/* The i-th existing face neighbour of p (minus side first, axis by axis). */
+static int32_t grid_from(const void *ctx, int32_t p, int i)
+{
+    const grid *g = ctx;
+    int32_t c[3] = {p % g->px, (p / g->px) % g->py, p / (g->px * g->py)};
+    int32_t dim[3] = {g->px, g->py, g->pz};
+    int32_t stride[3] = {1, g->px, g->px * g->py};
+    for (int d = 0; d < 3; d++) {
+        if (g->dir != 3 && g->dir != d)
+            continue;
+        if (c[d] > 0 && i-- == 0)
+            return p - stride[d];
+        if (c[d] < dim[d] - 1 && i-- == 0)
+            return p + stride[d];
+    }
+    return -1;
+}
+
+/* ---- radix ---- */
+
+/* Radix (paper 000 sec. 5.4: MPI_Iallgather, MPI_Allreduce, MPI_Reduce,
+ * MPI_Reduce_scatter; almost every queue element collective, Fig. 1a;
+ * queues of about 10 elements, sec. 5.3.1). One iteration is one radix
+ * pass: an iallgather of the bucket counts, an allreduce of the global
+ * counts, a reduce of statistics to rank 0, and the key exchange: a few
+ * messages from other ranks received with MPI_ANY_SOURCE (who sends first
+ * is not known; an assumption, see docs). MPI_Reduce_scatter is left out:
+ * it has no expansion here. */
+static const mm_gen_param radix_params[] = {
+    APP_PARAMS(512, 0, 400, "radix passes", 20000,
+               "bytes of each key-exchange message", 4096,
+               "bytes of each rank's bucket counts", 256),
+    {"peers", "key-exchange messages each rank receives per pass", 2, 0, 64, NULL},
+    {"anysrc", "1: key-exchange receives use MPI_ANY_SOURCE", 1, 0, 1, NULL},
+};
+
+typedef struct offsets { int32_t n, k, off[64]; } offsets;
+
+static int32_t offsets_from(const void *ctx, int32_t p, int i)
+{
+    const offsets *o = ctx;
+    return i < o->k ? (p - o->off[i] + o->n) % o->n : -1;
+}
+
+static int run_radix(mm_stream *s, const int64_t *v, uint64_t seed, char *err, size_t errlen)
+{
+    app a;
+    int rc = app_start(&a, "radix", v, seed, err, errlen);
+    if (rc != MMS_OK)
+        return rc;
+    uint64_t cb = (uint64_t)v[A_COLL_BYTES];
+    int iag = app_plan(&a, MM_COLL_IALLGATHER, MM_ALG_AUTO, 0, cb);
+    int ar = app_plan(&a, MM_COLL_ALLREDUCE, MM_ALG_AUTO, 0, cb);
+    int red = app_plan(&a, MM_COLL_REDUCE, MM_ALG_AUTO, 0, 64);
+    if (a.failed)
+        return app_finish(&a, s, MMS_EFORMAT);
+    offsets o = {a.sim.n, 0, {0}};
+    o.k = (int32_t)v[A_X1] < a.sim.n - 1 ? (int32_t)v[A_X1] : a.sim.n - 1;
+    for (int64_t it = 0; rc == MMS_OK && it < v[A_ITERS]; it++) {
+        mm_csim_compute(&a.sim, (uint64_t)v[A_COMPUTE]);
+        if ((rc = app_coll(&a, iag)) != MMS_OK || (rc = app_coll(&a, ar)) != MMS_OK)
+            break;
+        /* distinct senders for this pass, the same offsets for every rank */
+        for (int32_t i = 0; i < o.k; i++) {
+            int32_t off, dup;
+            do {
+                off = 1 + (int32_t)mm_rng_below(&a.sim.rng, (uint64_t)a.sim.n - 1);
+                dup = 0;
+                for (int32_t j = 0; j < i; j++)
+                    dup |= o.off[j] == off;
+            } while (dup);
+            o.off[i] = off;
+        }
+        if ((rc = mm_csim_p2p(&a.sim, offsets_from, &o, (uint64_t)v[A_P2P_BYTES], 1,
+                              (int)v[A_X2], err, errlen)) != MMS_OK)
+            break;
+        rc = app_coll(&a, red);
+    }
+    return app_finish(&a, s, rc);
+}
+
+/* ---- nbody ---- */
+
+/* Nbody (sec. 5.4: MPI_Allgather, MPI_Allreduce, MPI_Bcast, MPI_Reduce;
+ * most queue elements point-to-point, Fig. 1b). One iteration is one time
+ * step of the ring ("systolic") force computation: n-1 shifts in which
+ * every rank receives a block of particles from its left neighbour and
+ * passes its block on to the right, then an allgather of positions and an
+ * allreduce of the energy; every 10th step a bcast of parameters from rank
+ * 0 and a reduce of diagnostics to it. */
+static const mm_gen_param nbody_params[] = {
+    APP_PARAMS(512, 0, 40, "time steps", 2000000,
+               "bytes of a particle block passed around the ring", 4096,
+               "bytes of each rank's positions in the allgather", 64),
+};
+
+static int32_t ring_from(const void *ctx, int32_t p, int i)
+{
+    int32_t n = *(const int32_t *)ctx;
+    return i == 0 && n > 1 ? (p + n - 1) % n : -1;
+}
+
+static int run_nbody(mm_stream *s, const int64_t *v, uint64_t seed, char *err, size_t errlen)
+{
+    app a;
+    int rc = app_start(&a, "nbody", v, seed, err, errlen);
+    if (rc != MMS_OK)
+        return rc;
+    int ag = app_plan(&a, MM_COLL_ALLGATHER, MM_ALG_AUTO, 0, (uint64_t)v[A_COLL_BYTES]);
+    int ar = app_plan(&a, MM_COLL_ALLREDUCE, MM_ALG_AUTO, 0, 8);
+    int bc = app_plan(&a, MM_COLL_BCAST, MM_ALG_AUTO, 0, 64);
+    int red = app_plan(&a, MM_COLL_REDUCE, MM_ALG_AUTO, 0, 64);
+    if (a.failed)
+        return app_finish(&a, s, MMS_EFORMAT);
+    int32_t n = a.sim.n;
+    for (int64_t it = 0; rc == MMS_OK && it < v[A_ITERS]; it++) {
+        if (it % 10 == 0 && (rc = app_coll(&a, bc)) != MMS_OK)
+            break;
+        for (int32_t k = 0; rc == MMS_OK && k < n - 1; k++) {
+            mm_csim_compute(&a.sim, (uint64_t)v[A_COMPUTE] / (uint64_t)n);
+            rc = mm_csim_p2p(&a.sim, ring_from, &n, (uint64_t)v[A_P2P_BYTES], 0, 0, err, errlen);
+        }
+        if (rc != MMS_OK || (rc = app_coll(&a, ag)) != MMS_OK || (rc = app_coll(&a, ar)) != MMS_OK)
+            break;
+        if (it % 10 == 9)
+            rc = app_coll(&a, red);
+    }
+    return app_finish(&a, s, rc);
+}
+
+/* ---- miniamr ---- */
+
+/* MiniAMR (sec. 5.4: MPI_Allreduce, MPI_Bcast, MPI_Allgather, MPI_Reduce;
+ * allreduce contributes most; short traversals; more collective than
+ * point-to-point elements, Fig. 1c). One iteration is a time step: the
+ * halo exchange of miniAMR's comm.c, axis by axis, receiving from the face
+ * neighbours on a 3D process grid with tag = axis (0, 1, 2) and specific
+ * sources (miniAMR posts no MPI_ANY_SOURCE receive), then the checksum
+ * allreduce. Every `refine` steps the refinement: eight small allreduces
+ * of block counts (as refine.c) and an allgather; every 10 refinements a
+ * reduce of the profile to rank 0 and a bcast of the new parameters. */
+static const mm_gen_param miniamr_params[] = {
+    APP_PARAMS(512, 0, 400, "time steps", 20000,
+               "bytes of a halo face message", 4096,
+               "bytes of the checksum allreduce", 320),
+    {"refine", "time steps between refinements", 5, 1, 1000000, NULL},
+};
+
+static int run_miniamr(mm_stream *s, const int64_t *v, uint64_t seed, char *err, size_t errlen)
+{
+    app a;
+    int rc = app_start(&a, "miniamr", v, seed, err, errlen);
+    if (rc != MMS_OK)
+        return rc;
+    int ck = app_plan(&a, MM_COLL_ALLREDUCE, MM_ALG_AUTO, 0, (uint64_t)v[A_COLL_BYTES]);
+    int cnt = app_plan(&a, MM_COLL_ALLREDUCE, MM_ALG_AUTO, 0, 8);
+    int ag = app_plan(&a, MM_COLL_ALLGATHER, MM_ALG_AUTO, 0, 8);
+    int red = app_plan(&a, MM_COLL_REDUCE, MM_ALG_AUTO, 0, 1024);
+    int bc = app_plan(&a, MM_COLL_BCAST, MM_ALG_AUTO, 0, 156);
+    if (a.failed)
+        return app_finish(&a, s, MMS_EFORMAT);
+    grid g = grid_make(a.sim.n);
+    for (int64_t it = 0; rc == MMS_OK && it < v[A_ITERS]; it++) {
+        mm_csim_compute(&a.sim, (uint64_t)v[A_COMPUTE]);
+        for (g.dir = 0; rc == MMS_OK && g.dir < 3; g.dir++)
+            rc = mm_csim_p2p(&a.sim, grid_from, &g, (uint64_t)v[A_P2P_BYTES], g.dir, 0, err, errlen);
+        if (rc != MMS_OK || (rc = app_coll(&a, ck)) != MMS_OK)
+            break;
+        if ((it + 1) % v[A_X1] == 0) {
+            for (int k = 0; rc == MMS_OK && k < 8; k++)
+                rc = app_coll(&a, cnt);
+            if (rc == MMS_OK)
+                rc = app_coll(&a, ag);
+            if (rc == MMS_OK && (it + 1) % (10 * v[A_X1]) == 0 &&
+                (rc = app_coll(&a, red)) == MMS_OK)
+                rc = app_coll(&a, bc);
+        }
+    }
+    return app_finish(&a, s, rc);
+}
+
+/* ---- fds ---- */
+
+/* FDS (sec. 5.3.1 and 5.4: MPI_Gather, MPI_Gatherv, MPI_Allgatherv,
+ * MPI_Allreduce; every process sends messages to rank 0 through
+ * MPI_Gather(v), the hot spot; rank 0 holds most of the queue elements and
+ * most of them are collective, Fig. 1d). One iteration is a time step: the
+ * exchange of mesh boundaries with the face neighbours on a 3D process grid
+ * (specific sources, tag 0), an allreduce of the time-step control, and a
+ * gatherv of the diagnostics to rank 0; every 10th step a gather and an
+ * allgatherv. The gather algorithm defaults to "direct" (rank 0 posts all
+ * n-1 receives at once), MVAPICH2's choice for small messages that matches
+ * the long rank-0 queues the paper reports; auto would follow `lib`. */
+static const mm_gen_param fds_params[] = {
+    APP_PARAMS(512, 0, 100, "time steps", 50000,
+               "bytes of a mesh-boundary message", 8192,
+               "bytes each rank gathers to rank 0", 256),
+    {"gather_alg", "algorithm of MPI_Gather(v)", 2, 0, 3, gather_algs},
+};
+
+static int run_fds(mm_stream *s, const int64_t *v, uint64_t seed, char *err, size_t errlen)
+{
+    app a;
+    int rc = app_start(&a, "fds", v, seed, err, errlen);
+    if (rc != MMS_OK)
+        return rc;
+    int galg = mm_coll_alg_from_name(gather_algs[v[A_X1]]);
+    int gv = app_plan(&a, MM_COLL_GATHERV, galg, 0, (uint64_t)v[A_COLL_BYTES]);
+    int ga = app_plan(&a, MM_COLL_GATHER, galg, 0, 8);
+    int ar = app_plan(&a, MM_COLL_ALLREDUCE, MM_ALG_AUTO, 0, 8);
+    int agv = app_plan(&a, MM_COLL_ALLGATHERV, MM_ALG_AUTO, 0, 64);
+    if (a.failed)
+        return app_finish(&a, s, MMS_EFORMAT);
+    grid g = grid_make(a.sim.n);
+    for (int64_t it = 0; rc == MMS_OK && it < v[A_ITERS]; it++) {
+        mm_csim_compute(&a.sim, (uint64_t)v[A_COMPUTE]);
+        if ((rc = mm_csim_p2p(&a.sim, grid_from, &g, (uint64_t)v[A_P2P_BYTES], 0, 0,
+                              err, errlen)) != MMS_OK ||
+            (rc = app_coll(&a, ar)) != MMS_OK || (rc = app_coll(&a, gv)) != MMS_OK)
+            break;
+        if (it % 10 == 9 && ((rc = app_coll(&a, ga)) != MMS_OK || (rc = app_coll(&a, agv)) != MMS_OK))
+            break;
+    }
+    return app_finish(&a, s, rc);
+}
+
+#define GEN_APP(NAME, PARAMS, SUMMARY, ORIGIN) \
+    const mm_gen mm_gen_##NAME = {#NAME, SUMMARY, ORIGIN, 1, PARAMS, \
+                                  sizeof PARAMS / sizeof *PARAMS, run_##NAME}
+
+GEN_APP(radix, radix_params,
+        "synthetic Radix sort profile: almost all queue elements collective (iallgather, allreduce, reduce)",
+        "paper 000, Fig. 1a, sec. 5.3-5.4");
+GEN_APP(nbody, nbody_params,
+        "synthetic Nbody profile: ring point-to-point shifts plus allgather, allreduce, bcast, reduce",
+        "paper 000, Fig. 1b, sec. 5.3-5.4");
+GEN_APP(miniamr, miniamr_params,
+        "synthetic MiniAMR profile: 3D halo exchange plus allreduce-heavy refinement",
+        "paper 000, Fig. 1c, sec. 5.3-5.4");
+GEN_APP(fds, fds_params,
+        "synthetic FDS profile: gather(v) hot spot at rank 0 plus neighbour exchange",
+        "paper 000, Fig. 1d, sec. 5.3.1 and 5.4");

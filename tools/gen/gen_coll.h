@@ -1,0 +1,28 @@
+/*
+ * gen_coll.h - the collective workloads and the application profiles
+ * (docs/collectives.md), for the generator registry (gen_registry.c).
+ *
+ * Collectives at one rank of an n-process job: gather, bcast, reduce,
+ * allreduce, allgather, barrier, alltoall (gen_coll.c). Application
+ * profiles of paper 000, Fig. 1, all synthetic: radix, nbody, miniamr, fds
+ * (gen_apps.c).
+ */
+#ifndef MM_TOOLS_GEN_COLL_H
+#define MM_TOOLS_GEN_COLL_H
+
+#include "gen.h"
+
+extern const mm_gen mm_gen_gather;
+extern const mm_gen mm_gen_bcast;
+extern const mm_gen mm_gen_reduce;
+extern const mm_gen mm_gen_allreduce;
+extern const mm_gen mm_gen_allgather;
+extern const mm_gen mm_gen_barrier;
+extern const mm_gen mm_gen_alltoall;
+
+extern const mm_gen mm_gen_radix;
+extern const mm_gen mm_gen_nbody;
+extern const mm_gen mm_gen_miniamr;
+extern const mm_gen mm_gen_fds;
+
+#endif /* MM_TOOLS_GEN_COLL_H */
