@@ -126,7 +126,33 @@ def build_parser() -> argparse.ArgumentParser:
                    help="timed repetitions per stream (default: 5)")
     p.add_argument("--json", metavar="FILE", help="write the combined results to FILE")
     p.set_defaults(func=cmd_bench)
+
+    _add_import_parser(sub)
     return parser
+
+
+def _add_import_parser(sub: Any) -> None:
+    """`mpimatch import dumpi DIR --out TRACE_DIR` (docs/dumpi.md)."""
+    p = sub.add_parser("import", formatter_class=_formatter, epilog=EXIT_STATUS,
+                       help="import traces of other tools as mpimatch traces",
+                       description="Convert traces recorded by other tools into the mpimatch "
+                                   "trace format (docs/trace-format.md).")
+    isub = p.add_subparsers(dest="import_format", metavar="FORMAT")
+    isub.required = True
+    q = isub.add_parser("dumpi", formatter_class=_formatter, epilog=EXIT_STATUS,
+                        help="SST DUMPI traces (mpimatch-import-dumpi)",
+                        description="Read an SST DUMPI run (a directory with PREFIX.meta and "
+                                    "PREFIX-NNNN.bin, or the .meta file) and write "
+                                    "TRACE_DIR/rank-NNNNNN.mmt and index.json. A rank file "
+                                    "cut short is read to its last whole record with a "
+                                    "warning; a corrupted or foreign file is an error naming "
+                                    "the file, offset and reason (docs/dumpi.md).")
+    q.add_argument("input", metavar="DIR", help="DUMPI run directory or .meta file")
+    q.add_argument("--out", required=True, metavar="TRACE_DIR", help="output directory")
+    q.add_argument("--mpi", choices=["openmpi", "mpich"],
+                   help="the MPI the run used (default openmpi)")
+    q.add_argument("--quiet", action="store_true", help="no warnings")
+    q.set_defaults(func=cmd_import_dumpi)
 
 
 # ---------------------------------------------------------------- commands
@@ -195,6 +221,15 @@ def cmd_bench(args: argparse.Namespace, out: Console) -> int:
         err.print(f"mpimatch: error: {len(combined['failed'])} stream(s) failed: {names}",
                   highlight=False, markup=False)
     return combined["exit_code"]
+
+
+def cmd_import_dumpi(args: argparse.Namespace, out: Console) -> int:
+    argv = [args.input, "--out", args.out]
+    if args.mpi:
+        argv += ["--mpi", args.mpi]
+    if args.quiet:
+        argv.append("--quiet")
+    return run_tool(tools.IMPORT_DUMPI, argv)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
