@@ -47,41 +47,26 @@ static size_t src_slot(const mm_analysis *a, int32_t src)
     return src >= 0 && src < a->np ? (size_t)src : (size_t)a->np;
 }
 
-/* Search the UMQ with receive key r from the head; index in q or -1. */
-static long long search_umq(const mm_stream *s, mm_analysis *a, vq *umq, const mm_event *r)
+/* Search queue q from the head for the partner of event x: in the UMQ
+ * (recv_side 0: x is a receive or probe, the elements are messages) or in
+ * the PRQ (recv_side 1: x is a message, the elements are receives). Every
+ * element looked at is counted under its source. Index in q or -1. */
+static long long search(const mm_stream *s, mm_analysis *a, const vq *q, const mm_event *x,
+                        int recv_side)
 {
-    uint64_t depth = 0;
+    uint64_t depth = 0, *by_src = recv_side ? a->prq_src : a->umq_src;
     long long hit = -1;
-    for (size_t i = 0; i < umq->n; i++) {
-        const mm_event *m = &s->ev[umq->e[i]];
+    for (size_t i = 0; i < q->n; i++) {
+        const mm_event *e = &s->ev[q->e[i]];
         depth++;
-        if (m->src >= 0 && m->src < a->np)
-            a->umq_src[m->src]++;
-        if (match(r, m)) {
+        by_src[src_slot(a, e->src)]++;
+        if (recv_side ? match(e, x) : match(x, e)) {
             hit = (long long)i;
             break;
         }
     }
-    a->umq_searches++;
-    a->umq_traversed += depth;
-    return hit;
-}
-
-static long long search_prq(const mm_stream *s, mm_analysis *a, vq *prq, const mm_event *m)
-{
-    uint64_t depth = 0;
-    long long hit = -1;
-    for (size_t i = 0; i < prq->n; i++) {
-        const mm_event *r = &s->ev[prq->e[i]];
-        depth++;
-        a->prq_src[src_slot(a, r->src)]++;
-        if (match(r, m)) {
-            hit = (long long)i;
-            break;
-        }
-    }
-    a->prq_searches++;
-    a->prq_traversed += depth;
+    *(recv_side ? &a->prq_searches : &a->umq_searches) += 1;
+    *(recv_side ? &a->prq_traversed : &a->umq_traversed) += depth;
     return hit;
 }
 
@@ -89,7 +74,7 @@ int mm_analyze(const mm_stream *s, mm_analysis *a, FILE *series, uint64_t every)
 {
     memset(a, 0, sizeof *a);
     a->np = s->np;
-    a->umq_src = calloc((size_t)s->np, sizeof *a->umq_src);
+    a->umq_src = calloc((size_t)s->np + 1, sizeof *a->umq_src); /* [np] unused */
     a->prq_src = calloc((size_t)s->np + 1, sizeof *a->prq_src);
     vq prq = { 0 }, umq = { 0 };
     int rc = MMS_ENOMEM;
@@ -106,21 +91,21 @@ int mm_analyze(const mm_stream *s, mm_analysis *a, FILE *series, uint64_t every)
         switch (ev->type) {
         case MM_EV_RECV:
             t = ev->t;
-            if ((h = search_umq(s, a, &umq, ev)) >= 0)
+            if ((h = search(s, a, &umq, ev, 0)) >= 0)
                 vq_remove(&umq, (size_t)h);
             else if (vq_push(&prq, i))
                 goto out;
             break;
         case MM_EV_MSG:
             t = ev->t;
-            if ((h = search_prq(s, a, &prq, ev)) >= 0)
+            if ((h = search(s, a, &prq, ev, 1)) >= 0)
                 vq_remove(&prq, (size_t)h);
             else if (vq_push(&umq, i))
                 goto out;
             break;
         case MM_EV_PROBE:
         case MM_EV_MPROBE:
-            if ((h = search_umq(s, a, &umq, ev)) >= 0 && ev->type == MM_EV_MPROBE)
+            if ((h = search(s, a, &umq, ev, 0)) >= 0 && ev->type == MM_EV_MPROBE)
                 vq_remove(&umq, (size_t)h);
             break;
         case MM_EV_CANCEL:

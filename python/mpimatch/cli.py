@@ -89,6 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--matches", metavar="FILE", help="write the outcome lines to FILE ('-': standard output)")
     p.add_argument("--json", metavar="FILE", help="write the C tool's JSON results to FILE ('-': standard output, no table)")
     p.add_argument("--quiet", action="store_true", help="print no table")
+    _add_replay_dir_options(p)
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("stream", formatter_class=_formatter, epilog=EXIT_STATUS,
@@ -131,6 +132,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_replay_dir_options(p: argparse.ArgumentParser) -> None:
+    """Options of `mpimatch replay STREAM_DIR` (a directory of per-rank streams)."""
+    g = p.add_argument_group("stream directories (STREAM is a directory, docs/replay.md)")
+    g.add_argument("--out", metavar="DIR",
+                   help="write report.json, PNG plots and report.html into DIR")
+    g.add_argument("--jobs", type=int, metavar="N",
+                   help="ranks replayed at once (default: the core count)")
+    g.add_argument("--every", type=int, default=1, metavar="K",
+                   help="queue-length sample interval in events (default: 1)")
+    g.add_argument("--per-rank", action="store_true", help="also print the per-rank table")
+
+
 def _add_import_parser(sub: Any) -> None:
     """`mpimatch import dumpi DIR --out TRACE_DIR` (docs/dumpi.md)."""
     p = sub.add_parser("import", formatter_class=_formatter, epilog=EXIT_STATUS,
@@ -167,6 +180,8 @@ def cmd_engines(args: argparse.Namespace, out: Console) -> int:
 
 
 def cmd_replay(args: argparse.Namespace, out: Console) -> int:
+    if Path(args.stream).is_dir():
+        return cmd_replay_dir(args, out)
     passthrough = _replay_args(args, args.reps)
     if args.matches:
         passthrough += ["--matches", args.matches]
@@ -221,6 +236,12 @@ def cmd_bench(args: argparse.Namespace, out: Console) -> int:
         err.print(f"mpimatch: error: {len(combined['failed'])} stream(s) failed: {names}",
                   highlight=False, markup=False)
     return combined["exit_code"]
+
+
+def cmd_replay_dir(args: argparse.Namespace, out: Console) -> int:
+    from .replay_dir_cmd import replay_dir
+    return replay_dir(args, _replay_args(argparse.Namespace(**{**vars(args), "engine": args.engine or "all"}),
+                                         args.reps), out)
 
 
 def cmd_import_dumpi(args: argparse.Namespace, out: Console) -> int:

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static char *join(const char *dir, const char *name)
+char *dumpi_join(const char *dir, const char *name)
 {
     size_t n = strlen(dir) + strlen(name) + 2;
     char *p = malloc(n);
@@ -150,7 +150,7 @@ int dumpi_find_run(dumpi_run *run, const char *input, char *err, size_t errlen)
                      nmeta, first[0], first[1]);
             return -1;
         }
-        if (!(run->meta = join(dir, first[0])))
+        if (!(run->meta = dumpi_join(dir, first[0])))
             goto nomem;
     }
     if (read_meta(run, run->meta, err, errlen))
@@ -178,7 +178,7 @@ int dumpi_find_run(dumpi_run *run, const char *input, char *err, size_t errlen)
             snprintf(err, errlen, "%s: two files for rank %ld (%s and %s)", dir, r, run->bin[r],
                      de->d_name);
             rc = -1;
-        } else if (!(run->bin[r] = join(dir, de->d_name))) {
+        } else if (!(run->bin[r] = dumpi_join(dir, de->d_name))) {
             rc = -2;
         }
     }

@@ -17,5 +17,7 @@ typedef struct dumpi_run {
  * Every rank's file must be there. 0, or -1 with a message in err. */
 int dumpi_find_run(dumpi_run *run, const char *input, char *err, size_t errlen);
 void dumpi_run_free(dumpi_run *run);
+/* "DIR/NAME", malloc'd (NULL: out of memory). */
+char *dumpi_join(const char *dir, const char *name);
 
 #endif /* MM_DUMPI_FILES_H */

@@ -926,19 +926,10 @@ out:
     return rc;
 }
 
-static char *path2(const char *dir, const char *name)
-{
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *p = malloc(n);
-    if (p)
-        snprintf(p, n, "%s/%s", dir, name);
-    return p;
-}
-
 static int write_index(const char *outdir, const dumpi_run *run, const char *mpi, char *err,
                        size_t errlen)
 {
-    char *path = path2(outdir, "index.json");
+    char *path = dumpi_join(outdir, "index.json");
     if (!path) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -1021,7 +1012,7 @@ int dumpi_import(const char *input, const char *outdir, const dumpi_import_opts 
     for (int32_t r = 0; r < run.nranks; r++) {
         char name[32];
         snprintf(name, sizeof name, "rank-%06d.mmt", r);
-        char *path = path2(outdir, name);
+        char *path = dumpi_join(outdir, name);
         if (!path) {
             snprintf(err, errlen, "out of memory");
             goto out;
