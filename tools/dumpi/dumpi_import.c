@@ -977,8 +977,10 @@ int dumpi_import(const char *input, const char *outdir, const dumpi_import_opts 
                  size_t errlen)
 {
     dumpi_run run;
-    if (dumpi_find_run(&run, input, err, errlen))
+    if (dumpi_find_run(&run, input, err, errlen)) {
+        dumpi_run_free(&run); /* what it found before failing */
         return -1;
+    }
     dc_set cs;
     char **done = NULL;
     int32_t ndone = 0;
