@@ -81,7 +81,7 @@ def _heat(plt, matrix: List[List[int]], title: str, path: Path, extra: Optional[
         m = np.hstack([m, np.array(extra, dtype=float).reshape(-1, 1)])
         labels.append("any")
     n = max(m.shape)
-    fig, ax = plt.subplots(figsize=(min(12, 2 + 0.4 * n), min(10, 1.5 + 0.35 * n)))
+    fig, ax = plt.subplots(figsize=(max(5.5, min(12, 2 + 0.4 * n)), max(4, min(10, 1.5 + 0.35 * n))))
     im = ax.imshow(m, cmap="RdYlGn_r", aspect="auto", interpolation="nearest")
     ax.set_xlabel("source rank")
     ax.set_ylabel("receiving rank")
