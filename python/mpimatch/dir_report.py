@@ -136,8 +136,8 @@ def write_plots(report: Dict[str, Any], out: Path) -> List[str]:
     rows = s["rows"]
     use_t = s["x"] == "t"
     x = [row[1] / 1e6 if use_t else row[0] for row in rows]
-    ax.plot(x, [row[2] for row in rows], label="PRQ (modelled)")
-    ax.plot(x, [row[3] for row in rows], label="UMQ (modelled)")
+    ax.plot(x, [row[2] for row in rows], label="PRQ (modelled)", drawstyle="steps-post")
+    ax.plot(x, [row[3] for row in rows], label="UMQ (modelled)", drawstyle="steps-post")
     for key, label in (("posted", "PRQ (measured, MPI_T)"), ("unexpected", "UMQ (measured, MPI_T)")):
         pts = (s.get("measured") or {}).get(key) or []
         if pts and use_t:
