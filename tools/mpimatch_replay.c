@@ -12,6 +12,7 @@
 #include "gen/gen.h"
 #include "outfile.h"
 #include "replay.h"
+#include "replay_analysis.h"
 #include "replay_engines.h"
 #include "replay_report.h"
 #include "stream.h"
@@ -38,6 +39,12 @@ static const char usage[] =
     "  --np N               number of processes (overrides the stream's)\n"
     "  --hints H            auto (default: what the stream satisfies), none, or\n"
     "                       a comma list of no_any_source, no_any_tag\n"
+    "  --peer-traversal FILE  untimed, list-engine semantics: JSON of the queue\n"
+    "                       elements traversed by their source (docs/replay.md)\n"
+    "  --queue-series FILE  untimed, list-engine semantics: CSV 'event,t,prq,umq'\n"
+    "                       of the queue lengths after every K events\n"
+    "  --every K            sampling interval of --queue-series (default 1)\n"
+    "                       (with only these two options, no engine needs to run)\n"
     "  --quiet              no table, no notes\n"
     "  --list               list the engines and their parameters\n"
     "  --help               this text\n"
@@ -49,6 +56,8 @@ static const char usage[] =
 
 typedef struct args {
     const char *stream, *workload, *matches, *json;
+    const char *peer, *series;   /* untimed analyses (replay_analysis.h) */
+    uint64_t every;
     const char *engines[MAX_ARGS_LIST];
     size_t nengines;
     const char *params[MAX_ARGS_LIST];
@@ -74,6 +83,7 @@ static int parse_args(int argc, char **argv, args *a)
 {
     memset(a, 0, sizeof *a);
     a->reps = 5;
+    a->every = 1;
     a->hints = MM_HINTS_AUTO;
     for (int i = 1; i < argc; i++)
         a->list |= strcmp(argv[i], "--list") == 0;
@@ -110,6 +120,18 @@ static int parse_args(int argc, char **argv, args *a)
             if (r < 0)
                 return CLI_USAGE;
             a->matches = v;
+        } else if ((r = cli_opt(argc, argv, &i, "--peer-traversal", &v)) != 0) {
+            if (r < 0)
+                return CLI_USAGE;
+            a->peer = v;
+        } else if ((r = cli_opt(argc, argv, &i, "--queue-series", &v)) != 0) {
+            if (r < 0)
+                return CLI_USAGE;
+            a->series = v;
+        } else if ((r = cli_opt_int(argc, argv, &i, "--every", 1, INT64_MAX, &x)) != 0) {
+            if (r < 0)
+                return CLI_USAGE;
+            a->every = (uint64_t)x;
         } else if ((r = cli_opt(argc, argv, &i, "--json", &v)) != 0) {
             if (r < 0)
                 return CLI_USAGE;
@@ -178,7 +200,7 @@ static int do_list(const args *a)
 /* Everything a run holds, so one cleanup path releases it. */
 typedef struct run {
     args        a;
-    mm_outfile  matches, json;
+    mm_outfile  matches, json, peer, series;
     mm_stream   s;
     int         have_stream;
     mm_gen_spec wl;        /* the parsed --workload; wl.gen NULL for a file */
@@ -301,12 +323,28 @@ static int write_outputs(run *r)
         cli_error("cannot write '%s'", r->a.json);
         return CLI_USAGE;
     }
-    /* Commit only when both are complete: no half of a result set. */
+    if (r->a.peer || r->a.series) {
+        mm_analysis an;
+        int rc = mm_analyze(&r->s, &an, r->a.series ? r->series.f : NULL, r->a.every);
+        if (rc == MMS_OK && r->a.peer && mm_analysis_json(r->peer.f, &r->s, &an))
+            rc = MMS_EIO;
+        mm_analysis_free(&an);
+        if (rc != MMS_OK) {
+            cli_error("%s", rc == MMS_ENOMEM ? "out of memory" : "cannot write the analyses");
+            return rc == MMS_ENOMEM ? CLI_FAIL : CLI_USAGE;
+        }
+    }
+    /* Commit only when all are complete: no half of a result set. */
     if (r->a.matches && mm_outfile_commit(&r->matches, err, sizeof err)) {
         cli_error("%s", err);
         return CLI_USAGE;
     }
     if (r->a.json && mm_outfile_commit(&r->json, err, sizeof err)) {
+        cli_error("%s", err);
+        return CLI_USAGE;
+    }
+    if ((r->a.peer && mm_outfile_commit(&r->peer, err, sizeof err)) ||
+        (r->a.series && mm_outfile_commit(&r->series, err, sizeof err))) {
         cli_error("%s", err);
         return CLI_USAGE;
     }
@@ -331,7 +369,9 @@ static int replay_main(run *r)
     }
     /* Outputs first: an unwritable path fails before any work. */
     if ((a->matches && mm_outfile_open(&r->matches, a->matches, err, sizeof err)) ||
-        (a->json && mm_outfile_open(&r->json, a->json, err, sizeof err))) {
+        (a->json && mm_outfile_open(&r->json, a->json, err, sizeof err)) ||
+        (a->peer && mm_outfile_open(&r->peer, a->peer, err, sizeof err)) ||
+        (a->series && mm_outfile_open(&r->series, a->series, err, sizeof err))) {
         cli_error("%s", err);
         return CLI_USAGE;
     }
@@ -348,6 +388,8 @@ static int replay_main(run *r)
         return rc == MMS_ENOMEM ? CLI_FAIL : CLI_USAGE;
     }
     r->have_stream = 1;
+    if (a->nengines == 0 && (a->peer || a->series) && !a->json && !a->matches)
+        return write_outputs(r); /* the untimed analyses only */
 
     if ((rc = mm_plan_engines(&r->plan, a->engines, a->nengines)) ||
         (rc = mm_plan_hints(&r->plan, &r->s, a->hints)) ||
@@ -396,6 +438,8 @@ int main(int argc, char **argv)
 
     mm_outfile_abort(&r.matches); /* no-op after a commit */
     mm_outfile_abort(&r.json);
+    mm_outfile_abort(&r.peer);
+    mm_outfile_abort(&r.series);
     free(r.ref_out);
     mm_replay_free(&r.rep);
     mm_plan_free(&r.plan);

@@ -90,6 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--matches", metavar="FILE", help="write the outcome lines to FILE ('-': standard output)")
     p.add_argument("--json", metavar="FILE", help="write the C tool's JSON results to FILE ('-': standard output, no table)")
     p.add_argument("--quiet", action="store_true", help="print no table")
+    _add_replay_dir_options(p)
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("stream", formatter_class=_formatter, epilog=EXIT_STATUS,
@@ -144,7 +145,44 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("launcher", nargs=argparse.REMAINDER, metavar="-- LAUNCHER ARGS",
                    help="e.g. -- mpirun -np 8 ./app args")
     p.set_defaults(func=cmd_trace)
+    _add_import_parser(sub)
     return parser
+
+
+def _add_replay_dir_options(p: argparse.ArgumentParser) -> None:
+    """Options of `mpimatch replay STREAM_DIR` (a directory of per-rank streams)."""
+    g = p.add_argument_group("stream directories (STREAM is a directory, docs/replay.md)")
+    g.add_argument("--out", metavar="DIR",
+                   help="write report.json, PNG plots and report.html into DIR")
+    g.add_argument("--jobs", type=int, metavar="N",
+                   help="ranks replayed at once (default: the core count)")
+    g.add_argument("--every", type=int, default=1, metavar="K",
+                   help="queue-length sample interval in events (default: 1)")
+    g.add_argument("--per-rank", action="store_true", help="also print the per-rank table")
+
+
+def _add_import_parser(sub: Any) -> None:
+    """`mpimatch import dumpi DIR --out TRACE_DIR` (docs/dumpi.md)."""
+    p = sub.add_parser("import", formatter_class=_formatter, epilog=EXIT_STATUS,
+                       help="import traces of other tools as mpimatch traces",
+                       description="Convert traces recorded by other tools into the mpimatch "
+                                   "trace format (docs/trace-format.md).")
+    isub = p.add_subparsers(dest="import_format", metavar="FORMAT")
+    isub.required = True
+    q = isub.add_parser("dumpi", formatter_class=_formatter, epilog=EXIT_STATUS,
+                        help="SST DUMPI traces (mpimatch-import-dumpi)",
+                        description="Read an SST DUMPI run (a directory with PREFIX.meta and "
+                                    "PREFIX-NNNN.bin, or the .meta file) and write "
+                                    "TRACE_DIR/rank-NNNNNN.mmt and index.json. A rank file "
+                                    "cut short is read to its last whole record with a "
+                                    "warning; a corrupted or foreign file is an error naming "
+                                    "the file, offset and reason (docs/dumpi.md).")
+    q.add_argument("input", metavar="DIR", help="DUMPI run directory or .meta file")
+    q.add_argument("--out", required=True, metavar="TRACE_DIR", help="output directory")
+    q.add_argument("--mpi", choices=["openmpi", "mpich"],
+                   help="the MPI the run used (default openmpi)")
+    q.add_argument("--quiet", action="store_true", help="no warnings")
+    q.set_defaults(func=cmd_import_dumpi)
 
 
 # ---------------------------------------------------------------- commands
@@ -159,6 +197,8 @@ def cmd_engines(args: argparse.Namespace, out: Console) -> int:
 
 
 def cmd_replay(args: argparse.Namespace, out: Console) -> int:
+    if Path(args.stream).is_dir():
+        return cmd_replay_dir(args, out)
     passthrough = _replay_args(args, args.reps)
     if args.matches:
         passthrough += ["--matches", args.matches]
@@ -260,6 +300,19 @@ def cmd_trace(args: argparse.Namespace, out: Console) -> int:
     for rank in sorted(info["records"]):
         out.print(f"  rank-{rank:06d}.mmt  {info['records'][rank]} records", highlight=False)
     return code
+def cmd_replay_dir(args: argparse.Namespace, out: Console) -> int:
+    from .replay_dir_cmd import replay_dir
+    return replay_dir(args, _replay_args(argparse.Namespace(**{**vars(args), "engine": args.engine or "all"}),
+                                         args.reps), out)
+
+
+def cmd_import_dumpi(args: argparse.Namespace, out: Console) -> int:
+    argv = [args.input, "--out", args.out]
+    if args.mpi:
+        argv += ["--mpi", args.mpi]
+    if args.quiet:
+        argv.append("--quiet")
+    return run_tool(tools.IMPORT_DUMPI, argv)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -19,6 +19,7 @@ REPLAY = "mpimatch-replay"
 STREAM = "mpimatch-stream"
 GEN = "mpimatch-gen"
 PROFILE = "mpimatch-profile"
+IMPORT_DUMPI = "mpimatch-import-dumpi"
 EXIT_NOT_FOUND = 127
 
 # python/mpimatch/tools.py -> the repository root, when run from a checkout.

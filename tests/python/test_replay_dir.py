@@ -1,0 +1,190 @@
+"""`mpimatch replay STREAM_DIR` (python/mpimatch/replay_dir.py, dir_report.py): per-rank
+records for every engine, aggregates equal to sums and maxima of the per-rank numbers, a
+hand-computed heat map, queue series consistent with the statistics, MPI_T samples from
+the original trace, and bad directories."""
+from __future__ import annotations
+
+import json
+import struct
+from pathlib import Path
+
+import pytest
+
+from conftest import _find, hints_of, run, run_cli
+from mpimatch import tools
+
+# Receiving rank 0: three messages queue (from 1, 2, 1), three receives find them
+# (traversing 2, 2 and 1 UMQ elements), then a wildcard-source receive and a receive
+# from 2 are posted and a message from 2 passes the wildcard one to match the second.
+RANK0 = """# mpimatch stream v1
+# np=3
+M 1 0 1 5
+M 2 0 2 5
+M 3 0 1 6
+R 4 0 2 5
+R 5 0 1 6
+R 6 0 1 5
+R 7 0 * 9
+R 8 0 2 8
+M 9 0 2 8
+"""
+RANK1 = "# mpimatch stream v1\n# np=3\nM 1 0 0 1\nR 2 0 0 1\n"
+RANK2 = "# mpimatch stream v1\n# np=3\nR 1 0 0 3\nM 2 0 0 3\n"
+# matrix[receiving rank][source]
+UMQ = [[0, 4, 1], [1, 0, 0], [0, 0, 0]]
+PRQ = [[0, 0, 1], [0, 0, 0], [1, 0, 0]]
+PRQ_ANY = [1, 0, 0]
+
+
+def make_dir(tmp_path: Path, stream_exe: Path, index: bool = True, source=None) -> Path:
+    d = tmp_path / "streams"
+    d.mkdir()
+    for r, text in enumerate((RANK0, RANK1, RANK2)):
+        (d / ("rank-%06d.txt" % r)).write_text(text)
+        # rank 1 as a binary stream, the others as text: both formats are read
+        p = run([stream_exe, "convert", d / ("rank-%06d.txt" % r), d / ("rank-%06d.mms" % r),
+                 "--to", "binary" if r == 1 else "text"])
+        assert p.returncode == 0, p.stderr
+        (d / ("rank-%06d.txt" % r)).unlink()
+    if index:
+        idx = {"format": "mpimatch-streams", "version": 1, "ranks": 3, "mpi": "openmpi",
+               "model": {}, "files": ["rank-%06d.mms" % r for r in range(3)],
+               "warnings": ["a warning from the converter"]}
+        if source is not None:
+            idx["source"] = source
+        (d / "index.json").write_text(json.dumps(idx))
+    return d
+
+
+def replay_dir(d: Path, out: Path, *extra: str):
+    p = run_cli("replay", d, "--engine", "all", "--reps", "1", "--out", out, "--quiet", *extra)
+    assert p.returncode == 0, p.stderr
+    return json.loads((out / "report.json").read_text())
+
+
+@pytest.fixture(scope="session")
+def stream_exe() -> Path:
+    return _find(tools.STREAM)
+
+
+def test_report_numbers(tmp_path, stream_exe, engines):
+    d = make_dir(tmp_path, stream_exe)
+    rep = replay_dir(d, tmp_path / "out")
+    assert rep["ranks"] == 3 and rep["events"] == 9 + 2 + 2
+    assert rep["warnings"] == ["a warning from the converter"]
+    # every engine has a record on every rank where the stream allows it: rank 0 uses
+    # MPI_ANY_SOURCE, ranks 1 and 2 use no wildcard
+    for r in rep["per_rank"]:
+        assert set(r["engines"]) | set(r["skipped"]) == {e["name"] for e in engines}
+        for e in engines:
+            assert (e["name"] in r["engines"]) == (r["rank"] > 0 or "no_any_source" not in hints_of(e))
+    # the aggregate covers the engines that ran on every rank
+    assert set(rep["aggregate"]) == set(rep["per_rank"][0]["engines"])
+    # aggregates are sums and maxima of the per-rank numbers
+    for name, a in rep["aggregate"].items():
+        rows = [r["engines"][name] for r in rep["per_rank"]]
+        for side in ("prq", "umq"):
+            assert a[side]["searches"] == sum(x[side]["searches"] for x in rows)
+            assert a[side]["traversed"] == sum(x[side]["traversed"] for x in rows)
+            assert a[side]["max_depth"] == max(x[side]["max_depth"] for x in rows)
+            assert a[side]["max_length"] == max(x[side]["max_length"] for x in rows)
+            assert a[side]["mean_depth"] == pytest.approx(
+                a[side]["traversed"] / a[side]["searches"] if a[side]["searches"] else 0)
+        assert a["peak_bytes_sum"] == sum(x["peak_bytes"] for x in rows)
+        assert a["peak_bytes_max"] == max(x["peak_bytes"] for x in rows)
+        assert a["total_ns"] == pytest.approx(
+            sum(x["ns_per_event"] * r["events"] for x, r in zip(rows, rep["per_rank"])))
+    # the list engine on rank 0, by hand: UMQ searches traverse 2 + 2 + 1 + 0 + 0
+    lst = rep["per_rank"][0]["engines"]["list"]
+    assert lst["umq"]["traversed"] == 5 and lst["umq"]["max_depth"] == 2
+    assert lst["prq"]["traversed"] == 2 and lst["prq"]["max_length"] == 2
+    # heat maps equal the hand-computed ones, and their rows sum to the list statistics
+    hm = rep["heat_map"]
+    assert hm["umq"] == UMQ and hm["prq"] == PRQ and hm["prq_any"] == PRQ_ANY
+    for r, row in enumerate(hm["umq"]):
+        assert sum(row) == rep["per_rank"][r]["engines"]["list"]["umq"]["traversed"]
+        assert sum(hm["prq"][r]) + hm["prq_any"][r] == \
+            rep["per_rank"][r]["engines"]["list"]["prq"]["traversed"]
+    # queue series of the busiest rank (rank 0, most events), consistent with max_length
+    s = rep["queue_series"]
+    assert s["rank"] == 0 and s["x"] == "event"
+    assert [row[0] for row in s["rows"]] == list(range(1, 10))
+    assert max(row[2] for row in s["rows"]) == lst["prq"]["max_length"] == 2
+    assert max(row[3] for row in s["rows"]) == lst["umq"]["max_length"] == 3
+    assert s["rows"][-1][2:] == [1, 0]     # the wildcard receive is still posted
+    assert "measured" not in s
+
+
+def test_outputs_and_fallback_without_index(tmp_path, stream_exe):
+    d = make_dir(tmp_path, stream_exe, index=False)
+    out = tmp_path / "out"
+    rep = replay_dir(d, out, "--every", "4")
+    assert rep["heat_map"]["umq"] == UMQ
+    assert [row[0] for row in rep["queue_series"]["rows"]] == [4, 8, 9]
+    for name in ("heatmap_umq.png", "heatmap_prq.png", "depth_by_rank.png", "queue_series.png"):
+        assert (out / name).read_bytes().startswith(b"\x89PNG")
+    page = (out / "report.html").read_text()
+    assert page.count("data:image/png;base64,") == 4 and "<img" in page
+
+
+def trace_with_pvars(path: Path, rank: int, samples) -> None:
+    """A minimal trace file: header and PVAR records (docs/trace-format.md)."""
+    head = bytearray(256)
+    head[0:8] = b"MMTRACE\0"
+    struct.pack_into("<HHHHii", head, 8, 1, 256, 80, 1, rank, 3)
+    struct.pack_into("<Q", head, 32, 1000)
+    recs = b""
+    for t, sub, value in samples:
+        rec = bytearray(80)
+        rec[0], rec[1] = 19, sub
+        struct.pack_into("<QQ", rec, 32, 1000 + t, 1000 + t)
+        struct.pack_into("<Q", rec, 72, value)
+        recs += bytes(rec)
+    path.write_bytes(bytes(head) + recs)
+
+
+def test_measured_mpi_t_samples(tmp_path, stream_exe):
+    trace = tmp_path / "trace"
+    trace.mkdir()
+    trace_with_pvars(trace / "rank-000000.mmt", 0, [(5, 0, 3), (9, 1, 2)])
+    d = make_dir(tmp_path, stream_exe, source="../trace")
+    rep = replay_dir(d, tmp_path / "out")
+    m = rep["queue_series"]["measured"]
+    assert m == {"unexpected": [[5, 3]], "posted": [[9, 2]]}
+
+
+@pytest.mark.parametrize("case, message", [
+    ("empty", "no index.json and no rank-*.mms stream files"),
+    ("version", "unsupported version 2 (this reader knows 1)"),
+    ("format", "not a stream directory index"),
+    ("missing", "rank-000002.mms: missing (listed in"),
+    ("files", "'files' must list 3 file names"),
+])
+def test_bad_dirs(tmp_path, stream_exe, case, message):
+    if case == "empty":
+        d = tmp_path / "empty"
+        d.mkdir()
+    else:
+        d = make_dir(tmp_path, stream_exe)
+        idx = json.loads((d / "index.json").read_text())
+        if case == "version":
+            idx["version"] = 2
+        elif case == "format":
+            idx["format"] = "mpimatch-trace"
+        elif case == "missing":
+            (d / "rank-000002.mms").unlink()
+        elif case == "files":
+            idx["files"] = idx["files"][:2]
+        (d / "index.json").write_text(json.dumps(idx))
+    p = run_cli("replay", d, "--reps", "1", "--out", tmp_path / "out")
+    assert p.returncode == 2, p.stderr
+    assert message in p.stderr
+    assert not (tmp_path / "out" / "report.json").exists()
+
+
+def test_single_file_replay_unchanged(tmp_path, stream_exe):
+    f = tmp_path / "one.mms"
+    f.write_text(RANK0)
+    p = run_cli("replay", f, "--engine", "list", "--reps", "1", "--json", "-")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["results"][0]["engine"] == "list"
