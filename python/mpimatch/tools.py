@@ -17,6 +17,7 @@ from .errors import MpimatchError
 ENV_VAR = "MPIMATCH_BIN_DIR"
 REPLAY = "mpimatch-replay"
 STREAM = "mpimatch-stream"
+CONVERT = "mpimatch-convert"
 EXIT_NOT_FOUND = 127
 
 # python/mpimatch/tools.py -> the repository root, when run from a checkout.
