@@ -418,6 +418,13 @@ static void test_bad_input(void)
     o.out_dir = odir;
     CHECK(mm_convert(&o, err, sizeof err) == MMS_EIO);
     CHECK_MSG(strstr(err, "cannot create the output directory"), "%s", err);
+
+    /* a trace directory that does not exist: nothing is created */
+    snprintf(tdir, sizeof tdir, "%s/no-such-trace", work);
+    snprintf(odir, sizeof odir, "%s/never", work);
+    CHECK(mm_convert(&o, err, sizeof err) == MMS_EIO);
+    CHECK_MSG(strstr(err, "no-such-trace: not a trace directory"), "%s", err);
+    CHECK(access(odir, F_OK) != 0);
 }
 
 int main(int argc, char **argv)

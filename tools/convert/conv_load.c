@@ -2,7 +2,6 @@
  * conv_load.c - read every rank's trace file, align their clocks, number
  * the communicators (docs/convert.md, "Input" and "Clocks").
  */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,9 +208,6 @@ int cv_load(cv_conv *c, char *err, size_t errlen)
 {
     const char *dir = c->o->trace_dir;
     struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        return fail(MMS_EIO, err, errlen, "%s: not a trace directory (%s)", dir,
-                    errno ? strerror(errno) : "not a directory");
     char *idx = path_of(dir, "index.json");
     if (!idx)
         return fail(MMS_ENOMEM, err, errlen, "out of memory");

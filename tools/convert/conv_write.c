@@ -8,7 +8,6 @@
  * made them and arrivals in the order the model computed them (by sender,
  * then send time).
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +50,8 @@ static int build(cv_conv *c, int32_t w, const size_t *order, const size_t *pos, 
     int rc = MMS_ENOMEM;
     if (!v || !id_of)
         goto out;
-    memcpy(v, r->evs.v, r->evs.n * sizeof *v);
+    if (r->evs.n) /* memcpy from NULL is undefined even for 0 bytes */
+        memcpy(v, r->evs.v, r->evs.n * sizeof *v);
     for (size_t k = 0; k < npos; k++) {
         const cv_msg *m = &c->msg[order[pos[k]]];
         cv_ev e = { m->t_arr, pos[k], CV_CLS_ARRIVAL,

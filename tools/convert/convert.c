@@ -43,6 +43,14 @@ int mm_convert(const mm_conv_opts *o, char *err, size_t errlen)
     size_t *order = NULL;
     if (errlen)
         err[0] = '\0';
+    /* Both directories are checked before anything is read or written. */
+    struct stat st;
+    int found = stat(o->trace_dir, &st) == 0;
+    if (!found || !S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a trace directory (%s)", o->trace_dir,
+                 found ? "not a directory" : strerror(errno));
+        return MMS_EIO;
+    }
     int rc = make_dir(o->out_dir, err, errlen);
     if (rc)
         return rc;
