@@ -8,10 +8,11 @@
 #include "cli.h"
 #include "outfile.h"
 #include "stream.h"
+#include "stream_resolved.h"
 
 static const char usage[] =
     "usage: mpimatch-stream convert IN OUT [--to text|binary] [--np N]\n"
-    "       mpimatch-stream check FILE [--np N]\n"
+    "       mpimatch-stream check FILE [--np N] [--check-resolved]\n"
     "       mpimatch-stream cat FILE [--np N]\n"
     "\n"
     "Event streams are text ('# mpimatch stream v1') or binary ('MMSTRM');\n"
@@ -24,6 +25,11 @@ static const char usage[] =
     "  cat      print FILE as canonical text\n"
     "\n"
     "  --np N   number of processes (overrides the stream's '# np=')\n"
+    "  --check-resolved\n"
+    "           check: replay FILE with the list engine and check that every\n"
+    "           receive with src_resolved=/tag_resolved= (trace conversion)\n"
+    "           matches a message with that source and tag; fails (status 2)\n"
+    "           naming the first that does not\n"
     "  --help   this text\n"
     "\n"
     "Exit status: 0 ok, 1 internal failure, 2 usage error or bad input.\n";
@@ -31,6 +37,7 @@ static const char usage[] =
 typedef struct args {
     const char *cmd, *in, *out, *to;
     int32_t np;
+    int check_resolved;
 } args;
 
 static int parse_args(int argc, char **argv, args *a)
@@ -46,7 +53,9 @@ static int parse_args(int argc, char **argv, args *a)
             return -1;
         }
         int64_t x;
-        if ((r = cli_opt_int(argc, argv, &i, "--np", 1, INT32_MAX, &x)) != 0) {
+        if (strcmp(argv[i], "--check-resolved") == 0) {
+            a->check_resolved = 1;
+        } else if ((r = cli_opt_int(argc, argv, &i, "--np", 1, INT32_MAX, &x)) != 0) {
             if (r < 0)
                 return CLI_USAGE;
             a->np = (int32_t)x;
@@ -80,6 +89,10 @@ static int parse_args(int argc, char **argv, args *a)
     }
     if (npos != want) {
         cli_error("%s takes %s (try --help)", a->cmd, want == 3 ? "IN and OUT" : "one FILE");
+        return CLI_USAGE;
+    }
+    if (a->check_resolved && strcmp(a->cmd, "check") != 0) {
+        cli_error("--check-resolved applies to check only");
         return CLI_USAGE;
     }
     if (a->to && want != 3) {
@@ -168,6 +181,51 @@ static int check(const mm_stream *s)
     return fflush(stdout) == 0 ? 0 : CLI_FAIL;
 }
 
+/* --check-resolved: every resolved receive gets the partner the trace says. */
+static int check_resolved(const mm_stream *s)
+{
+    char err[1024], where[512];
+    mm_resolved_report rep;
+    if (mm_stream_check_resolved(s, &rep, err, sizeof err) != MMS_OK) {
+        cli_error("%s", err);
+        return CLI_FAIL;
+    }
+    printf("  resolved receives    %llu (%llu agree with the list replay, %llu differ, "
+           "%llu unmatched)\n",
+           (unsigned long long)rep.checked, (unsigned long long)rep.agree,
+           (unsigned long long)rep.differ, (unsigned long long)rep.unmatched);
+    printf("  left queued          %llu receives, %llu messages\n",
+           (unsigned long long)rep.recv_pending, (unsigned long long)rep.msg_pending);
+    if (fflush(stdout) != 0)
+        return CLI_FAIL;
+    if (rep.differ) {
+        size_t i = 0;
+        while (s->ev[i].line != rep.first_differ)
+            i++;
+        const mm_event *e = &s->ev[i];
+        char want[64];
+        if (e->resolved == MM_RES_ALL)
+            snprintf(want, sizeof want, "source %d tag %d", (int)e->src_resolved, (int)e->tag_resolved);
+        else if (e->resolved & MM_RES_SRC)
+            snprintf(want, sizeof want, "source %d", (int)e->src_resolved);
+        else
+            snprintf(want, sizeof want, "tag %d", (int)e->tag_resolved);
+        mm_stream_where(s, e->line, where, sizeof where);
+        cli_error("%sreceive %llu resolved to %s in the trace, but the list replay matches "
+                  "it with a message from %d with tag %d (%llu such receives)",
+                  where, (unsigned long long)e->id, want, (int)rep.got_src, (int)rep.got_tag,
+                  (unsigned long long)rep.differ);
+        return CLI_USAGE;
+    }
+    if (rep.unmatched) {
+        mm_stream_where(s, rep.first_unmatched, where, sizeof where);
+        cli_error("%sa receive with a resolved source/tag is not matched by the list replay "
+                  "(%llu such receives)", where, (unsigned long long)rep.unmatched);
+        return CLI_USAGE;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     args a;
@@ -181,6 +239,8 @@ int main(int argc, char **argv)
 
     if (strcmp(a.cmd, "check") == 0) {
         rc = check(&s);
+        if (rc == 0 && a.check_resolved)
+            rc = check_resolved(&s);
     } else if (strcmp(a.cmd, "cat") == 0) {
         rc = write_stream(&s, "-", 0);
     } else {

@@ -8,7 +8,7 @@
 #include "stream_internal.h"
 
 /* Events are addressed by 32-bit index in the id table; far beyond any
- * stream that fits in memory (64 bytes per event). */
+ * stream that fits in memory (72 bytes per event). */
 #define MMS_MAX_EVENTS ((size_t)UINT32_MAX - 1)
 
 int mm_stream_init(mm_stream *s, const char *name, char *err, size_t errlen)
@@ -139,15 +139,61 @@ static const char *type_article(int type)
     return type == MM_EV_MSG || type == MM_EV_RECV || type == MM_EV_MPROBE ? "an" : "a";
 }
 
+/* src_resolved= / tag_resolved= (R only): what the receive really got, so
+ * concrete, and equal to the receive's own source / tag where that is not a
+ * wildcard. The source's upper bound is checked by finalize. */
+static int check_resolved(const mm_stream *s, const mm_event *e, char *err, size_t errlen)
+{
+    uint64_t l = e->line;
+    if (e->type != MM_EV_RECV)
+        return mms_fail_at(s, l, MMS_EFORMAT, err, errlen,
+                           "%c takes no src_resolved/tag_resolved (R only)", e->type);
+    if (!(e->resolved & MM_RES_SRC) && e->src_resolved)
+        return mms_fail_at(s, l, MMS_EFORMAT, err, errlen, "src_resolved set without its flag");
+    if (!(e->resolved & MM_RES_TAG) && e->tag_resolved)
+        return mms_fail_at(s, l, MMS_EFORMAT, err, errlen, "tag_resolved set without its flag");
+    if (e->resolved & MM_RES_SRC) {
+        if (e->src_resolved == MM_ANY_SOURCE)
+            return mms_fail_at(s, l, MMS_EFORMAT, err, errlen, "src_resolved must be concrete");
+        if (e->src_resolved < 0 || e->src_resolved == INT32_MAX)
+            return mms_fail_at(s, l, MMS_EFORMAT, err, errlen,
+                               "src_resolved %d out of range 0..2147483646", (int)e->src_resolved);
+        if (e->src != MM_ANY_SOURCE && e->src != e->src_resolved)
+            return mms_fail_at(s, l, MMS_EFORMAT, err, errlen,
+                               "src_resolved=%d differs from the receive's source %d",
+                               (int)e->src_resolved, (int)e->src);
+    }
+    if (e->resolved & MM_RES_TAG) {
+        if (e->tag_resolved == MM_ANY_TAG)
+            return mms_fail_at(s, l, MMS_EFORMAT, err, errlen,
+                               "tag_resolved must be concrete");
+        if (e->tag != MM_ANY_TAG && e->tag != e->tag_resolved)
+            return mms_fail_at(s, l, MMS_EFORMAT, err, errlen,
+                               "tag_resolved=%d differs from the receive's tag %d",
+                               (int)e->tag_resolved, (int)e->tag);
+        if (e->tag == MM_ANY_TAG && e->tag_resolved < 0)
+            return mms_fail_at(s, l, MMS_EFORMAT, err, errlen,
+                               "tag_resolved=%d: a receive with tag '*' only matches tags >= 0",
+                               (int)e->tag_resolved);
+    }
+    return MMS_OK;
+}
+
 /* Rules on the event alone: MMS_OK, or MMS_EFORMAT with the reason in err. */
 static int check_fields(const mm_stream *s, const mm_event *e, char *err, size_t errlen)
 {
     uint64_t l = e->line;
     char t = (char)e->type;
+    int rc;
     int has_attr = e->kind || e->coll_op || e->bytes || e->t || e->comm_size || e->call;
 
-    if (e->pad)
-        return mms_fail_at(s, l, MMS_EFORMAT, err, errlen, "padding must be 0");
+    if (e->resolved & ~MM_RES_ALL)
+        return mms_fail_at(s, l, MMS_EFORMAT, err, errlen, "bad resolved flags 0x%02x", e->resolved);
+    if (!e->resolved && (e->src_resolved || e->tag_resolved))
+        return mms_fail_at(s, l, MMS_EFORMAT, err, errlen,
+                           "src_resolved/tag_resolved set without their flags");
+    if (e->resolved && (rc = check_resolved(s, e, err, errlen)))
+        return rc;
     switch (e->type) {
     case MM_EV_RECV: case MM_EV_MSG: case MM_EV_PROBE: case MM_EV_MPROBE:
         break;
@@ -235,6 +281,8 @@ int mm_stream_push(mm_stream *s, const mm_event *in, char *err, size_t errlen)
         s->hcount++;
         if (e.src > s->max_src)
             s->max_src = e.src;
+        if ((e.resolved & MM_RES_SRC) && e.src_resolved > s->max_src)
+            s->max_src = e.src_resolved;
     }
     s->ev[idx] = e;
     s->n++;
@@ -260,9 +308,13 @@ int mm_stream_finalize(mm_stream *s, int32_t np_override, char *err, size_t errl
     if (s->max_src >= s->np) {
         for (size_t i = 0; i < s->n; i++) {
             const mm_event *e = &s->ev[i];
-            if (e->type != MM_EV_CANCEL && e->src >= s->np)
+            int32_t src = e->src;
+            if ((e->resolved & MM_RES_SRC) && e->src_resolved > src)
+                src = e->src_resolved;
+            if (e->type != MM_EV_CANCEL && src >= s->np)
                 return mms_fail_at(s, e->line, MMS_EFORMAT, err, errlen,
-                                   "source %d outside 0..%d (%s np=%d)", (int)e->src,
+                                   "%s %d outside 0..%d (%s np=%d)",
+                                   src == e->src ? "source" : "src_resolved", (int)src,
                                    (int)s->np - 1,
                                    s->np_origin == MM_NP_OVERRIDE ? "override" : "declared",
                                    (int)s->np);

@@ -52,11 +52,19 @@ typedef struct mm_event {
     int32_t  tag;       /* tag, or MM_ANY_TAG; 0 for C                       */
     uint32_t comm_size; /* R/M: communicator size of a collective (0: unknown) */
     uint32_t call;      /* R/M: instance of the collective call              */
+    int32_t  src_resolved; /* R: actual source in the traced run (when
+                              resolved & MM_RES_SRC; else 0)                  */
+    int32_t  tag_resolved; /* R: actual tag in the traced run (MM_RES_TAG)    */
     uint8_t  type;      /* enum mm_event_type                                */
     uint8_t  kind;      /* MM_KIND_P2P or MM_KIND_COLL                       */
     uint8_t  coll_op;   /* enum mm_coll_op, MM_COLL_NONE unless kind is COLL */
-    uint8_t  pad;       /* always 0                                          */
+    uint8_t  resolved;  /* R only: MM_RES_SRC | MM_RES_TAG, which of the two
+                           fields above are set; replay ignores them          */
 } mm_event;
+
+/* Bits of mm_event.resolved: the R carries src_resolved= / tag_resolved=,
+ * what the receive really matched in the traced run (trace conversion). */
+enum { MM_RES_SRC = 1u << 0, MM_RES_TAG = 1u << 1, MM_RES_ALL = MM_RES_SRC | MM_RES_TAG };
 
 /* Where the stream came from; decides how error locations are written. */
 enum mm_stream_format { MM_FMT_MEMORY = 0, MM_FMT_TEXT = 1, MM_FMT_BINARY = 2 };
@@ -75,6 +83,7 @@ typedef struct mm_stream {
     uint8_t   np_origin; /* enum mm_np_origin                                */
     uint8_t   format;    /* enum mm_stream_format                            */
     uint8_t   finalized;
+    uint8_t   bin_recsize; /* binary input: its record size (48 or 56)       */
     char     *name;      /* file name used in messages                       */
     /* id -> event index, open addressing; ids of R/M/P/X events */
     uint64_t *hkeys;
@@ -151,16 +160,18 @@ void mm_buf_free(mm_buf *b);
  * record per event with fields and attributes in a fixed order. */
 int  mm_stream_write_text(const mm_stream *s, mm_sink_fn sink, void *ctx);
 /* Format one event as a canonical text line without the newline; returns
- * the length (snprintf semantics, a buffer of 160 bytes always suffices). */
+ * the length (snprintf semantics, a buffer of 224 bytes always suffices). */
 int  mm_event_format_text(const mm_event *e, char *buf, size_t len);
 int  mm_stream_write_binary(const mm_stream *s, mm_sink_fn sink, void *ctx);
 
 /* ---- Binary layout constants (docs/stream-format.md) ---- */
 #define MM_BIN_MAGIC        "MMSTRM"
 #define MM_BIN_MAGIC_LEN    6
-#define MM_BIN_VERSION      1
+#define MM_BIN_VERSION      1   /* records without resolved attributes   */
+#define MM_BIN_VERSION2     2   /* records with src/tag_resolved          */
 #define MM_BIN_HEADER_SIZE  32
-#define MM_BIN_RECORD_SIZE  48
+#define MM_BIN_RECORD_SIZE  48  /* version 1                              */
+#define MM_BIN_RECORD_SIZE2 56  /* version 2: + src_resolved, tag_resolved */
 
 /* ---- Summary (mpimatch-stream check, hint inference) ---- */
 

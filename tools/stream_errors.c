@@ -24,7 +24,8 @@ int mm_stream_where(const mm_stream *s, uint64_t line, char *buf, size_t len)
         return snprintf(buf, len, "%s:%llu: ", name, l);
     case MM_FMT_BINARY: {
         /* The offset lets someone find the record with a hex dump. */
-        unsigned long long off = MM_BIN_HEADER_SIZE + (l - 1) * MM_BIN_RECORD_SIZE;
+        unsigned rsz = s->bin_recsize ? s->bin_recsize : MM_BIN_RECORD_SIZE;
+        unsigned long long off = MM_BIN_HEADER_SIZE + (l - 1) * rsz;
         return snprintf(buf, len, "%s: record %llu (offset %llu): ", name, l, off);
     }
     default:

@@ -153,7 +153,8 @@ static int attr_coll(parser *ps, tok v, mm_event *e)
     return MMS_OK;
 }
 
-static const char *const attr_names[] = { "coll", "bytes", "np", "call", "t" };
+static const char *const attr_names[] = { "coll", "bytes", "np", "call", "t", "src_resolved",
+                                          "tag_resolved" };
 #define NATTR (sizeof attr_names / sizeof attr_names[0])
 
 static int parse_attr(parser *ps, tok a, mm_event *e, unsigned *seen)
@@ -169,7 +170,8 @@ static int parse_attr(parser *ps, tok a, mm_event *e, unsigned *seen)
         if (strlen(attr_names[i]) == k.n && memcmp(attr_names[i], k.p, k.n) == 0)
             which = i;
     if (which == NATTR)
-        return FAIL(ps, "unknown attribute '%s' (known: coll, bytes, np, call, t)",
+        return FAIL(ps, "unknown attribute '%s' (known: coll, bytes, np, call, t, src_resolved, "
+                    "tag_resolved)",
                     mms_quote(k.p, k.n, q, sizeof q));
     if (*seen & (1u << which))
         return FAIL(ps, "duplicate attribute '%s'", attr_names[which]);
@@ -190,8 +192,14 @@ static int parse_attr(parser *ps, tok a, mm_event *e, unsigned *seen)
         rc = field_u64(ps, v, "call", UINT32_MAX, &x);
         e->call = (uint32_t)x;
         return rc;
-    default:
+    case 4:
         return field_u64(ps, v, "t", UINT64_MAX, &e->t);
+    case 5:
+        e->resolved |= MM_RES_SRC;
+        return field_src(ps, v, &e->src_resolved);
+    default:
+        e->resolved |= MM_RES_TAG;
+        return field_tag(ps, v, &e->tag_resolved);
     }
 }
 

@@ -3,7 +3,8 @@
  *
  * Canonical means: one header line, one '# np=' line with the effective np,
  * then one line per event, fields separated by one space, attributes in the
- * fixed order coll, bytes, np, call, t and only when not zero, '\n' line
+ * fixed order coll, bytes, np, call, t (only when not zero), src_resolved,
+ * tag_resolved (when set), '\n' line
  * ends. Parsing canonical text and writing it again gives the same bytes,
  * and so does text -> binary -> text.
  */
@@ -55,6 +56,10 @@ int mm_event_format_text(const mm_event *e, char *buf, size_t len)
         put(buf, len, &o, " call=%" PRIu32, e->call);
     if (e->t)
         put(buf, len, &o, " t=%" PRIu64, e->t);
+    if (e->resolved & MM_RES_SRC)
+        put(buf, len, &o, " src_resolved=%" PRId32, e->src_resolved);
+    if (e->resolved & MM_RES_TAG)
+        put(buf, len, &o, " tag_resolved=%" PRId32, e->tag_resolved);
     return (int)o;
 }
 
@@ -77,7 +82,7 @@ int mm_stream_write_text(const mm_stream *s, mm_sink_fn sink, void *ctx)
         }
         int w = mm_event_format_text(&s->ev[i], block + o, LINE_MAX_LEN - 1);
         if (w < 0 || w >= LINE_MAX_LEN - 1)
-            return MMS_ESTATE; /* cannot happen: a line is at most ~150 bytes */
+            return MMS_ESTATE; /* cannot happen: a line is at most ~210 bytes */
         o += (size_t)w;
         block[o++] = '\n';
     }

@@ -107,6 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
     q = ssub.add_parser("check", help="validate a stream",
                         description="Validate FILE; errors name file:line.")
     q.add_argument("file", metavar="FILE")
+    q.add_argument("--check-resolved", action="store_true",
+                   help="replay with the list engine and check src_resolved=/tag_resolved= "
+                        "of every receive (trace conversion)")
     q.set_defaults(func=cmd_stream)
     q = ssub.add_parser("cat", help="print a stream as text",
                         description="Print FILE (text or binary) as text.")
@@ -146,6 +149,24 @@ def build_parser() -> argparse.ArgumentParser:
                    help="e.g. -- mpirun -np 8 ./app args")
     p.set_defaults(func=cmd_trace)
     _add_import_parser(sub)
+    p = sub.add_parser(
+        "convert", formatter_class=_formatter, epilog=EXIT_STATUS,
+        help="turn a trace into one matching stream per rank (mpimatch-convert)",
+        description="Convert TRACE_DIR (a trace of libmpimatch-trace.so) into STREAM_DIR/"
+                    "rank-NNNNNN.mms and STREAM_DIR/index.json: receives at their call "
+                    "times, messages after a LogGP-style network time, collectives expanded "
+                    "as the traced MPI runs them (docs/convert.md). Pass through to "
+                    "mpimatch-convert; network options in nanoseconds, gap per byte in ps.")
+    p.add_argument("trace_dir", metavar="TRACE_DIR")
+    p.add_argument("--out", required=True, metavar="STREAM_DIR")
+    p.add_argument("--mpi", choices=["openmpi", "mpich"],
+                   help="collective selection rules (default: the trace's MPI)")
+    p.add_argument("--rank", metavar="LIST", help="write only these ranks, e.g. 0,2,5-7")
+    p.add_argument("--text", action="store_true", help="also write text streams")
+    p.add_argument("--quiet", action="store_true", help="no summary line")
+    for opt in CONVERT_MODEL_OPTIONS:
+        p.add_argument(opt, type=int, metavar="N")
+    p.set_defaults(func=cmd_convert)
     return parser
 
 
@@ -185,6 +206,12 @@ def _add_import_parser(sub: Any) -> None:
     q.set_defaults(func=cmd_import_dumpi)
 
 
+CONVERT_MODEL_OPTIONS = (
+    "--latency-intra", "--latency-inter", "--overhead", "--overhead-intra", "--overhead-inter",
+    "--gap", "--gap-intra", "--gap-inter", "--gap-per-byte", "--gap-per-byte-intra",
+    "--gap-per-byte-inter")
+
+
 # ---------------------------------------------------------------- commands
 
 def cmd_engines(args: argparse.Namespace, out: Console) -> int:
@@ -219,6 +246,8 @@ def cmd_stream(args: argparse.Namespace, out: Console) -> int:
         argv = ["convert", args.input, args.output] + (["--to", args.to] if args.to else [])
     else:
         argv = [action, args.file]
+        if getattr(args, "check_resolved", False):
+            argv.append("--check-resolved")
     return run_tool(tools.STREAM, argv)
 
 
@@ -251,6 +280,20 @@ def cmd_gen(args: argparse.Namespace, out: Console) -> int:
     if args.format:
         argv += ["--format", args.format]
     return run_tool(tools.GEN, argv)
+
+
+def cmd_convert(args: argparse.Namespace, out: Console) -> int:
+    argv = [args.trace_dir, "--out", args.out]
+    if args.mpi:
+        argv += ["--mpi", args.mpi]
+    if args.rank:
+        argv += ["--rank", args.rank]
+    argv += ["--text"] * args.text + ["--quiet"] * args.quiet
+    for opt in CONVERT_MODEL_OPTIONS:
+        value = getattr(args, opt[2:].replace("-", "_"))
+        if value is not None:
+            argv += [opt, str(value)]
+    return run_tool(tools.CONVERT, argv)
 
 
 def cmd_bench(args: argparse.Namespace, out: Console) -> int:

@@ -20,6 +20,7 @@ STREAM = "mpimatch-stream"
 GEN = "mpimatch-gen"
 PROFILE = "mpimatch-profile"
 IMPORT_DUMPI = "mpimatch-import-dumpi"
+CONVERT = "mpimatch-convert"
 EXIT_NOT_FOUND = 127
 
 # python/mpimatch/tools.py -> the repository root, when run from a checkout.

@@ -18,4 +18,15 @@
     "C 10\n"                                                                    \
     "M 0 0 1 0 coll=ialltoall np=4294967295 call=4294967295\n"
 
+/* Receives with the resolved source and tag of trace conversion: written
+ * as binary version 2 (56-byte records). */
+#define FIXTURE_RESOLVED                                                        \
+    "# mpimatch stream v1\n"                                                    \
+    "# np=4\n"                                                                  \
+    "R 1 0 * * bytes=8 t=5 src_resolved=3 tag_resolved=7\n"                     \
+    "R 2 1 2 * tag_resolved=2147483647\n"                                       \
+    "R 3 0 * 9 src_resolved=0\n"                                                \
+    "M 4 0 3 7 bytes=8\n"                                                       \
+    "C 2\n"
+
 #endif

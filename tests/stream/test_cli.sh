@@ -146,4 +146,21 @@ run 2 "$STREAM" convert "$DATA/wild.txt"
 run 2 "$STREAM" check "$DATA/wild.txt" --to text
 no_temps
 
+# ---- check --check-resolved: resolved wildcard receives against the list replay ----
+printf '# mpimatch stream v1\nM 1 0 1 5\nM 2 0 2 6\nR 3 0 * * src_resolved=1 tag_resolved=5\nR 4 0 * 6 src_resolved=2\nR 5 0 2 *\n' > res.txt
+run 0 "$STREAM" check res.txt --check-resolved
+has out "resolved receives    2 (2 agree with the list replay, 0 differ, 0 unmatched)"
+has out "left queued          1 receives, 0 messages"
+"$STREAM" convert res.txt res.mmb >/dev/null 2>&1
+run 0 "$STREAM" check res.mmb --check-resolved
+printf '# mpimatch stream v1\nM 1 0 1 5\nM 2 0 2 6\nR 3 0 * * src_resolved=2 tag_resolved=6\nR 4 0 * * src_resolved=1\n' > res_bad.txt
+run 2 "$STREAM" check res_bad.txt --check-resolved
+has out "0 agree with the list replay, 2 differ"
+has err "res_bad.txt:4: receive 3 resolved to source 2 tag 6 in the trace, but the list replay matches it with a message from 1 with tag 5 (2 such receives)"
+printf '# mpimatch stream v1\nR 1 0 * 7 src_resolved=0\n' > res_un.txt
+run 2 "$STREAM" check res_un.txt --check-resolved
+has err "res_un.txt:2: a receive with a resolved source/tag is not matched by the list replay (1 such receives)"
+run 2 "$STREAM" cat res.txt --check-resolved
+has err "--check-resolved applies to check only"
+
 cli_done

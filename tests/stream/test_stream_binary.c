@@ -117,7 +117,8 @@ static void corrupt(const char *src, void (*f)(mm_buf *), const char *msg, int l
 static void set32(unsigned char *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> 8 * i); }
 static void set64(unsigned char *p, uint64_t v) { set32(p, (uint32_t)v); set32(p + 4, (uint32_t)(v >> 32)); }
 
-static void f_version(mm_buf *b) { b->p[6] = 2; }
+static void f_version(mm_buf *b) { b->p[6] = 3; }
+static void f_version2(mm_buf *b) { b->p[6] = 2; }
 static void f_np0(mm_buf *b) { set32(b->p + 8, 0); }
 static void f_npbig(mm_buf *b) { set32(b->p + 8, 0x80000000u); }
 static void f_recsize(mm_buf *b) { b->p[12] = 40; }
@@ -146,7 +147,9 @@ static void f_probe_attr(mm_buf *b) { REC(b, 1)[0] = 'P'; set64(REC(b, 1) + 24, 
 static void test_corruptions(void)
 {
     const char *src = "# mpimatch stream v1\n# np=4\nR 1 0 1 2\nM 2 0 3 4 bytes=5\nC 1\n";
-    corrupt(src, f_version, "c.mmb: offset 6: unsupported binary version 2", __LINE__);
+    corrupt(src, f_version, "c.mmb: offset 6: unsupported binary version 3 (this reader knows 1 and 2)",
+            __LINE__);
+    corrupt(src, f_version2, "c.mmb: offset 12: record size 48, expected 56 (version 2)", __LINE__);
     corrupt(src, f_np0, "c.mmb: offset 8: np 0 out of range", __LINE__);
     corrupt(src, f_npbig, "np 2147483648 out of range", __LINE__);
     corrupt(src, f_recsize, "c.mmb: offset 12: record size 40, expected 48", __LINE__);
@@ -162,7 +165,7 @@ static void test_corruptions(void)
             __LINE__);
     corrupt(src, f_kind_no_coll, "record 2 (offset 80): collective with bad operation 0", __LINE__);
     corrupt(src, f_coll_range, "collective with bad operation 200", __LINE__);
-    corrupt(src, f_pad, "record 2 (offset 80): padding must be 0", __LINE__);
+    corrupt(src, f_pad, "record 2 (offset 80): reserved byte 3 must be 0 in a version-1 record", __LINE__);
     corrupt(src, f_dup, "c.mmb: record 2 (offset 80): duplicate id 1 (first used at record 1)", __LINE__);
     corrupt(src, f_msg_any_src, "record 2 (offset 80): M has wildcard source", __LINE__);
     corrupt(src, f_msg_any_tag, "record 2 (offset 80): M has wildcard tag", __LINE__);
@@ -173,6 +176,53 @@ static void test_corruptions(void)
     corrupt(src, f_cancel_msg, "record 3 (offset 128): C names id 2, which is an M at record 2", __LINE__);
     corrupt(src, f_cancel_field, "record 3 (offset 128): C carries only the id", __LINE__);
     corrupt(src, f_probe_attr, "record 2 (offset 80): P takes no attributes", __LINE__);
+}
+
+/* Version 2: written when some R carries src_resolved/tag_resolved; 56-byte
+ * records, byte 3 the flags, the two values at 48 and 52. Round trip, and
+ * the rules applied to the decoded values. */
+#define REC2(b, i) ((b)->p + 32 + (size_t)(i) * 56)
+static void f2_flags(mm_buf *b) { REC2(b, 0)[3] = 4; }
+static void f2_value(mm_buf *b) { REC2(b, 1)[3] = 3; }              /* src_resolved 0, src 2 */
+static void f2_msg(mm_buf *b) { REC2(b, 3)[3] = 1; }                 /* on an M */
+static void f2_noflag(mm_buf *b) { set32(REC2(b, 3) + 48, 1); }
+static void f2_count(mm_buf *b) { set64(b->p + 16, 6); }
+
+static void test_version2(void)
+{
+    char err[512];
+    mm_stream s, s2;
+    const char *txt = FIXTURE_RESOLVED;
+    CHECK_MSG(load(&s, txt, strlen(txt), "t.txt", err, sizeof err) == MMS_OK, "%s", err);
+    mm_buf b = to_binary(&s);
+    CHECK(b.len == 32 + 5 * 56);
+    CHECK(le(b.p + 6, 2) == 2 && le(b.p + 12, 2) == 56);
+    const unsigned char *r = b.p + 32;
+    CHECK(r[0] == 'R' && r[3] == (MM_RES_SRC | MM_RES_TAG) && le(r + 48, 4) == 3 && le(r + 52, 4) == 7);
+    r += 56;
+    CHECK(r[3] == MM_RES_TAG && le(r + 48, 4) == 0 && le(r + 52, 4) == 0x7fffffffu);
+    CHECK_MSG(load(&s2, b.p, b.len, "t.mmb", err, sizeof err) == MMS_OK, "%s", err);
+    mm_buf t2 = { 0 };
+    CHECK(mm_stream_write_text(&s2, mm_sink_buf, &t2) == MMS_OK);
+    CHECK(t2.len == strlen(txt) && memcmp(t2.p, txt, t2.len) == 0);
+    mm_buf_free(&t2);
+    mm_stream_free(&s2);
+    for (size_t cut = 0; cut < b.len; cut++) {
+        int rc = load(&s2, b.p, cut, "cut.mmb", err, sizeof err);
+        CHECK_MSG(rc == MMS_EFORMAT, "cut %zu: rc %d", cut, rc);
+        mm_stream_free(&s2);
+    }
+    mm_buf_free(&b);
+    mm_stream_free(&s);
+
+    corrupt(txt, f2_flags, "c.mmb: record 1 (offset 32): bad resolved flags 0x04", __LINE__);
+    corrupt(txt, f2_value, "c.mmb: record 2 (offset 88): src_resolved=0 differs from the receive's source 2",
+            __LINE__);
+    corrupt(txt, f2_msg, "c.mmb: record 4 (offset 200): M takes no src_resolved", __LINE__);
+    corrupt(txt, f2_noflag, "record 4 (offset 200): src_resolved/tag_resolved set without their flags",
+            __LINE__);
+    corrupt(txt, f2_count, "c.mmb: offset 312: truncated: the header declares 6 records, the file holds 5",
+            __LINE__);
 }
 
 /* Detection is by content: a binary named .txt is binary, and so on. */
@@ -211,6 +261,7 @@ int main(void)
 {
     test_layout_and_round_trip();
     test_corruptions();
+    test_version2();
     test_detection();
     return TC_DONE();
 }

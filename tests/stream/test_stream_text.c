@@ -85,7 +85,17 @@ static const struct bad_case {
     { H "M 1 0 0 *\n", 0, 2, "M has wildcard tag '*'; arrivals must be concrete" },
     { H "# np=2\nR 1 0 1 0\nR 2 0 2 0\n", 0, 4, "source 2 outside 0..1 (declared np=2)" },
     { H "R 1 0 5 0\nM 2 0 0 0\n# np=2\n", 0, 2, "source 5 outside 0..1" },
-    { H "R 1 0 0 0 foo=1\n", 0, 2, "unknown attribute 'foo' (known: coll, bytes, np, call, t)" },
+    { H "R 1 0 0 0 foo=1\n", 0, 2,
+      "unknown attribute 'foo' (known: coll, bytes, np, call, t, src_resolved, tag_resolved)" },
+    { H "M 1 0 0 0 src_resolved=0\n", 0, 2, "M takes no src_resolved/tag_resolved (R only)" },
+    { H "R 1 0 * * src_resolved=*\n", 0, 2, "src_resolved must be concrete" },
+    { H "R 1 0 * * src_resolved=x\n", 0, 2, "bad source 'x'" },
+    { H "R 1 0 * * tag_resolved=*\n", 0, 2, "tag_resolved must be concrete" },
+    { H "R 1 0 * * tag_resolved=-3\n", 0, 2, "tag_resolved=-3: a receive with tag '*' only matches tags >= 0" },
+    { H "R 1 0 2 * src_resolved=1\n", 0, 2, "src_resolved=1 differs from the receive's source 2" },
+    { H "R 1 0 * 4 tag_resolved=5\n", 0, 2, "tag_resolved=5 differs from the receive's tag 4" },
+    { H "R 1 0 * * src_resolved=1 src_resolved=1\n", 0, 2, "duplicate attribute 'src_resolved'" },
+    { H "# np=2\nR 1 0 * * src_resolved=2\n", 0, 3, "src_resolved 2 outside 0..1 (declared np=2)" },
     { H "R 1 0 0 0 Bytes=1\n", 0, 2, "unknown attribute 'Bytes'" },
     { H "M 1 0 0 0 bytes=1 bytes=2\n", 0, 2, "duplicate attribute 'bytes'" },
     { H "R 1 0 0 0 coll=bcast np=4 coll=bcast\n", 0, 2, "duplicate attribute 'coll'" },
@@ -226,6 +236,53 @@ static void test_valid(void)
     mm_stream_free(&s);
 }
 
+/* src_resolved= / tag_resolved= on receives: parsed into the event and its
+ * flags, written back canonically; np is inferred from them too. */
+static void test_resolved(void)
+{
+    char err[512];
+    mm_stream s;
+    int rc = parse(&s, FIXTURE_RESOLVED, 0, 0, err, sizeof err);
+    CHECK_MSG(rc == MMS_OK, "%s", err);
+    if (rc)
+        return;
+    const mm_event *e = s.ev;
+    CHECK(e[0].resolved == MM_RES_ALL && e[0].src_resolved == 3 && e[0].tag_resolved == 7 &&
+          e[0].src == MM_ANY_SOURCE && e[0].tag == MM_ANY_TAG);
+    CHECK(e[1].resolved == MM_RES_TAG && e[1].src_resolved == 0 && e[1].tag_resolved == INT32_MAX);
+    CHECK(e[2].resolved == MM_RES_SRC && e[2].src_resolved == 0 && e[2].tag_resolved == 0);
+    CHECK(e[3].resolved == 0 && e[4].resolved == 0);
+    char *c = canonical(&s);
+    CHECK_MSG(c && strcmp(c, FIXTURE_RESOLVED) == 0, "got:\n%s", c ? c : "(null)");
+    free(c);
+    mm_stream_free(&s);
+
+    /* Without '# np=', the largest resolved source counts. */
+    CHECK(parse(&s, H "R 1 0 * * src_resolved=6\n", 0, 0, err, sizeof err) == MMS_OK && s.np == 7);
+    mm_stream_free(&s);
+
+    /* The push applies the same rules to generated events. */
+    mm_stream_init(&s, "gen", NULL, 0);
+    mm_event r = mm_event_make(MM_EV_RECV, 1, 0, MM_ANY_SOURCE, 3);
+    r.tag_resolved = 4;
+    CHECK(mm_stream_push(&s, &r, err, sizeof err) == MMS_EFORMAT &&
+          strstr(err, "gen: event 1: src_resolved/tag_resolved set without their flags"));
+    r.resolved = MM_RES_SRC;
+    CHECK(mm_stream_push(&s, &r, err, sizeof err) == MMS_EFORMAT &&
+          strstr(err, "tag_resolved set without its flag"));
+    r.resolved = 4;
+    CHECK(mm_stream_push(&s, &r, err, sizeof err) == MMS_EFORMAT && strstr(err, "bad resolved flags 0x04"));
+    r.resolved = MM_RES_TAG;
+    CHECK_MSG(mm_stream_push(&s, &r, err, sizeof err) == MMS_EFORMAT && strstr(err, "differs"), "%s", err);
+    r.tag_resolved = 3;
+    CHECK_MSG(mm_stream_push(&s, &r, err, sizeof err) == MMS_OK, "%s", err);
+    mm_event c1 = mm_event_make(MM_EV_CANCEL, 1, 0, 0, 0);
+    c1.resolved = MM_RES_SRC;
+    CHECK(mm_stream_push(&s, &c1, err, sizeof err) == MMS_EFORMAT && strstr(err, "C takes no src_resolved"));
+    CHECK(s.n == 1);
+    mm_stream_free(&s);
+}
+
 /* A very long line is fine when valid, and its error message stays short. */
 static void test_long_lines(void)
 {
@@ -271,6 +328,7 @@ int main(void)
     test_errors();
     test_np_override();
     test_valid();
+    test_resolved();
     test_long_lines();
     test_unfinalized();
     return TC_DONE();

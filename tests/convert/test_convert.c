@@ -1,0 +1,447 @@
+/*
+ * test_convert.c - mpimatch-convert's passes on hand-made traces
+ * (trace_builder.h): timing of receives and arrivals, non-overtaking,
+ * resolved wildcards, probes and cancels, collective expansion against
+ * coll_algo, replay agreement of every engine, bad input.
+ *   test_convert WORKDIR
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../stream/tcheck.h"
+#include "coll_algo.h"
+#include "convert.h"
+#include "replay.h"
+#include "stream.h"
+#include "stream_resolved.h"
+#include "trace_builder.h"
+
+static const char *work;
+static char tdir[256], odir[256];
+
+/* Defaults: intra L=300 o=100 g=50 G=100ps; inter L=1000 o=200 g=100 G=80ps. */
+static uint64_t intra(uint64_t t, uint64_t bytes) { return t + 100 + 300 + (bytes - 1) * 100 / 1000; }
+static uint64_t inter(uint64_t t, uint64_t bytes) { return t + 200 + 1000 + (bytes - 1) * 80 / 1000; }
+
+static int run(const char *name, int lib, char *err, size_t errlen)
+{
+    snprintf(tdir, sizeof tdir, "%s/%s.trace", work, name);
+    snprintf(odir, sizeof odir, "%s/%s.out", work, name);
+    mm_conv_opts o;
+    mm_conv_defaults(&o);
+    o.trace_dir = tdir;
+    o.out_dir = odir;
+    if (lib >= 0)
+        o.lib = lib;
+    return mm_convert(&o, err, errlen);
+}
+
+static int load(mm_stream *s, int32_t rank)
+{
+    char path[1024], err[1024];
+    snprintf(path, sizeof path, "%s/rank-%06d.mms", odir, (int)rank);
+    int rc = mm_stream_load(s, path, 0, err, sizeof err);
+    CHECK_MSG(rc == MMS_OK, "%s", err);
+    return rc;
+}
+
+static char *slurp(const char *path)
+{
+    char *d = NULL, err[512];
+    size_t n;
+    if (mm_read_file(path, &d, &n, err, sizeof err) != MMS_OK)
+        return NULL;
+    return d;
+}
+
+static char *index_json(void)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/index.json", odir);
+    return slurp(path);
+}
+
+/* Every engine gives the list engine's outcomes; nothing stays queued. */
+static void replay_all(const mm_stream *s, const char *what)
+{
+    char err[1024];
+    uint32_t hints = mm_stream_hints(s, NULL, NULL);
+    mm_replay r;
+    CHECK(mm_replay_init(&r, s, 1, err, sizeof err) == MMR_OK);
+    uint64_t ref = 0;
+    int ran = 0;
+    for (size_t i = 0; i < mm_engine_count(); i++) {
+        const mm_engine_info *in = mm_engine_at(i);
+        if (in->hints_required & ~hints)
+            continue;
+        mm_config cfg = { s->np, hints, 0, NULL, 0 };
+        mm_replay_result res;
+        int rc = mm_replay_run(&r, in->name, &cfg, 0, 1, &res, err, sizeof err);
+        CHECK_MSG(rc == MMR_OK, "%s/%s: %s", what, in->name, err);
+        if (ran++ == 0)
+            ref = res.hash;
+        CHECK_MSG(res.hash == ref, "%s: %s disagrees with the first engine", what, in->name);
+    }
+    CHECK(ran >= 2);
+    mm_replay_free(&r);
+    mm_resolved_report rep;
+    CHECK(mm_stream_check_resolved(s, &rep, err, sizeof err) == MMS_OK);
+    CHECK_MSG(rep.differ == 0 && rep.unmatched == 0, "%s: resolved differ %llu unmatched %llu", what,
+              (unsigned long long)rep.differ, (unsigned long long)rep.unmatched);
+    CHECK_MSG(rep.recv_pending == 0 && rep.msg_pending == 0, "%s: left queued %llu R %llu M", what,
+              (unsigned long long)rep.recv_pending, (unsigned long long)rep.msg_pending);
+}
+
+/* A send/recv pair: R at the call time, M at send + o + L + (b-1)G, on
+ * both link classes. */
+static void test_pair(void)
+{
+    static const char *const hosts[3] = { "a", "a", "b" };
+    tb b;
+    char err[1024];
+    tb_init(&b, 3, "openmpi", hosts);
+    tb_send(&b, 0, 1, 5, 100, 1000);
+    tb_recv(&b, 1, 0, 5, 0, 5, 500);
+    tb_send(&b, 0, 2, 6, 100, 1100);
+    tb_recv(&b, 2, 0, 6, 0, 6, 3000);
+    snprintf(tdir, sizeof tdir, "%s/pair.trace", work);
+    tb_write(&b, tdir, 0, 0);
+    CHECK_MSG(run("pair", -1, err, sizeof err) == MMS_OK, "%s", err);
+    mm_stream s;
+    if (load(&s, 1) == MMS_OK) {
+        CHECK(s.n == 2 && s.np == 3);
+        CHECK(s.ev[0].type == 'R' && s.ev[0].src == 0 && s.ev[0].tag == 5 && s.ev[0].t == 500 &&
+              s.ev[0].comm == 0 && s.ev[0].resolved == 0);
+        CHECK_MSG(s.ev[1].type == 'M' && s.ev[1].src == 0 && s.ev[1].tag == 5 && s.ev[1].bytes == 100 &&
+                  s.ev[1].t == intra(1000, 100), "M t=%llu", (unsigned long long)s.ev[1].t);
+        replay_all(&s, "pair/1");
+        mm_stream_free(&s);
+    }
+    if (load(&s, 2) == MMS_OK) {
+        /* inter-node: the message arrives before the receive is posted */
+        CHECK(s.n == 2 && s.ev[0].type == 'M' && s.ev[0].t == inter(1100, 100) && s.ev[1].type == 'R');
+        mm_stream_free(&s);
+    }
+    if (load(&s, 0) == MMS_OK) {
+        CHECK(s.n == 0);
+        mm_stream_free(&s);
+    }
+    char *j = index_json();
+    CHECK(j && strstr(j, "\"format\": \"mpimatch-streams\"") && strstr(j, "\"ranks\": 3") &&
+          strstr(j, "\"latency_ns\": 1000") && strstr(j, "\"rank-000002.mms\"") &&
+          strstr(j, "\"warnings\": []"));
+    free(j);
+}
+
+/* A big message then a small one: the small one arrives with the big one,
+ * after it, never before. */
+static void test_overtaking(void)
+{
+    tb b;
+    char err[1024];
+    tb_init(&b, 2, "openmpi", NULL);
+    uint64_t r1 = tb_irecv(&b, 1, 0, 1, 10), r2 = tb_irecv(&b, 1, 0, 2, 20);
+    tb_send(&b, 0, 1, 1, 1 << 20, 1000);
+    tb_send(&b, 0, 1, 2, 8, 1010);
+    tb_complete(&b, 1, r1, 0, 1, 0, 200000);
+    tb_complete(&b, 1, r2, 0, 2, 0, 200000);
+    snprintf(tdir, sizeof tdir, "%s/order.trace", work);
+    tb_write(&b, tdir, 0, 0);
+    CHECK_MSG(run("order", -1, err, sizeof err) == MMS_OK, "%s", err);
+    mm_stream s;
+    if (load(&s, 1) == MMS_OK) {
+        CHECK(s.n == 4);
+        uint64_t big = intra(1000, 1 << 20);
+        CHECK(s.ev[2].type == 'M' && s.ev[2].tag == 1 && s.ev[2].t == big);
+        /* alone it would arrive at 1050 + 400 (gap after the first inject) */
+        CHECK(s.ev[3].type == 'M' && s.ev[3].tag == 2 && s.ev[3].t == big);
+        replay_all(&s, "order/1");
+        mm_stream_free(&s);
+    }
+}
+
+/* Wildcards are kept; what they got becomes src_resolved/tag_resolved. */
+static void test_wildcards(void)
+{
+    tb b;
+    char err[1024];
+    tb_init(&b, 3, "openmpi", NULL);
+    tb_send(&b, 2, 0, 7, 4, 100);
+    tb_send(&b, 1, 0, 8, 4, 5000);
+    tb_recv(&b, 0, MMT_ANY_SOURCE, MMT_ANY_TAG, 2, 7, 50);
+    uint64_t q = tb_irecv(&b, 0, MMT_ANY_SOURCE, 8, 900);
+    tb_complete(&b, 0, q, 1, 8, 0, 6000);
+    snprintf(tdir, sizeof tdir, "%s/wild.trace", work);
+    tb_write(&b, tdir, 0, 0);
+    CHECK_MSG(run("wild", -1, err, sizeof err) == MMS_OK, "%s", err);
+    mm_stream s;
+    if (load(&s, 0) == MMS_OK) {
+        CHECK(s.n == 4);
+        const mm_event *e = s.ev;
+        CHECK(e[0].type == 'R' && e[0].src == MM_ANY_SOURCE && e[0].tag == MM_ANY_TAG &&
+              e[0].resolved == MM_RES_ALL && e[0].src_resolved == 2 && e[0].tag_resolved == 7);
+        CHECK(e[1].type == 'M' && e[1].src == 2);
+        CHECK(e[2].type == 'R' && e[2].src == MM_ANY_SOURCE && e[2].tag == 8 &&
+              e[2].resolved == MM_RES_ALL && e[2].src_resolved == 1 && e[2].tag_resolved == 8);
+        CHECK(e[3].type == 'M' && e[3].src == 1);
+        replay_all(&s, "wild/0");
+        mm_stream_free(&s);
+    }
+}
+
+/* Iprobe (not found / found), Mprobe placed at its message's arrival,
+ * Improbe that found nothing as P, Cancel of an Irecv. */
+static void test_probes(void)
+{
+    tb b;
+    char err[1024];
+    tb_init(&b, 2, "openmpi", NULL);
+    tb_send(&b, 0, 1, 5, 8, 1000);
+    tb_send(&b, 0, 1, 6, 8, 2050);
+    tb_probe(&b, MMT_IPROBE, 1, 0, 5, 0, 0, 0, 100);
+    tb_probe(&b, MMT_IPROBE, 1, 0, 5, 1, 0, 5, 2000);
+    tb_recv(&b, 1, 0, 5, 0, 5, 2010);
+    tb_probe(&b, MMT_MPROBE, 1, MMT_ANY_SOURCE, 6, 1, 0, 6, 2100);
+    tb_probe(&b, MMT_IMPROBE, 1, MMT_ANY_SOURCE, MMT_ANY_TAG, 0, 0, 0, 2200);
+    uint64_t q = tb_irecv(&b, 1, MMT_ANY_SOURCE, 99, 3000);
+    tb_cancel(&b, 1, q, 3010);
+    tb_complete(&b, 1, q, 0, 0, 1, 3020);
+    snprintf(tdir, sizeof tdir, "%s/probe.trace", work);
+    tb_write(&b, tdir, 0, 0);
+    CHECK_MSG(run("probe", -1, err, sizeof err) == MMS_OK, "%s", err);
+    mm_stream s;
+    if (load(&s, 1) == MMS_OK) {
+        const mm_event *e = s.ev;
+        CHECK_MSG(s.n == 9, "n=%zu", s.n);
+        if (s.n == 9) {
+            CHECK(e[0].type == 'P' && e[0].src == 0 && e[0].tag == 5);         /* t=100, nothing */
+            CHECK(e[1].type == 'M' && e[1].tag == 5);                          /* 1409 */
+            CHECK(e[2].type == 'P' && e[2].tag == 5);                          /* 2000, finds it */
+            CHECK(e[3].type == 'R' && e[3].tag == 5);                          /* 2010 */
+            CHECK(e[4].type == 'P' && e[4].src == MM_ANY_SOURCE && e[4].tag == MM_ANY_TAG); /* 2200 */
+            CHECK(e[5].type == 'M' && e[5].tag == 6 && e[5].t == intra(2050, 8)); /* 2459 */
+            CHECK(e[6].type == 'X' && e[6].src == MM_ANY_SOURCE && e[6].tag == 6); /* after it */
+            CHECK(e[7].type == 'R' && e[7].tag == 99);
+            CHECK(e[8].type == 'C' && e[8].id == e[7].id);
+        }
+        replay_all(&s, "probe/1");
+        /* The X finds the message, the probe at 2000 finds the first one. */
+        mm_replay r;
+        mm_config cfg = { s.np, 0, 0, NULL, 0 };
+        mm_replay_result res;
+        CHECK(mm_replay_init(&r, &s, 1, err, sizeof err) == MMR_OK);
+        CHECK(mm_replay_run(&r, "list", &cfg, 0, 1, &res, err, sizeof err) == MMR_OK);
+        CHECK(res.counts.mprobe_hits == 1 && res.counts.probe_hits == 1 && res.counts.probe_misses == 2);
+        mm_replay_free(&r);
+        mm_stream_free(&s);
+    }
+}
+
+/* Collectives on 8 ranks expand into exactly coll_algo's transfers, with
+ * COLL attributes and the operation's negative tag. */
+typedef struct want_coll { int trace_op, type, mm_op; int32_t root; uint64_t bytes, desc_bytes; } want_coll;
+
+static void test_collectives(int lib)
+{
+    enum { N = 8 };
+    tb b;
+    char err[1024];
+    tb_init(&b, N, lib == MM_COLL_LIB_MPICH ? "mpich" : "openmpi", NULL);
+    const want_coll calls[] = {
+        { MMT_C_BCAST, MMT_COLL, MM_COLL_BCAST, 0, 64, 64 },
+        { MMT_C_ALLREDUCE, MMT_COLL, MM_COLL_ALLREDUCE, -1, 8, 8 },
+        { MMT_C_GATHER, MMT_COLL, MM_COLL_GATHER, 2, 16, 16 },
+        { MMT_C_BARRIER, MMT_ICOLL, MM_COLL_IBARRIER, -1, 0, 0 },
+        { MMT_C_ALLREDUCE, MMT_COLL, MM_COLL_ALLREDUCE, -1, 100000, 100000 },
+        { MMT_C_ALLTOALL, MMT_COLL, MM_COLL_ALLTOALL, -1, 8 * 64, 64 },
+    };
+    const size_t ncalls = sizeof calls / sizeof calls[0];
+    uint64_t t[N];
+    for (size_t k = 0; k < ncalls; k++) {
+        for (int i = 0; i < N; i++)
+            t[i] = 10000 * (k + 1) + (uint64_t)(i * 37 % 11) * 100;
+        tb_coll(&b, calls[k].type, calls[k].trace_op, calls[k].root, calls[k].bytes, t);
+    }
+    snprintf(tdir, sizeof tdir, "%s/coll%d.trace", work, lib);
+    tb_write(&b, tdir, 0, 0);
+    char name[32];
+    snprintf(name, sizeof name, "coll%d", lib);
+    CHECK_MSG(run(name, -1, err, sizeof err) == MMS_OK, "%s", err);
+
+    /* Expected M events per rank: per call, the transfers to it. */
+    mm_stream s[N];
+    int ok = 1;
+    for (int i = 0; i < N; i++)
+        ok &= load(&s[i], i) == MMS_OK;
+    if (!ok)
+        return;
+    uint32_t nbc = 0;
+    uint32_t callno[MM_COLL_OP_COUNT] = { 0 };
+    size_t total = 0;
+    for (size_t k = 0; k < ncalls; k++) {
+        const want_coll *w = &calls[k];
+        int nb = w->type == MMT_ICOLL;
+        mm_coll_desc d = { w->mm_op, 0, N, w->root < 0 ? 0 : w->root, w->desc_bytes };
+        d.alg = mm_coll_auto(w->mm_op, N, d.bytes, lib).alg;
+        mm_coll_xfer *x;
+        size_t nx;
+        CHECK(mm_coll_expand_array(&d, &x, &nx, err, sizeof err) == MMS_OK);
+        int32_t tag = mm_coll_tag(w->mm_op, nb ? nbc++ : 0);
+        CHECK(tag < 0);
+        uint32_t call = ++callno[w->mm_op];
+        for (int dst = 0; dst < N; dst++) {
+            /* count transfers to dst in the expansion and in the stream */
+            size_t want_m = 0, got_m = 0, got_r = 0;
+            for (size_t q = 0; q < nx; q++)
+                if (x[q].dst == dst) {
+                    want_m++;
+                    size_t found = 0;
+                    for (size_t e = 0; e < s[dst].n; e++) {
+                        const mm_event *v = &s[dst].ev[e];
+                        if (v->kind == MM_KIND_COLL && v->coll_op == w->mm_op && v->call == call &&
+                            v->src == x[q].src && v->tag == tag && v->bytes == x[q].bytes &&
+                            v->comm_size == N && v->comm == 0)
+                            found += v->type == 'M' ? 1 : 0;
+                    }
+                    CHECK_MSG(found >= 1, "call %zu: transfer %d->%d missing", k, x[q].src, dst);
+                }
+            for (size_t e = 0; e < s[dst].n; e++) {
+                const mm_event *v = &s[dst].ev[e];
+                if (v->kind == MM_KIND_COLL && v->coll_op == w->mm_op && v->call == call) {
+                    got_m += v->type == 'M';
+                    got_r += v->type == 'R';
+                    CHECK(v->tag == tag && v->comm_size == N);
+                }
+            }
+            CHECK_MSG(got_m == want_m && got_r == want_m, "call %zu rank %d: M %zu R %zu, want %zu",
+                      k, dst, got_m, got_r, want_m);
+            total += want_m;
+        }
+        free(x);
+    }
+    size_t events = 0;
+    for (int i = 0; i < N; i++) {
+        events += s[i].n;
+        char what[32];
+        snprintf(what, sizeof what, "coll%d/%d", lib, i);
+        replay_all(&s[i], what);
+        mm_stream_free(&s[i]);
+    }
+    CHECK_MSG(events == 2 * total, "events %zu, transfers %zu", events, total);
+    char *j = index_json();
+    CHECK(j && strstr(j, lib == MM_COLL_LIB_MPICH ? "\"collective_rules\": \"mpich\""
+                                                  : "\"collective_rules\": \"openmpi\""));
+    free(j);
+}
+
+/* A scatter has no expansion here: counted and warned about, not faked. */
+static void test_unexpanded(void)
+{
+    tb b;
+    char err[1024];
+    uint64_t t[4] = { 100, 100, 100, 100 };
+    tb_init(&b, 4, "openmpi", NULL);
+    tb_coll(&b, MMT_COLL, MMT_C_SCATTER, 0, 32, t);
+    snprintf(tdir, sizeof tdir, "%s/scatter.trace", work);
+    tb_write(&b, tdir, 0, 0);
+    CHECK_MSG(run("scatter", -1, err, sizeof err) == MMS_OK, "%s", err);
+    char *j = index_json();
+    CHECK(j && strstr(j, "\"scatter\": 1") && strstr(j, "1 scatter calls not expanded"));
+    free(j);
+}
+
+/* Bad input: a truncated trace converts up to its last record with a
+ * warning; a corrupted header is an error naming file and offset; a missing
+ * index.json is a warning; an output directory that cannot be made fails
+ * before anything is written. */
+static void test_bad_input(void)
+{
+    tb b;
+    char err[1024], path[1024];
+    tb_init(&b, 2, "openmpi", NULL);
+    tb_send(&b, 0, 1, 5, 8, 1000);
+    tb_recv(&b, 1, 0, 5, 0, 5, 500);
+    tb_send(&b, 0, 1, 6, 8, 2000);
+    snprintf(tdir, sizeof tdir, "%s/cut.trace", work);
+    tb_write(&b, tdir, 1, 0);
+    /* cut rank 0 inside its last record: the second send is lost */
+    snprintf(path, sizeof path, "%s/rank-000000.mmt", tdir);
+    CHECK(truncate(path, MMT_HEADER_SIZE + 5 * MMT_RECORD_SIZE - 30) == 0);
+    CHECK_MSG(run("cut", -1, err, sizeof err) == MMS_OK, "%s", err);
+    char *j = index_json();
+    CHECK_MSG(j && strstr(j, "rank-000000.mmt") && strstr(j, "converted up to its last whole record"),
+              "%s", j ? j : "(null)");
+    free(j);
+    mm_stream s;
+    if (load(&s, 1) == MMS_OK) {
+        CHECK(s.n == 2 && s.ev[0].type == 'R' && s.ev[1].type == 'M');
+        mm_stream_free(&s);
+    }
+
+    /* corrupted header */
+    tb_init(&b, 2, "openmpi", NULL);
+    snprintf(tdir, sizeof tdir, "%s/bad.trace", work);
+    tb_write(&b, tdir, 0, 0);
+    snprintf(path, sizeof path, "%s/rank-000001.mmt", tdir);
+    FILE *f = fopen(path, "r+b");
+    CHECK(f && fwrite("XX", 1, 2, f) == 2 && fclose(f) == 0);
+    CHECK(run("bad", -1, err, sizeof err) == MMS_EFORMAT);
+    CHECK_MSG(strstr(err, "rank-000001.mmt: offset 0: not an mpimatch trace"), "%s", err);
+    snprintf(path, sizeof path, "%s/index.json", odir);
+    CHECK(access(path, F_OK) != 0);
+
+    /* missing index.json */
+    tb_init(&b, 2, "openmpi", NULL);
+    tb_send(&b, 0, 1, 5, 8, 1000);
+    tb_recv(&b, 1, 0, 5, 0, 5, 500);
+    snprintf(tdir, sizeof tdir, "%s/noindex.trace", work);
+    tb_write(&b, tdir, 0, 1);
+    CHECK_MSG(run("noindex", -1, err, sizeof err) == MMS_OK, "%s", err);
+    j = index_json();
+    CHECK(j && strstr(j, "index.json: missing") && strstr(j, "rank files found by their names"));
+    free(j);
+
+    /* a rank file missing */
+    snprintf(path, sizeof path, "%s/rank-000001.mmt", tdir);
+    CHECK(remove(path) == 0);
+    CHECK(run("noindex", -1, err, sizeof err) != MMS_OK);
+    CHECK_MSG(strstr(err, "rank-000001.mmt"), "%s", err);
+
+    /* an output directory that cannot be created */
+    mm_conv_opts o;
+    mm_conv_defaults(&o);
+    snprintf(tdir, sizeof tdir, "%s/wild.trace", work);
+    snprintf(odir, sizeof odir, "%s/no/such/dir", work);
+    o.trace_dir = tdir;
+    o.out_dir = odir;
+    CHECK(mm_convert(&o, err, sizeof err) == MMS_EIO);
+    CHECK_MSG(strstr(err, "cannot create the output directory"), "%s", err);
+
+    /* a trace directory that does not exist: nothing is created */
+    snprintf(tdir, sizeof tdir, "%s/no-such-trace", work);
+    snprintf(odir, sizeof odir, "%s/never", work);
+    CHECK(mm_convert(&o, err, sizeof err) == MMS_EIO);
+    CHECK_MSG(strstr(err, "no-such-trace: not a trace directory"), "%s", err);
+    CHECK(access(odir, F_OK) != 0);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: test_convert WORKDIR\n");
+        return 2;
+    }
+    work = argv[1];
+    mkdir(work, 0777);
+    test_pair();
+    test_overtaking();
+    test_wildcards();
+    test_probes();
+    test_collectives(MM_COLL_LIB_OMPI);
+    test_collectives(MM_COLL_LIB_MPICH);
+    test_unexpanded();
+    test_bad_input();
+    return TC_DONE();
+}
