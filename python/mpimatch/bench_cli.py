@@ -30,6 +30,7 @@ from .suites import SUITES, Item, StreamFile, Suite
 
 DEFAULT_SUITE = "default"
 DEFAULT_OUT = "bench-out"
+WIDE = 140           # columns of the table when the output is not a terminal
 
 DESCRIPTION = """\
 Run a benchmark suite: every workload through every engine that accepts it
@@ -191,7 +192,9 @@ def cmd_bench(args: argparse.Namespace, out: Console) -> int:
         outcomes = bench.execute(runs, reps, display.start, display.finish)
     doc = bench.document(suite, reps, generator, started, outcomes)
     report = write_outputs(doc, outdir, json_copy)
-    out.print(terminal_report(doc))
+    if not out.is_terminal:                 # a log or a pipe: no reason to wrap at 80
+        out = Console(width=max(out.width, WIDE), highlight=False)
+    out.print(terminal_report(doc, out.width))
     out.print(f"\n{len(doc['records'])} runs in {time.perf_counter() - t0:.0f} s "
               f"(workloads built by {generator}). Outputs in {outdir}/: results.json, "
               f"results.csv, plots/ ({len(list((outdir / 'plots').glob('*.png')))} PNG)",

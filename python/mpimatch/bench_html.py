@@ -57,7 +57,7 @@ def _results(doc: Mapping[str, Any]) -> str:
         for i, cells in enumerate(group):
             rows.append(("first" if i == 0 else "",
                          [escape(spec) if i == 0 else "", *(escape(c) for c in cells)]))
-    return _table(["workload", *RESULT_HEADERS], rows, left=2)
+    return _table(["workload", *(h.replace("\n", " ") for h in RESULT_HEADERS)], rows, left=2)
 
 
 def _machine(doc: Mapping[str, Any]) -> str:

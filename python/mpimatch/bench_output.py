@@ -8,8 +8,9 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Sequence, Union
+from typing import Any, Dict, Iterable, List, Mapping, Sequence, Tuple, Union
 
+from rich import box
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
@@ -121,39 +122,59 @@ def results_rows(records: Sequence[Mapping[str, Any]]) -> Dict[str, List[List[st
         groups.setdefault(label, []).append([
             r["run"], fnum(ns["median"]), f"{fnum(ns['q1'])}–{fnum(ns['q3'])}",
             fspeedup(r["speedup_vs_list"]),
-            f"{fnum(prq['mean_depth'])} / {fnum(prq['max_depth'], 'd')}",
-            f"{fnum(umq['mean_depth'])} / {fnum(umq['max_depth'], 'd')}",
-            f"{fnum(prq['queues'], 'd')} / {fnum(umq['queues'], 'd')}",
+            f"{fnum(prq['mean_depth'])}/{fnum(prq['max_depth'], 'd')}",
+            f"{fnum(umq['mean_depth'])}/{fnum(umq['max_depth'], 'd')}",
+            f"{fnum(prq['queues'], 'd')}/{fnum(umq['queues'], 'd')}",
             human_bytes(r["peak_bytes"])])
     return groups
 
 
-RESULT_HEADERS = ["engine", "ns/event median", "q1–q3", f"speed-up vs {BASELINE}",
-                  "PRQ depth mean / max", "UMQ depth mean / max", "queues PRQ / UMQ", "peak bytes"]
+# Line breaks where the terminal table breaks its headings; the HTML puts spaces.
+RESULT_HEADERS = ["engine", "ns/event\nmedian", "ns/event\nq1–q3", f"speed-up\nvs {BASELINE}",
+                  "PRQ depth\nmean/max", "UMQ depth\nmean/max", "queues\nPRQ/UMQ", "peak\nbytes"]
 
 
-def terminal_report(doc: Mapping[str, Any]) -> Group:
-    """The results table (one section per workload), skipped runs, and the targets."""
+def _skipped(skipped: Sequence[Mapping[str, Any]]) -> Text:
+    """One line per (engine, reason): the workloads it skipped."""
+    groups: Dict[Tuple[str, str], List[str]] = {}
+    for s in skipped:
+        groups.setdefault((s["engine"], s["reason"]), []).append(s["workload"])
+    text = Text()
+    for (engine, reason), workloads in groups.items():
+        text.append(f"skipped {engine}", style="yellow")
+        text.append(f" ({reason}): {', '.join(workloads)}\n")
+    return text
+
+
+NARROW = 116           # below this width the table leaves out the quartiles and queue counts
+NARROW_DROP = (2, 6)   # their indexes in RESULT_HEADERS
+
+
+def terminal_report(doc: Mapping[str, Any], width: int = NARROW) -> Group:
+    """The results table (a heading row per workload), skipped runs, and the targets.
+    On a narrow terminal the quartiles and queue counts are left out (JSON, CSV and
+    the HTML report have them)."""
+    keep = [i for i in range(len(RESULT_HEADERS)) if width >= NARROW or i not in NARROW_DROP]
     table = Table(title=Text(f"mpimatch bench: suite {doc['suite']}, reps={doc['reps']}"),
-                  title_justify="left")
-    table.add_column("workload", style="bold")
-    for i, h in enumerate(RESULT_HEADERS):
-        table.add_column(h.replace(" ", "\n", 1), justify="left" if i == 0 else "right")
+                  title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    for i in keep:
+        table.add_column(RESULT_HEADERS[i], justify="left" if i == 0 else "right", no_wrap=i > 0)
     for spec, rows in results_rows(doc["records"]).items():
-        for i, row in enumerate(rows):
-            table.add_row(*(Text(c) for c in [spec if i == 0 else "", *row]),
-                          end_section=(i == len(rows) - 1))
+        # Breakable at the commas, so a long spec does not widen the engine column.
+        table.add_row(Text(spec.replace(",", ", "), style="bold cyan"), *[""] * (len(keep) - 1))
+        for row in rows:
+            table.add_row(*(Text(row[i]) for i in keep))
     parts: List[Any] = [table]
     if doc["skipped"]:
-        t = Text("skipped: ", style="yellow")
-        t.append("; ".join(f"{s['engine']} on {s['workload']} ({s['reason']})" for s in doc["skipped"]))
-        parts.append(t)
-    targets = Table(title=Text("speed targets (targets, not tests)"), title_justify="left")
+        parts.append(_skipped(doc["skipped"]))
+    targets = Table(title=Text("speed targets (targets, not tests)"), title_justify="left",
+                    box=box.SIMPLE_HEAD, pad_edge=False)
     for h in ("target", "wanted", "measured", "status"):
         targets.add_column(h, justify="left" if h == "target" else "right")
     for t in doc["targets"]:
         style = {True: "green", False: "bold red"}.get(t["met"], "yellow")
         targets.add_row(Text(t["description"]), Text(f"{t['relation']} {target_value(t, 'wanted')}"),
-                        Text(target_value(t, "measured")), Text(target_status(t), style=style))
-    parts += [Text(""), targets]
+                        Text(target_value(t, "measured"), no_wrap=True),
+                        Text(target_status(t), style=style, no_wrap=True))
+    parts.append(targets)
     return Group(*parts)
