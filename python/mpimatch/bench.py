@@ -110,6 +110,11 @@ def _source(item: Item, cat: Catalogues, sources: Dict[str, Source]) -> Source:
             raise MpimatchError(f"{path}: no such stream file")
         src = Source(path.stem, {}, False, str(path), None, path)
     else:
+        name = specs.parse(item.source, "workload")[0]
+        if cat.generator == "python" and specs.entry_flag(cat.workloads, name, "name") is None:
+            known = ", ".join(e["name"] for e in cat.workloads)
+            raise MpimatchError(f"unknown workload '{name}'; known: {known} (only the interim "
+                                f"Python generators: {GEN} was not found)")
         name, params = specs.check_text(cat.workloads, item.source, "workload", with_seed=True)
         synthetic = bool(specs.entry_flag(cat.workloads, name, "synthetic"))
         src = Source(name, params, synthetic, specs.fmt(name, params), cat.generator)

@@ -103,7 +103,7 @@ def test_suites_are_valid_and_paper_needs_the_c_generators():
     runs = bench.plan(PAPER.items, bench.Catalogues(engines, c_names, bench.GEN))
     assert {"p002-fig3", "p002-fig5", "p000-fig5", "p003-fig1-4"} <= {f for r in runs for f in r.figures}
     py = bench.Catalogues(engines, pystreams.CATALOGUE, "python")
-    assert "unknown workload 'pingpong'" in error(bench.plan, PAPER.items, py)
+    assert "mpimatch-gen was not found" in error(bench.plan, PAPER.items, py)
     for name in ("quick", "default"):
         assert bench.plan(SUITES[name].items, py)
     assert {"shuffle", "burst"} <= {i.source.split(":")[0] for i in QUICK.items}
@@ -127,6 +127,21 @@ def test_replay_command_for_workloads_and_files(tmp_path):
     wl.source.generator = "python"
     wl.source.path = tmp_path / "s.mms"
     assert bench.replay_command(exe, wl, 3, js)[1] == str(tmp_path / "s.mms")
+
+
+def test_workload_catalogue_from_the_c_generators_or_python(tmp_path, monkeypatch):
+    monkeypatch.setenv("MPIMATCH_BIN_DIR", str(tmp_path))
+    assert bench.workload_catalogue() == (pystreams.CATALOGUE, "python")      # not built
+    gen = tmp_path / bench.GEN
+    listing = [{"name": "stencil", "summary": "", "origin": "", "synthetic": False, "params": []}]
+    gen.write_text("#!/bin/sh\n[ \"$1 $2\" = '--list --json' ] && cat <<'EOF'\n"
+                   + json.dumps(listing) + "\nEOF\n")
+    gen.chmod(0o755)
+    assert bench.workload_catalogue() == (listing, bench.GEN)
+    gen.write_text("#!/bin/sh\necho 'not json'\n")
+    with pytest.raises(MpimatchError, match="not JSON") as info:
+        bench.workload_catalogue()
+    assert info.value.exit_code == 1
 
 
 def test_skip_reason_once_hints_are_known():
