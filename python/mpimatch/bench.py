@@ -81,6 +81,7 @@ class Source:
     synthetic: bool
     spec: str                           # canonical workload spec, or the file's path
     generator: Optional[str]            # "mpimatch-gen", "python", or None for a file
+    origin: Optional[str] = None        # the paper and figure, from the generator list
     path: Optional[Path] = None         # the stream file (given, or written by pystreams)
     hints: Optional[List[str]] = None   # hints the stream satisfies, once a run said
 
@@ -108,7 +109,7 @@ def _source(item: Item, cat: Catalogues, sources: Dict[str, Source]) -> Source:
         path = item.source.path
         if not path.is_file():
             raise MpimatchError(f"{path}: no such stream file")
-        src = Source(path.stem, {}, False, str(path), None, path)
+        src = Source(path.stem, {}, False, str(path), None, path=path)
     else:
         name = specs.parse(item.source, "workload")[0]
         if cat.generator == "python" and specs.entry_flag(cat.workloads, name, "name") is None:
@@ -117,7 +118,8 @@ def _source(item: Item, cat: Catalogues, sources: Dict[str, Source]) -> Source:
                                 f"Python generators: {GEN} was not found)")
         name, params = specs.check_text(cat.workloads, item.source, "workload", with_seed=True)
         synthetic = bool(specs.entry_flag(cat.workloads, name, "synthetic"))
-        src = Source(name, params, synthetic, specs.fmt(name, params), cat.generator)
+        src = Source(name, params, synthetic, specs.fmt(name, params), cat.generator,
+                     origin=specs.entry_flag(cat.workloads, name, "origin"))
     return sources.setdefault(src.spec, src)
 
 
@@ -214,7 +216,7 @@ def make_record(run: Run, data: Mapping[str, Any], wall: float) -> Dict[str, Any
     return {
         "workload": {"name": wl.get("name", src.name), "params": wl.get("params", src.params),
                      "synthetic": bool(wl.get("synthetic", src.synthetic)), "spec": src.spec,
-                     "generator": src.generator,
+                     "origin": wl.get("origin", src.origin), "generator": src.generator,
                      "file": None if src.is_workload else str(src.path)},
         "figures": list(run.figures), "x": run.x,
         "engine": run.engine, "engine_params": dict(res.get("params") or run.params),

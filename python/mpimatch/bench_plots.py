@@ -74,6 +74,13 @@ def sweeps(records: Sequence[Mapping[str, Any]]) -> Dict[Tuple[str, str, str], L
     return {k: v for k, v in out.items() if len({r["workload"]["params"][k[2]] for r in v}) >= 2}
 
 
+def _xscale(ax: Any, xs: Sequence[float]) -> None:
+    """log2 for positive values spread over a factor of 8 or more (n = 64 .. 16384),
+    linear otherwise (a ping-pong's 0 .. 200 dead receives)."""
+    if xs and min(xs) > 0 and max(xs) >= 8 * min(xs):
+        ax.set_xscale("log", base=2)
+
+
 def _by_run(records: Sequence[Mapping[str, Any]]) -> Dict[str, List[Mapping[str, Any]]]:
     out: Dict[str, List[Mapping[str, Any]]] = {}
     for r in records:
@@ -123,7 +130,7 @@ def plot_sweep(key: Tuple[str, str, str], records: Sequence[Mapping[str, Any]],
         right.plot(xs, [r["umq"]["mean_depth"] for r in rs], color=colours[run], marker="x", ms=3,
                    ls="--", label=f"{run} UMQ")
     for ax in (left, right):
-        ax.set_xscale("log", base=2)
+        _xscale(ax, [r["workload"]["params"][x] for r in records])
         ax.set_xlabel(x)
         ax.grid(True, which="both", alpha=0.3)
     left.set_yscale("log")
@@ -152,7 +159,7 @@ def plot_depth_vs_n(records: Sequence[Mapping[str, Any]], path: Path) -> bool:
                 mine = sorted(mine, key=lambda r: r["workload"]["params"][x])
                 ax.plot([r["workload"]["params"][x] for r in mine], [r[side]["mean_depth"] for r in mine],
                         color=colours[run], lw=1, alpha=0.6)
-        ax.set_xscale("log", base=2)
+        _xscale(ax, [r["workload"]["params"][r["x"]] for r in rs])
         ax.set_yscale("symlog", linthresh=1)
         ax.set_ylim(bottom=0, top=max(1.0, ax.get_ylim()[1]))     # all-zero UMQs too
         ax.set_xlabel(", ".join(sorted({r["x"] for r in rs})) + " (workload parameter)")

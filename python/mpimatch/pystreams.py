@@ -1,80 +1,80 @@
-"""Interim workload generators in Python, used by `mpimatch bench` when the C
-generators (`mpimatch-gen`, `mpimatch-replay --workload`) are not built.
+"""Interim workload generators in Python, used by `mpimatch bench` only when the
+C generators (`mpimatch-gen`, `mpimatch-replay --workload`) are not built.
 
-They write text streams (docs/stream-format.md) for three of the paper 002
-micro-benchmarks, with the parameter names the C generators use, so a suite
-names its workloads the same way whichever side builds them. Their streams are
-seeded with Python's generator, not the C splitmix64: the same spec gives the
-same stream here, but not the C tool's stream, so records say which built it.
+They write text streams (docs/stream-format.md) for the MadMPI request
+benchmarks with the C generators' names, parameters and shapes
+(docs/workloads.md), so a suite means the same workloads whichever side
+builds them. The permutation comes from Python's generator, not splitmix64:
+the same spec gives the same stream here, but not the C tool's stream, so the
+records say which built it. Seen from the server, one round is N receives
+from rank 1, then the peer's N messages; the permutation is drawn once and
+reused in every round.
 
-  shuffle   n receives from rank 1 with tags 0..n-1 in order, then the n
-            messages in a random tag order (MadMPI shuffle; paper 002 fig. 3)
-  burst     the same, messages in the order of the receives: every match is
-            at the head of the queue (MadMPI burst; paper 002 fig. 5)
-  any       n receives over np-1 peers, every other one ANY_SOURCE, then the
-            messages in random order: engines that need no-wildcard hints
-            cannot run it
+  burst     receives and messages all tag 0: every match at the queue head
+  tags      tags 0..N-1, messages in the same order
+  shuffle   tags 0..N-1, messages in a random permutation (paper 002 fig. 3)
+  any       first an ANY_SOURCE receive with tag N+1, then as shuffle, then
+            one message with tag N+1 that completes the wildcard receive
 """
 from __future__ import annotations
 
 import random
 from pathlib import Path
-from typing import Callable, Dict, List, Mapping
+from typing import Callable, Dict, Iterable, List, Mapping, Tuple
 
 from .model import HEADER
 
-N_PARAM = {"name": "n", "doc": "receives posted (= messages sent)", "default": 1024,
-           "min": 1, "max": 1 << 22}
+PARAMS = [{"name": "n", "doc": "requests per round", "default": 1024, "min": 1, "max": 1 << 20},
+          {"name": "rounds", "doc": "rounds; each reuses the same tags", "default": 8,
+           "min": 1, "max": 65536}]
+
+
+def _entry(name: str, summary: str, origin: str) -> Dict:
+    return {"name": name, "summary": summary, "origin": origin, "synthetic": False,
+            "params": PARAMS}
+
 
 CATALOGUE: List[Dict] = [
-    {"name": "shuffle", "summary": "n receives in tag order, then the messages in random tag order",
-     "origin": "paper 002 fig. 3 (MadMPI shuffle)", "synthetic": False, "params": [N_PARAM]},
-    {"name": "burst", "summary": "n receives, then the n messages in the same order (head matches)",
-     "origin": "paper 002 fig. 5 (MadMPI burst)", "synthetic": False, "params": [N_PARAM]},
-    {"name": "any", "summary": "n receives, half ANY_SOURCE, then the messages in random order",
-     "origin": "wildcard receives (paper 001 PRQ_ANY)", "synthetic": False,
-     "params": [N_PARAM, {"name": "np", "doc": "processes (np-1 senders)", "default": 8,
-                          "min": 2, "max": 1 << 20}]},
+    _entry("burst", "N receives and N messages, all tag 0", "MadMPI reqs_burst; paper 002, fig. 5a"),
+    _entry("tags", "tags 0..N-1, messages in posting order", "MadMPI request benchmarks"),
+    _entry("shuffle", "tags 0..N-1, messages in a random permutation",
+           "MadMPI reqs_shuffle; paper 002, figure 3"),
+    _entry("any", "an ANY_SOURCE receive first, then as shuffle", "MadMPI request benchmarks"),
 ]
 
-
-def _lines(np: int, recvs: List[str], msgs: List[str], note: str) -> str:
-    head = [HEADER, f"# np={np}", f"# {note}"]
-    body = [f"R {i} 0 {r}" for i, r in enumerate(recvs)]
-    body += [f"M {len(recvs) + i} 0 {m} bytes=1" for i, m in enumerate(msgs)]
-    return "\n".join(head + body) + "\n"
+Round = Tuple[List[str], List[str]]       # receives, messages: "src tag [attrs]"
 
 
-def shuffle(p: Mapping[str, int]) -> str:
-    n, rng = p["n"], random.Random(p["seed"])
-    tags = list(range(n))
-    rng.shuffle(tags)
-    return _lines(2, [f"1 {t}" for t in range(n)], [f"1 {t}" for t in tags],
-                  f"shuffle n={n} seed={p['seed']} (Python generator)")
-
-
-def burst(p: Mapping[str, int]) -> str:
+def _rounds(p: Mapping[str, int], one: Callable[[int, List[int]], Round], note: str) -> str:
     n = p["n"]
-    return _lines(2, [f"1 {t}" for t in range(n)], [f"1 {t}" for t in range(n)],
-                  f"burst n={n} (Python generator)")
+    perm = list(range(n))
+    random.Random(p["seed"]).shuffle(perm)
+    lines = [HEADER, "# np=2", f"# {note} (Python generator)"]
+    ident = 1
+    for _ in range(p["rounds"]):
+        recvs, msgs = one(n, perm)
+        for kind, items in (("R", recvs), ("M", msgs)):
+            for item in items:
+                lines.append(f"{kind} {ident} 0 {item}")
+                ident += 1
+    return "\n".join(lines) + "\n"
 
 
-def any_source(p: Mapping[str, int]) -> str:
-    n, np, rng = p["n"], p["np"], random.Random(p["seed"])
-    peers = np - 1
-    pairs = [(1 + i % peers, i // peers) for i in range(n)]          # (source, tag)
-    recvs = [f"{'*' if i % 2 == 0 else s} {t}" for i, (s, t) in enumerate(pairs)]
-    order = list(pairs)
-    rng.shuffle(order)
-    return _lines(np, recvs, [f"{s} {t}" for s, t in order],
-                  f"any n={n} np={np} seed={p['seed']} (Python generator)")
+def _one(tags: Iterable[int]) -> List[str]:
+    return [f"1 {t} bytes=1" for t in tags]
 
 
-GENERATORS: Dict[str, Callable[[Mapping[str, int]], str]] = {
-    "shuffle": shuffle, "burst": burst, "any": any_source}
+GENERATORS: Dict[str, Callable[[int, List[int]], Round]] = {
+    "burst": lambda n, perm: (_one([0] * n), _one([0] * n)),
+    "tags": lambda n, perm: (_one(range(n)), _one(range(n))),
+    "shuffle": lambda n, perm: (_one(range(n)), _one(perm)),
+    # The wildcard receive and the zero-byte message that completes it.
+    "any": lambda n, perm: ([f"* {n + 1}", *_one(range(n))], [*_one(perm), f"1 {n + 1}"]),
+}
 
 
 def write(name: str, params: Mapping[str, int], path: Path) -> Path:
     """Write the stream of the checked workload (name, params) to path."""
-    path.write_text(GENERATORS[name](params))
+    note = f"{name} " + " ".join(f"{k}={v}" for k, v in params.items())
+    path.write_text(_rounds(params, GENERATORS[name], note))
     return path

@@ -8,13 +8,14 @@ import csv
 import io
 import json
 import math
+from collections import Counter
 from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
 
-from conftest import REPO, run_cli
-from mpimatch import bench, pystreams, specs
+from conftest import REPO, run, run_cli
+from mpimatch import bench, pystreams, specs, tools
 from mpimatch.bench_html import html_report
 from mpimatch.bench_output import CSV_COLUMNS, csv_text, terminal_report
 from mpimatch.errors import MpimatchError
@@ -46,17 +47,17 @@ def error(fn, *args, **kw) -> str:
 
 def test_spec_defaults_and_canonical_form():
     name, params = specs.check_text(GENS, "shuffle:n=64", "workload", with_seed=True)
-    assert (name, params) == ("shuffle", {"n": 64, "seed": 1})
-    assert specs.fmt(name, params) == "shuffle:n=64,seed=1"
+    assert (name, params) == ("shuffle", {"n": 64, "rounds": 8, "seed": 1})
+    assert specs.fmt(name, params) == "shuffle:n=64,rounds=8,seed=1"
     assert specs.check_text(GENS, "gather", "workload")[1] == {"alg": "binomial"}
     assert specs.check_text(GENS, "gather:alg=ring", "workload")[1] == {"alg": "ring"}
     assert specs.check_text(ENGINES, "bins", "engine", fill_defaults=False) == ("bins", {})
 
 
 @pytest.mark.parametrize("text, says", [
-    ("nosuch", "unknown workload 'nosuch'; known: shuffle, burst, any, gather, radix"),
-    ("shuffle:m=3", "unknown parameter 'm'; parameters: n (1..4194304), seed (0..18446744073709551615)"),
-    ("shuffle:n=0", "n=0 is out of range 1..4194304"),
+    ("nosuch", "unknown workload 'nosuch'; known: burst, tags, shuffle, any, gather, radix"),
+    ("shuffle:m=3", "unknown parameter 'm'; parameters: n (1..1048576), rounds (1..65536), seed (0..18446744073709551615)"),
+    ("shuffle:n=0", "n=0 is out of range 1..1048576"),
     ("shuffle:n=x", "n=x is not an integer"),
     ("shuffle:n", "'n' is not key=value"),
     ("shuffle:n=1,n=2", "'n' given twice"),
@@ -71,12 +72,12 @@ def test_spec_errors_say_what_is_allowed(text, says):
 
 def test_plan_merges_labels_and_puts_hinted_engines_last():
     items = [Item("shuffle:n=64", ("hash", "list"), figure="a", x="n"),
-             Item("shuffle:n=64,seed=1", "all", figure="b"),
+             Item("shuffle:n=64,rounds=8,seed=1", "all", figure="b"),
              Item("radix", ("bins:bins=16", "bins"), {"bins": {"bins": 8}}, figure="c")]
     runs = bench.plan(items, CAT)
+    sh = "shuffle:n=64,rounds=8,seed=1"
     assert [(r.source.spec, r.label) for r in runs] == [
-        ("shuffle:n=64,seed=1", "list"), ("shuffle:n=64,seed=1", "bins"),
-        ("shuffle:n=64,seed=1", "hash"), ("radix:seed=1", "bins:bins=16"),
+        (sh, "list"), (sh, "bins"), (sh, "hash"), ("radix:seed=1", "bins:bins=16"),
         ("radix:seed=1", "bins:bins=8")]
     assert runs[0].figures == ["a", "b"] and runs[0].x == "n"
     assert runs[2].needs == ["no_any_source", "no_any_tag"]
@@ -94,19 +95,47 @@ def test_plan_engine_selection_and_overrides():
     assert "unknown parameter 'size'" in error(bench.plan, items, CAT, overrides={"list": {"size": "1"}})
 
 
+# The C generators' names and the parameters the paper suite sets (docs/workloads.md).
+C_GENS = [("shuffle", "n rounds", []), ("burst", "n rounds", []), ("tags", "n rounds", []),
+          ("any", "n rounds", []), ("pingpong", "n", []), ("reverse", "n m rounds", []),
+          ("reverse_groups", "", []), ("stencil_naive", "threads", []),
+          ("stencil2d", "", [("points", "5pt 9pt")]),
+          ("stencil3d", "lx ly lz", [("points", "7pt 27pt")]),
+          ("stencil_linear", "lz", [("points", "7pt 27pt")]),
+          ("gather", "", [("alg", "linear binomial")]), ("allreduce", "", [("alg", "recursive_doubling ring")]),
+          ("allgather", "nonblocking", [("alg", "ring bruck")]),
+          ("radix", "", []), ("nbody", "", []), ("miniamr", "", []), ("fds", "", [])]
+
+
 def test_suites_are_valid_and_paper_needs_the_c_generators():
-    c_names = [{"name": n, "synthetic": False, "params": [] if n not in ("shuffle", "burst") else
-                [pystreams.N_PARAM]} for n in
-               ("shuffle", "burst", "any", "pingpong", "radix", "nbody", "miniamr", "fds", "gather",
-                "allreduce", "allgather", "reverse", "stencil")]
+    c_names = [{"name": n, "synthetic": False, "params": [
+                   {"name": p, "default": 1, "min": 0, "max": 1 << 20} for p in ps.split()] + [
+                   {"name": p, "default": "x", "choices": ["x", *cs.split()]} for p, cs in choices]}
+               for n, ps, choices in C_GENS]
     engines = ENGINES + [{"name": "nm", "hints_required": [], "params": []}]
     runs = bench.plan(PAPER.items, bench.Catalogues(engines, c_names, bench.GEN))
-    assert {"p002-fig3", "p002-fig5", "p000-fig5", "p003-fig1-4"} <= {f for r in runs for f in r.figures}
+    assert {f for r in runs for f in r.figures} == {
+        "targets", "p002-fig3", "p002-fig5", "p002-fig6", "p002-table1", "p000-fig5", "p000-s5.4",
+        "p001-fig2-m10", "p001-fig2-m50", "p001-fig3", "p003-fig1", "p003-fig2", "p003-fig3",
+        "p003-fig4-7pt", "p003-fig4-27pt"}
     py = bench.Catalogues(engines, pystreams.CATALOGUE, "python")
     assert "mpimatch-gen was not found" in error(bench.plan, PAPER.items, py)
     for name in ("quick", "default"):
         assert bench.plan(SUITES[name].items, py)
     assert {"shuffle", "burst"} <= {i.source.split(":")[0] for i in QUICK.items}
+
+
+@pytest.mark.parametrize("suite", sorted(SUITES))
+def test_suites_plan_with_the_c_generators(suite, engines):
+    """Every suite item names a real workload and parameters of mpimatch-gen."""
+    try:
+        tools.find_tool(bench.GEN)
+    except tools.ToolNotFound:
+        pytest.skip("mpimatch-gen is not built")
+    gens, who = bench.workload_catalogue()
+    assert who == bench.GEN
+    runs = bench.plan(SUITES[suite].items, bench.Catalogues(engines, gens, who))
+    assert {r.engine for r in runs} == {e["name"] for e in engines}
 
 
 def test_sweep_items():
@@ -120,7 +149,7 @@ def test_replay_command_for_workloads_and_files(tmp_path):
     wl, f = bench.plan([Item("burst:n=8", ("bins:bins=4",)),
                         Item(StreamFile(REPO / "examples" / "tiny.mms"), ("list",))], CAT)
     assert bench.replay_command(exe, wl, 3, js) == [
-        "/bin/replay", "--workload", "burst:n=8,seed=1", "--engine", "bins", "--param",
+        "/bin/replay", "--workload", "burst:n=8,rounds=8,seed=1", "--engine", "bins", "--param",
         "bins:bins=4", "--reps", "3", "--json", str(js), "--quiet"]
     assert bench.replay_command(exe, f, 1, js)[:4] == ["/bin/replay", str(REPO / "examples" / "tiny.mms"),
                                                        "--engine", "list"]
@@ -156,12 +185,36 @@ def test_skip_reason_once_hints_are_known():
 
 @pytest.mark.parametrize("name", sorted(pystreams.GENERATORS))
 def test_python_generators_write_valid_streams(tmp_path, name):
-    params = specs.check(pystreams.CATALOGUE, name, {"n": 50}, "workload", with_seed=True)
+    params = specs.check(pystreams.CATALOGUE, name, {"n": 50, "rounds": 3}, "workload", with_seed=True)
     path = pystreams.write(name, params, tmp_path / "s.mms")
     stream = parse_stream(path.read_text(), str(path))
-    assert len(stream.events) == 100
-    assert sum(1 for line in outcomes(stream.events) if " " in line) > 0
+    wild = name == "any"
+    assert len(stream.events) == 3 * 2 * (50 + wild)
+    assert len([line for line in outcomes(stream.events) if " " in line]) == 3 * (50 + wild)
     assert pystreams.write(name, params, tmp_path / "t.mms").read_text() == path.read_text()
+
+
+def _fields(text: str) -> Counter:
+    """The records of a text stream without their ids, as a multiset."""
+    return Counter(tuple(line.split()[:1] + line.split()[2:]) for line in text.splitlines()
+                   if line and not line.startswith("#"))
+
+
+@pytest.mark.parametrize("spec", ["burst:n=3,rounds=2", "tags:n=4,rounds=2",
+                                  "shuffle:n=5,rounds=2,seed=3", "any:n=3,rounds=2,seed=5"])
+def test_python_generators_match_the_c_ones(tmp_path, spec):
+    """Same records as mpimatch-gen (burst and tags: the same text; shuffle and
+    any differ only in the permutation's draw)."""
+    try:
+        gen = tools.find_tool(bench.GEN)
+    except tools.ToolNotFound:
+        pytest.skip("mpimatch-gen is not built")
+    name, params = specs.check_text(pystreams.CATALOGUE, spec, "workload", with_seed=True)
+    mine = pystreams.write(name, params, tmp_path / "p.mms").read_text()
+    theirs = run([gen, spec]).stdout
+    assert _fields(mine) == _fields(theirs)
+    if name in ("burst", "tags"):
+        assert [x for x in mine.splitlines() if not x.startswith(f"# {name} ")] == theirs.splitlines()
 
 
 # ---------------------------------------------------------------- records, targets, outputs
@@ -186,9 +239,9 @@ def fake_outcomes(times: Dict[str, Dict[str, float]]) -> List[bench.Outcome]:
     items = [Item(f"{wl}:n={n}", tuple(times[f"{wl}:{n}"]), figure="f", x="n")
              for wl, n in (k.split(":") for k in times)]
     out = []
-    for run in bench.plan(items, CAT):
-        ns = times[f"{run.source.name}:{run.source.params['n']}"][run.label]
-        out.append(bench.Outcome(run, record=bench.make_record(run, replay_json(run.engine, ns), 0.5)))
+    for r in bench.plan(items, CAT):
+        ns = times[f"{r.source.name}:{r.source.params['n']}"][r.label]
+        out.append(bench.Outcome(r, record=bench.make_record(r, replay_json(r.engine, ns), 0.5)))
     bench.set_speedups([o.record for o in out])
     return out
 
@@ -201,8 +254,10 @@ TIMES = {"shuffle:4096": {"list": 1000.0, "hash": 10.0, "bins": 50.0},
 def test_records_speedups_and_targets():
     outs = fake_outcomes(TIMES)
     rec = outs[1].record
-    assert rec["workload"] == {"name": "shuffle", "params": {"n": 4096, "seed": 1}, "synthetic": False,
-                               "spec": "shuffle:n=4096,seed=1", "generator": bench.GEN, "file": None}
+    assert rec["workload"] == {"name": "shuffle", "params": {"n": 4096, "rounds": 8, "seed": 1},
+                               "synthetic": False, "spec": "shuffle:n=4096,rounds=8,seed=1",
+                               "origin": "MadMPI reqs_shuffle; paper 002, figure 3",
+                               "generator": bench.GEN, "file": None}
     assert rec["run"] == "bins" and rec["speedup_vs_list"] == pytest.approx(20.0)
     assert rec["prq"] == {"mean_depth": 1.0, "max_depth": 4, "max_length": 4096, "queues": 1,
                           "peak_bytes": 1000}
@@ -222,7 +277,7 @@ def test_engines_that_disagree_stop_the_bench():
     a, b = (o.record for o in outs)
     bench._agree([a], b)
     b["outcomes"] = {"matches": 1}
-    with pytest.raises(MpimatchError, match="engines disagree on burst:n=4096,seed=1") as info:
+    with pytest.raises(MpimatchError, match="engines disagree on burst:n=4096,rounds=8,seed=1") as info:
         bench._agree([a], b)
     assert info.value.exit_code == 1
 
@@ -239,7 +294,7 @@ def test_document_shape():
     assert {"tool", "version", "suite", "reps", "machine", "started", "records", "targets",
             "skipped"} <= set(doc)
     assert {"cpu", "cores", "os", "compiler"} <= set(doc["machine"])
-    assert doc["skipped"] == [{"workload": "any:n=8,np=8,seed=1", "engine": "hash",
+    assert doc["skipped"] == [{"workload": "any:n=8,rounds=8,seed=1", "engine": "hash",
                                "reason": "requires hints; the workload uses ANY_SOURCE"}]
     json.loads(json.dumps(doc, allow_nan=False))
 
@@ -258,7 +313,7 @@ def test_terminal_report_states_missed_targets():
     text = console.export_text()
     assert "MISSED" in text and "burst n=4096: hash at most 1.5x slower" in text
     assert "100.00×" in text and "not measured" in text
-    assert "skipped hash (requires hints; the workload uses ANY_SOURCE): any:n=8,np=8,seed=1" in text
+    assert "skipped hash (requires hints; the workload uses ANY_SOURCE): any:n=8,rounds=8,seed=1" in text
 
 
 def test_plots_and_self_contained_html(tmp_path):
