@@ -32,13 +32,14 @@ def _colours(records: Sequence[Mapping[str, Any]]) -> Dict[str, Any]:
     return {run: cmap(i % cmap.N) for i, run in enumerate(runs)}
 
 
-MARKERS = "os^Dv<>PX*ph"
+MARKERS = ["o", "s", "^", "D", "v", "<", ">", "P", "X", "*", "p", "h", "8", "d", "H",
+           "1", "2", "3", "4", "+", "x"]
 
 
 def _scatter_legend(ax: Any, records: Sequence[Mapping[str, Any]], colours: Mapping[str, Any],
                     xy: Any, legend: bool = True) -> None:
     """Scatter xy(r) of every record: colour = engine run, marker = workload name;
-    one legend for each (outside the axes, on the right)."""
+    one legend for both, outside the axes on the right."""
     names = list(dict.fromkeys(r["workload"]["name"] for r in records))
     marker = {n: MARKERS[i % len(MARKERS)] for i, n in enumerate(names)}
     for r in records:
@@ -46,15 +47,15 @@ def _scatter_legend(ax: Any, records: Sequence[Mapping[str, Any]], colours: Mapp
         ax.scatter([x], [y], color=colours[r["run"]], marker=marker[r["workload"]["name"]], s=24)
     if not legend:
         return
-    runs = [Line2D([], [], color=c, marker="o", ls="", label=run) for run, c in colours.items()
-            if any(r["run"] == run for r in records)]
-    first = ax.legend(handles=runs, fontsize=8, ncol=2, title="engine", loc="upper left",
-                      bbox_to_anchor=(1.01, 1.0))
-    ax.add_artist(first)
-    second = ax.legend(handles=[Line2D([], [], color="grey", marker=marker[n], ls="", label=n) for n in names],
-              fontsize=8, title="workload", loc="lower left", bbox_to_anchor=(1.01, 0.0))
-    # savefig(bbox_inches="tight") must see legends placed outside the axes.
-    ax.figure.mm_outside = [first, second]
+    runs = [run for run in colours if any(r["run"] == run for r in records)]
+    handles = ([Line2D([], [], ls="", label="engine:")]
+               + [Line2D([], [], color=colours[run], marker="o", ls="", label=run) for run in runs]
+               + [Line2D([], [], ls="", label="workload:")]
+               + [Line2D([], [], color="grey", marker=marker[n], ls="", label=n) for n in names])
+    leg = ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                    ncol=1 if len(handles) <= 22 else 2)
+    # savefig(bbox_inches="tight") must see a legend placed outside the axes.
+    ax.figure.mm_outside = [leg]
 
 
 def longest_queue(r: Mapping[str, Any]) -> int:
