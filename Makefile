@@ -4,7 +4,7 @@
 .PHONY: bench test build clean
 bench:
 	scripts/setup.sh
-	.venv/bin/mpimatch bench
+	.venv/bin/mpimatch bench --out bench-out
 test:
 	scripts/test.sh
 build:

@@ -1,71 +1,422 @@
-"""Interim benchmark: replay example streams with every engine and compare.
+"""`mpimatch bench`: plan the runs of a suite, run them, collect the records.
 
-The full workload suite comes later; for now this replays the shipped
-example streams (or the files and directories given) with --engine all.
+The timing is mpimatch-replay's (warm-up, R repetitions each on a fresh
+engine, median and quartiles of ns per event, queue and memory counters);
+this module decides what to run and turns the replay JSON into one record
+per (workload, engine run). Outputs: bench_output.py, bench_plots.py,
+bench_html.py; the command line: bench_cli.py.
+
+A run is one mpimatch-replay invocation with one engine, so progress can
+advance per run. Runs of one source go hint-free engines first: the first
+run's JSON says which hints the stream satisfies, and an engine that needs
+more is skipped with the reason instead of failing. Every run of a source
+must report the same outcomes (matches, probe hits, ...), or the engines
+disagree and the bench stops.
 """
 from __future__ import annotations
 
+import datetime
 import json
+import math
+import os
+import platform
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from . import __version__
-from .atomic import write_atomic
+from . import __version__, pystreams, specs, tools
 from .errors import EXIT_FAILURE, MpimatchError
-from .replay import replay_json
-from .tools import REPO_ROOT
+from .replay import hints_of
+from .suites import Item, StreamFile, Suite
 
-EXAMPLES_DIR = REPO_ROOT / "examples"
-STREAM_SUFFIXES = (".mms",)
-
-
-def find_streams(paths: Sequence[str]) -> List[Path]:
-    """Stream files named directly, plus the *.mms files of named directories (sorted)."""
-    if not paths:
-        if not EXAMPLES_DIR.is_dir():
-            raise MpimatchError(
-                f"no streams given and the examples directory {EXAMPLES_DIR} does not exist "
-                f"(it ships with the source checkout); name stream files or directories")
-        paths = [str(EXAMPLES_DIR)]
-    streams: List[Path] = []
-    for p in map(Path, paths):
-        if p.is_dir():
-            found = sorted(f for f in p.iterdir() if f.is_file() and f.suffix in STREAM_SUFFIXES)
-            if not found:
-                raise MpimatchError(f"{p}: no stream files ({', '.join(STREAM_SUFFIXES)}) in directory")
-            streams += found
-        elif p.is_file():
-            streams.append(p)
-        else:
-            raise MpimatchError(f"{p}: no such file or directory")
-    return streams
+GEN = "mpimatch-gen"
+BASELINE = "list"
+HINT_USES = {"no_any_source": "ANY_SOURCE", "no_any_tag": "ANY_TAG"}
 
 
-def run_bench(streams: Sequence[Path], replay_args: Sequence[str],
-              on_done: Optional[Callable[[Path, int, Optional[Dict[str, Any]]], None]] = None,
-              ) -> Dict[str, Any]:
-    """Replay every stream; return the combined results and the worst exit code.
+# ---------------------------------------------------------------- catalogues
 
-    on_done(stream, exit_code, data) is called after each stream.
-    """
-    combined: Dict[str, Any] = {"tool": "mpimatch bench", "version": __version__,
-                                "args": list(replay_args), "streams": [], "failed": []}
-    worst = 0
-    for stream in streams:
-        code, data = replay_json(stream, replay_args)
-        if code == 0 and data is None:
-            code = EXIT_FAILURE   # exit 0 without JSON: the C tool misbehaved
-        if code == 0:
-            combined["streams"].append(data)
-        else:
-            combined["failed"].append({"stream": str(stream), "exit_code": code})
-        worst = max(worst, code)
-        if on_done is not None:
-            on_done(stream, code, data)
-    combined["exit_code"] = worst
-    return combined
+@dataclass
+class Catalogues:
+    engines: List[Dict[str, Any]]
+    workloads: List[Dict[str, Any]]
+    generator: str            # "mpimatch-gen" (C, in memory) or "python" (pystreams, files)
 
 
-def write_json_atomic(path: Path, data: Dict[str, Any]) -> None:
-    """Write JSON to a temporary file beside `path`, then rename: never a half-written file."""
-    write_atomic(path, lambda f: f.write((json.dumps(data, indent=2) + "\n").encode()))
+def _tool_json(exe: Path, args: Sequence[str]) -> Any:
+    proc = subprocess.run([str(exe), *args], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise MpimatchError(f"{exe} {' '.join(args)} failed (exit {proc.returncode}): "
+                            f"{proc.stderr.strip()}", proc.returncode or EXIT_FAILURE)
+    try:
+        return json.loads(proc.stdout)
+    except ValueError as err:
+        raise MpimatchError(f"{exe} {' '.join(args)}: not JSON: {err}", EXIT_FAILURE) from None
+
+
+def workload_catalogue() -> Tuple[List[Dict[str, Any]], str]:
+    """The C generators (mpimatch-gen --list --json) or, when they are not built,
+    the interim Python ones (pystreams)."""
+    try:
+        exe = tools.find_tool(GEN)
+    except tools.ToolNotFound:
+        return pystreams.CATALOGUE, "python"
+    data = _tool_json(exe, ["--list", "--json"])
+    gens = data.get("generators") if isinstance(data, dict) else data
+    if not isinstance(gens, list):
+        raise MpimatchError(f"{exe} --list --json: expected a list of generators", EXIT_FAILURE)
+    return gens, GEN
+
+
+# ---------------------------------------------------------------- the plan
+
+@dataclass
+class Source:
+    """What a run replays: a workload (name, checked params) or a stream file."""
+    name: str
+    params: Dict[str, specs.Value]
+    synthetic: bool
+    spec: str                           # canonical workload spec, or the file's path
+    generator: Optional[str]            # "mpimatch-gen", "python", or None for a file
+    origin: Optional[str] = None        # the paper and figure, from the generator list
+    path: Optional[Path] = None         # the stream file (given, or written by pystreams)
+    hints: Optional[List[str]] = None   # hints the stream satisfies, once a run said
+
+    @property
+    def is_workload(self) -> bool:
+        return self.generator is not None
+
+
+@dataclass
+class Run:
+    source: Source
+    engine: str
+    params: Dict[str, specs.Value]      # the engine parameters set (not the defaults)
+    needs: List[str]                    # hints the engine requires
+    figures: List[str] = field(default_factory=list)
+    x: Optional[str] = None
+
+    @property
+    def label(self) -> str:
+        return specs.fmt(self.engine, self.params)
+
+
+def _source(item: Item, cat: Catalogues, sources: Dict[str, Source]) -> Source:
+    if isinstance(item.source, StreamFile):
+        path = item.source.path
+        if not path.is_file():
+            raise MpimatchError(f"{path}: no such stream file")
+        src = Source(path.stem, {}, False, str(path), None, path=path)
+    else:
+        name = specs.parse(item.source, "workload")[0]
+        if cat.generator == "python" and specs.entry_flag(cat.workloads, name, "name") is None:
+            known = ", ".join(e["name"] for e in cat.workloads)
+            raise MpimatchError(f"unknown workload '{name}'; known: {known} (only the interim "
+                                f"Python generators: {GEN} was not found)")
+        name, params = specs.check_text(cat.workloads, item.source, "workload", with_seed=True)
+        synthetic = bool(specs.entry_flag(cat.workloads, name, "synthetic"))
+        src = Source(name, params, synthetic, specs.fmt(name, params), cat.generator,
+                     origin=specs.entry_flag(cat.workloads, name, "origin"))
+    return sources.setdefault(src.spec, src)
+
+
+def _engine_runs(item: Item, cat: Catalogues, only: Optional[Sequence[str]],
+                 overrides: Mapping[str, Mapping[str, str]]) -> List[Tuple[str, Dict[str, specs.Value]]]:
+    texts = [e["name"] for e in cat.engines] if item.engines == "all" else list(item.engines)
+    out = []
+    for text in texts:
+        name, raw = specs.parse(text, "engine")
+        if only is not None and name not in only:
+            continue
+        given = {**item.engine_params.get(name, {}), **raw, **overrides.get(name, {})}
+        out.append((name, specs.check(cat.engines, name, given, "engine", fill_defaults=False)))
+    return out
+
+
+def plan(items: Sequence[Item], cat: Catalogues, only: Optional[Sequence[str]] = None,
+         overrides: Optional[Mapping[str, Mapping[str, str]]] = None) -> List[Run]:
+    """Check every item (names, parameters, ranges) and list the runs, before any work.
+    Runs of one source are adjacent, engines that need no hints first."""
+    overrides = overrides or {}
+    for name in list(only or []) + list(overrides):
+        specs.find(cat.engines, name, "engine")
+    for name, given in overrides.items():
+        specs.check(cat.engines, name, given, "engine", fill_defaults=False)
+    sources: Dict[str, Source] = {}
+    runs: Dict[Tuple[str, str], Run] = {}
+    for item in items:
+        src = _source(item, cat, sources)
+        for name, params in _engine_runs(item, cat, only, overrides):
+            needs = sorted(hints_of(next(e for e in cat.engines if e["name"] == name)))
+            run = runs.setdefault((src.spec, specs.fmt(name, params)),
+                                  Run(src, name, params, needs, x=item.x))
+            if item.figure and item.figure not in run.figures:
+                run.figures.append(item.figure)
+            run.x = run.x or item.x
+    order = {spec: i for i, spec in enumerate(sources)}
+    return sorted(runs.values(), key=lambda r: (order[r.source.spec], bool(r.needs)))
+
+
+# ---------------------------------------------------------------- running
+
+def replay_command(exe: Path, run: Run, reps: int, json_path: Path) -> List[str]:
+    """The mpimatch-replay command line of one run. The one place that knows the
+    two kinds of source: a workload the C generators build in memory
+    (--workload SPEC), or a stream file (the pystreams ones included)."""
+    where = ["--workload", run.source.spec] if run.source.generator == GEN else [str(run.source.path)]
+    params = [a for k, v in run.params.items() for a in ("--param", f"{run.engine}:{k}={v}")]
+    return [str(exe), *where, "--engine", run.engine, *params, "--reps", str(reps),
+            "--json", str(json_path), "--quiet"]
+
+
+def _replay(exe: Path, run: Run, reps: int, tmp: Path) -> Dict[str, Any]:
+    out = tmp / "replay.json"
+    if out.exists():
+        out.unlink()
+    argv = replay_command(exe, run, reps, out)
+    proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    what = f"{run.source.spec} with {run.label}"
+    if proc.returncode != 0:
+        raise MpimatchError(f"{what}: mpimatch-replay failed (exit {proc.returncode}): "
+                            f"{proc.stderr.strip()}", proc.returncode)
+    try:
+        data = json.loads(out.read_text())
+    except (OSError, ValueError) as err:
+        raise MpimatchError(f"{what}: mpimatch-replay wrote no valid JSON: {err}",
+                            EXIT_FAILURE) from None
+    if len(data.get("results") or []) != 1:
+        raise MpimatchError(f"{what}: expected one result in mpimatch-replay's JSON", EXIT_FAILURE)
+    return data
+
+
+def skip_reason(run: Run) -> Optional[str]:
+    """Why the engine cannot run this source, once its satisfied hints are known."""
+    missing = [h for h in run.needs if h not in (run.source.hints or [])]
+    if run.source.hints is None or not missing:
+        return None
+    return (f"requires hints {','.join(run.needs)}; the {'workload' if run.source.is_workload else 'stream'}"
+            f" uses {HINT_USES.get(missing[0], missing[0])}")
+
+
+def _qstats(q: Mapping[str, Any]) -> Dict[str, Any]:
+    return {"mean_depth": q.get("mean_depth"), "max_depth": q.get("max_depth"),
+            "max_length": q.get("max_length"), "queues": q.get("max_queues"),
+            "peak_bytes": q.get("peak_bytes")}
+
+
+def make_record(run: Run, data: Mapping[str, Any], wall: float) -> Dict[str, Any]:
+    """One record of the bench JSON from one run's replay JSON (docs/bench.md)."""
+    res = data["results"][0]
+    stats = res.get("stats") or {}
+    wl = data.get("workload") or {}         # the C tool's canonical spec, when it built one
+    src = run.source
+    return {
+        "workload": {"name": wl.get("name", src.name), "params": wl.get("params", src.params),
+                     "synthetic": bool(wl.get("synthetic", src.synthetic)), "spec": src.spec,
+                     "origin": wl.get("origin", src.origin), "generator": src.generator,
+                     "file": None if src.is_workload else str(src.path)},
+        "figures": list(run.figures), "x": run.x,
+        "engine": run.engine, "engine_params": dict(res.get("params") or run.params),
+        "run": run.label,
+        "events": data.get("events"), "np": data.get("np"), "reps": data.get("reps"),
+        "ns_per_event": {k: (res.get("ns_per_event") or {}).get(k) for k in ("median", "q1", "q3", "min")},
+        "events_per_second": res.get("events_per_second"),
+        "speedup_vs_list": None,
+        "prq": _qstats(stats.get("prq") or {}), "umq": _qstats(stats.get("umq") or {}),
+        "peak_bytes": stats.get("peak_bytes"),
+        "outcomes": res.get("outcomes") or {},
+        "wall_seconds": round(wall, 3),
+    }
+
+
+@dataclass
+class Outcome:
+    """What happened to one run: a record, or a skip with the reason."""
+    run: Run
+    record: Optional[Dict[str, Any]] = None
+    skipped: Optional[str] = None
+
+
+def _agree(records: Sequence[Mapping[str, Any]], rec: Mapping[str, Any]) -> None:
+    for other in records:
+        if other["workload"]["spec"] == rec["workload"]["spec"]:
+            if other["outcomes"] != rec["outcomes"]:
+                raise MpimatchError(
+                    f"engines disagree on {rec['workload']['spec']}: {other['run']} gives "
+                    f"{other['outcomes']}, {rec['run']} gives {rec['outcomes']}", EXIT_FAILURE)
+            return
+
+
+def execute(runs: Sequence[Run], reps: int,
+            on_start: Optional[Callable[[Run], None]] = None,
+            on_done: Optional[Callable[[Outcome], None]] = None) -> List[Outcome]:
+    """Run everything in order; stop at the first failure (MpimatchError)."""
+    exe = tools.find_tool(tools.REPLAY)
+    outcomes: List[Outcome] = []
+    records: List[Dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="mpimatch-bench-") as tmpname:
+        tmp = Path(tmpname)
+        for i, run in enumerate(runs):
+            src = run.source
+            if src.generator == "python" and src.path is None:
+                src.path = pystreams.write(src.name, src.params, tmp / f"stream{i}.mms")
+            if on_start:
+                on_start(run)
+            if run.needs and src.hints is None:
+                probe = Run(src, BASELINE, {}, [])
+                src.hints = list(_replay(exe, probe, 1, tmp).get("hints") or [])
+            reason = skip_reason(run)
+            if reason:
+                outcome = Outcome(run, skipped=reason)
+            else:
+                start = time.perf_counter()
+                data = _replay(exe, run, reps, tmp)
+                src.hints = list(data.get("hints") or [])
+                outcome = Outcome(run, record=make_record(run, data, time.perf_counter() - start))
+                _agree(records, outcome.record)
+                records.append(outcome.record)
+            outcomes.append(outcome)
+            if on_done:
+                on_done(outcome)
+    set_speedups(records)
+    return outcomes
+
+
+def set_speedups(records: Sequence[Dict[str, Any]]) -> None:
+    """speedup_vs_list = list's median ns/event / the run's, on the same workload."""
+    base = {r["workload"]["spec"]: r["ns_per_event"]["median"] for r in records
+            if r["run"] == BASELINE}
+    for r in records:
+        b, mine = base.get(r["workload"]["spec"]), r["ns_per_event"]["median"]
+        r["speedup_vs_list"] = b / mine if b and mine else None
+
+
+# ---------------------------------------------------------------- targets
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    description: str
+    workload: str
+    n: int
+    engine: str
+    measure: str           # "speedup" (list / engine), "slowdown" (engine / list), "rate"
+    relation: str          # ">=" or "<="
+    wanted: float
+    unit: str
+
+
+TARGETS = [
+    Target("shuffle-hash-speedup", "shuffle n=4096: hash at least 50x faster per event than list",
+           "shuffle", 4096, "hash", "speedup", ">=", 50.0, "x"),
+    Target("shuffle-nm-speedup", "shuffle n=4096: nm at least 50x faster per event than list",
+           "shuffle", 4096, "nm", "speedup", ">=", 50.0, "x"),
+    Target("burst-hash-slowdown", "burst n=4096: hash at most 1.5x slower per event than list",
+           "burst", 4096, "hash", "slowdown", "<=", 1.5, "x"),
+    Target("shuffle-hash-rate", "replay of shuffle n=4096 through hash: at least 10 M events/s",
+           "shuffle", 4096, "hash", "rate", ">=", 10e6, "events/s"),
+]
+
+
+def _find(records: Sequence[Mapping[str, Any]], t: Target, engine: str) -> Optional[Mapping[str, Any]]:
+    for r in records:
+        if (r["workload"]["name"] == t.workload and r["workload"]["params"].get("n") == t.n
+                and r["run"] == engine):
+            return r
+    return None
+
+
+def measure(t: Target, records: Sequence[Mapping[str, Any]]) -> Optional[float]:
+    mine = _find(records, t, t.engine)
+    if mine is None:
+        return None
+    if t.measure == "rate":
+        return mine.get("events_per_second")
+    base = _find([r for r in records if r["workload"]["spec"] == mine["workload"]["spec"]],
+                 t, BASELINE)
+    a, b = (base or {}).get("ns_per_event", {}).get("median"), mine["ns_per_event"]["median"]
+    if not a or not b:
+        return None
+    return a / b if t.measure == "speedup" else b / a
+
+
+def check_targets(records: Sequence[Mapping[str, Any]]) -> List[Dict[str, Any]]:
+    out = []
+    for t in TARGETS:
+        got = measure(t, records)
+        met = None if got is None else (got >= t.wanted if t.relation == ">=" else got <= t.wanted)
+        note = "met" if met else "MISSED" if met is False else (
+            f"not measured: the suite has no {t.workload} n={t.n} run of {t.engine}"
+            + ("" if t.measure == "rate" else f" and {BASELINE}"))
+        out.append({"name": t.name, "description": t.description, "relation": t.relation,
+                    "wanted": t.wanted, "unit": t.unit, "measured": got, "met": met, "note": note})
+    return out
+
+
+# ---------------------------------------------------------------- the document
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith(("model name", "hardware", "cpu model")):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _build_info(exe: Path) -> Dict[str, Optional[str]]:
+    """Compiler and build type from the CMake cache beside the tool, when there is one."""
+    info: Dict[str, Optional[str]] = {"compiler": None, "build_type": None}
+    cache = exe.resolve().parents[1] / "CMakeCache.txt"
+    try:
+        lines = cache.read_text(errors="replace").splitlines()
+    except OSError:
+        return info
+    for line in lines:
+        key, _, value = line.partition("=")
+        if key.startswith("CMAKE_BUILD_TYPE:"):
+            info["build_type"] = value or None
+        elif key.startswith("CMAKE_C_COMPILER:") and value:
+            try:
+                proc = subprocess.run([value, "--version"], capture_output=True, text=True, timeout=10)
+                info["compiler"] = (proc.stdout.splitlines() or [value])[0]
+            except (OSError, subprocess.SubprocessError):
+                info["compiler"] = value
+    return info
+
+
+def machine() -> Dict[str, Any]:
+    try:
+        exe: Optional[Path] = tools.find_tool(tools.REPLAY)
+    except tools.ToolNotFound:
+        exe = None
+    return {"cpu": _cpu_model(), "cores": os.cpu_count(),
+            "os": f"{platform.system()} {platform.release()}", "python": platform.python_version(),
+            **(_build_info(exe) if exe else {"compiler": None, "build_type": None})}
+
+
+def now() -> str:
+    return datetime.datetime.now().astimezone().isoformat(timespec="seconds")
+
+
+def document(suite: Suite, reps: int, generator: str, started: str,
+             outcomes: Sequence[Outcome]) -> Dict[str, Any]:
+    """The bench JSON (schema: docs/bench.md)."""
+    records = [o.record for o in outcomes if o.record is not None]
+    return {
+        "tool": "mpimatch bench", "version": __version__, "suite": suite.name,
+        "suite_summary": suite.summary, "reps": reps, "generator": generator,
+        "machine": machine(), "started": started, "finished": now(),
+        "records": records,
+        "skipped": [{"workload": o.run.source.spec, "engine": o.run.label, "reason": o.skipped}
+                    for o in outcomes if o.skipped],
+        "targets": check_targets(records),
+    }
+
+
+def finite_positive(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x > 0

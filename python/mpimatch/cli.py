@@ -11,15 +11,11 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, List, Optional, Sequence
 
 from rich.console import Console
-from rich.text import Text
-from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn,
-                           TextColumn, TimeElapsedColumn)
 
-from . import __version__, cluster_cli, tools
-from .bench import find_streams, run_bench, write_json_atomic
+from . import __version__, bench_cli, cluster_cli, tools
 from .errors import EXIT_FAILURE, MpimatchError
 from .replay import list_engines, replay_json, run_tool
 from .report import engines_view, stream_report, stream_title
@@ -118,21 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_gen_parser(sub)
 
-    p = sub.add_parser(
-        "bench", formatter_class=_formatter, epilog=EXIT_STATUS,
-        help="compare all engines on example streams (interim)",
-        description="INTERIM BENCHMARK. The full workload suite comes later; for now this "
-                    "replays every stream in the shipped examples/ directory (or the files "
-                    "and directories given) with --engine all and prints one comparison "
-                    "table per stream: median ns/event, speed-up against list, mean PRQ/UMQ "
-                    "search depth, peak bytes, and the engines skipped with the reason.")
-    p.add_argument("paths", nargs="*", metavar="PATH",
-                   help="stream files or directories of *.mms (default: examples/)")
-    _add_replay_options(p, engine_default="all")
-    p.add_argument("--reps", type=int, default=5, metavar="R",
-                   help="timed repetitions per stream (default: 5)")
-    p.add_argument("--json", metavar="FILE", help="write the combined results to FILE")
-    p.set_defaults(func=cmd_bench)
+    bench_cli.add_parser(sub, _formatter, EXIT_STATUS)
 
     cluster_cli.add_commands(sub, _formatter, EXIT_STATUS)
     p = sub.add_parser(
@@ -294,39 +276,6 @@ def cmd_convert(args: argparse.Namespace, out: Console) -> int:
         if value is not None:
             argv += [opt, str(value)]
     return run_tool(tools.CONVERT, argv)
-
-
-def cmd_bench(args: argparse.Namespace, out: Console) -> int:
-    if args.reps < 1:
-        raise MpimatchError("--reps must be >= 1")
-    streams = find_streams(args.paths)
-    if args.json and not Path(args.json).resolve().parent.is_dir():
-        raise MpimatchError(f"{args.json}: the directory does not exist")
-    tools.find_tool(tools.REPLAY)          # fail early, before the progress bar
-    err = Console(stderr=True)
-    with Progress(SpinnerColumn(), TextColumn("{task.description}", markup=False), BarColumn(),
-                  MofNCompleteColumn(), TimeElapsedColumn(), console=err,
-                  transient=True) as progress:
-        task = progress.add_task("replaying", total=len(streams))
-
-        def done(stream: Path, code: int, data: Optional[Dict[str, Any]]) -> None:
-            if code != 0:
-                progress.console.print(Text(f"{stream}: mpimatch-replay failed (exit {code})",
-                                            style="red"))
-            progress.update(task, advance=1, description=f"replayed {stream.name}")
-
-        progress.update(task, description=f"replaying {len(streams)} stream(s)")
-        combined = run_bench(streams, _replay_args(args, args.reps), on_done=done)
-    for data in combined["streams"]:
-        out.print(stream_report(data, stream_title(data, Path(data.get("stream", "?")).name)))
-        out.print()
-    if args.json and combined["exit_code"] == 0:      # no results file from a failed run
-        write_json_atomic(Path(args.json), combined)
-    if combined["failed"]:
-        names = ", ".join(f["stream"] for f in combined["failed"])
-        err.print(f"mpimatch: error: {len(combined['failed'])} stream(s) failed: {names}",
-                  highlight=False, markup=False)
-    return combined["exit_code"]
 
 
 def cmd_trace(args: argparse.Namespace, out: Console) -> int:

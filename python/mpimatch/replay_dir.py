@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import re
 import struct
 import tempfile

@@ -3,7 +3,6 @@ bad input gives exit 2 and names file:line, nothing half-written, tables print."
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 from pathlib import Path
 
@@ -233,54 +232,6 @@ def test_stream_convert_bad_input_writes_nothing(tmp_path, stream_exe, how):
     assert not out.exists()
 
 
-# ---------------------------------------------------------------- bench
-
-@pytest.fixture
-def bench_dir(tmp_path):
-    d = tmp_path / "streams"
-    d.mkdir()
-    shutil.copy(TINY, d / "tiny.mms")
-    (d / "plain.mms").write_text("# mpimatch stream v1\n# np=2\nR 1 0 1 3\nM 2 0 1 3\nM 3 0 0 -1\n"
-                                 "X 4 0 0 -1\n")
-    (d / "notes.txt").write_text("not a stream: bench reads only *.mms from a directory\n")
-    return d
-
-
-def test_bench_prints_a_table_per_stream(tmp_path, bench_dir, engines):
-    js = tmp_path / "bench.json"
-    proc = run_cli("bench", bench_dir, "--reps", "1", "--json", js)
-    assert proc.returncode == 0, proc.stderr
-    assert "tiny.mms" in proc.stdout and "plain.mms" in proc.stdout
-    assert proc.stdout.count("speed-up") == 2
-    for e in engines:
-        assert e["name"] in proc.stdout
-    assert "skipped" in proc.stdout            # hash cannot run tiny.mms (wildcards)
-    data = json.loads(js.read_text())
-    assert [Path(s["stream"]).name for s in data["streams"]] == ["plain.mms", "tiny.mms"]
-    plain = data["streams"][0]
-    assert plain["skipped"] == [] and {r["engine"] for r in plain["results"]} == {
-        e["name"] for e in engines}
-    assert [s["engine"] for s in data["streams"][1]["skipped"]] == ["hash"]
-
-
-def test_bench_failure_propagates_and_writes_no_json(tmp_path, bench_dir, replay_exe):
-    (bench_dir / "broken.mms").write_text(HEAD + "M 2 0 9 1\n")
-    js = tmp_path / "bench.json"
-    proc = run_cli("bench", bench_dir, "--reps", "1", "--json", js)
-    assert proc.returncode == 2, proc.stderr
-    assert f"{bench_dir / 'broken.mms'}:4" in proc.stderr
-    assert "broken.mms" in proc.stderr and not js.exists()
-    no_traceback(proc)
-
-
-def test_bench_bad_paths(tmp_path):
-    proc = run_cli("bench", tmp_path / "absent")
-    assert proc.returncode == 2 and "no such file" in proc.stderr
-    proc = run_cli("bench", tmp_path)          # a directory with no streams
-    assert proc.returncode == 2 and "no stream files" in proc.stderr
-    no_traceback(proc)
-
-
 # ---------------------------------------------------------------- help, version
 
 @pytest.mark.parametrize("sub", [[], ["engines"], ["replay"], ["stream"], ["stream", "convert"],
@@ -289,11 +240,6 @@ def test_help(sub):
     proc = run_cli(*sub, "--help")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("usage: mpimatch")
-
-
-def test_bench_help_says_interim():
-    proc = run_cli("bench", "--help")
-    assert "full workload suite comes later" in " ".join(proc.stdout.split())
 
 
 def test_version():

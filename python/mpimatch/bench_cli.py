@@ -1,0 +1,203 @@
+"""`mpimatch bench`: its options, the progress display and the outputs.
+
+Order of work: check the arguments and the output places (nothing runs when
+one is wrong), plan every run (unknown workloads, engines or parameters fail
+here, listing what is allowed), run with a progress bar, then write
+results.json, results.csv, plots/*.png and report.html into --out, each
+atomically, and print the table.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+from rich.console import Console
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
+                           TimeElapsedColumn, TimeRemainingColumn)
+
+from . import bench, tools
+from .bench_html import html_report
+from .bench_output import (check_writable_dir, csv_text, fnum, json_text, terminal_report,
+                           umask_mode, write_atomic)
+from .errors import MpimatchError
+from .replay import list_engines
+from .suites import SUITES, Item, StreamFile, Suite
+
+DEFAULT_SUITE = "default"
+DEFAULT_OUT = "bench-out"
+WIDE = 140           # columns of the table when the output is not a terminal
+
+DESCRIPTION = """\
+Run a benchmark suite: every workload through every engine that accepts it
+(engines that need the no-wildcard hints skip wildcard workloads, and say so).
+mpimatch-replay does the timing: the stream is built in memory first, each
+engine runs it R times after a warm-up on a fresh engine each time, and the
+median and quartiles of ns per event are reported with the queue depths and
+memory from the engine counters.
+
+Outputs, in --out DIR: results.json (schema: docs/bench.md), results.csv,
+plots/*.png and report.html (self-contained). The terminal shows a table with
+the speed-up against list, and the speed targets met or missed.
+
+suites:
+""" + "".join(f"  {s.name:<8} {s.summary} (reps {s.reps})\n" for s in SUITES.values())
+
+
+def add_parser(sub: Any, formatter: Callable[[str], argparse.HelpFormatter], epilog: str) -> None:
+    p = sub.add_parser("bench", formatter_class=formatter, epilog=epilog,
+                       help="run a benchmark suite: tables, plots, HTML report",
+                       description=DESCRIPTION)
+    p.add_argument("--suite", choices=sorted(SUITES), metavar="|".join(SUITES),
+                   help=f"the suite to run (default: {DEFAULT_SUITE})")
+    p.add_argument("--workload", action="append", default=[], metavar="NAME[:k=v,...]",
+                   help="run this workload instead of a suite (repeatable)")
+    p.add_argument("--stream", action="append", default=[], metavar="FILE",
+                   help="run this stream file instead of a suite (repeatable)")
+    p.add_argument("--engines", metavar="a,b,...", help="only these engines (default: all)")
+    p.add_argument("--param", action="append", default=[], metavar="ENGINE:KEY=VALUE",
+                   help="engine parameter for every run of ENGINE (repeatable)")
+    p.add_argument("--reps", type=int, metavar="R", help="timed repetitions (default: the suite's)")
+    p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR",
+                   help=f"directory for the outputs (default: {DEFAULT_OUT})")
+    p.add_argument("--json", metavar="FILE", help="also write the JSON results to FILE")
+    p.add_argument("--quiet", action="store_true", help="no progress display")
+    p.set_defaults(func=cmd_bench)
+
+
+def _overrides(values: List[str]) -> Dict[str, Dict[str, str]]:
+    out: Dict[str, Dict[str, str]] = {}
+    for v in values:
+        engine, colon, rest = v.partition(":")
+        key, eq, value = rest.partition("=")
+        if not (colon and eq and engine and key and value):
+            raise MpimatchError(f"--param '{v}': expected ENGINE:KEY=VALUE")
+        out.setdefault(engine, {})[key] = value
+    return out
+
+
+def choose_suite(args: argparse.Namespace) -> Suite:
+    custom = [*args.workload, *(StreamFile(Path(s)) for s in args.stream)]
+    if custom and args.suite:
+        raise MpimatchError("give --suite, or --workload/--stream, not both")
+    if not custom:
+        return SUITES[args.suite or DEFAULT_SUITE]
+    return Suite("custom", "workloads and streams named on the command line",
+                 SUITES[DEFAULT_SUITE].reps, [Item(c, figure="custom") for c in custom])
+
+
+class Display:
+    """Progress while it runs: a rich bar with ETA on a terminal, one line per
+    finished run otherwise, nothing with --quiet."""
+
+    def __init__(self, total: int, quiet: bool) -> None:
+        self.err = Console(stderr=True, highlight=False)
+        self.total, self.done = total, 0
+        self.bar: Optional[Progress] = None
+        self.lines = not quiet and not self.err.is_terminal
+        if not quiet and self.err.is_terminal:
+            self.bar = Progress(SpinnerColumn(), TextColumn("{task.description}", markup=False),
+                                BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                                TextColumn("eta"), TimeRemainingColumn(), console=self.err,
+                                transient=True)
+            self.task = self.bar.add_task("starting", total=total)
+
+    def __enter__(self) -> "Display":
+        if self.bar:
+            self.bar.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.bar:
+            self.bar.stop()
+
+    def start(self, run: bench.Run) -> None:
+        if self.bar:
+            self.bar.update(self.task, description=f"{run.source.spec} · {run.label}")
+
+    def finish(self, o: bench.Outcome) -> None:
+        self.done += 1
+        if self.bar:
+            self.bar.advance(self.task)
+        if self.lines:
+            what = (f"skipped ({o.skipped})" if o.skipped else
+                    f"{fnum(o.record['ns_per_event']['median'])} ns/event")
+            print(f"[{self.done}/{self.total}] {o.run.source.spec} {o.run.label}: {what}",
+                  file=self.err.file, flush=True)
+
+
+def plotter() -> Callable[[Dict[str, Any], Path], List[Tuple[str, str]]]:
+    """bench_plots.plot_all, imported only by the bench (matplotlib is slow to load),
+    and before any work: a missing matplotlib must not waste a run."""
+    try:
+        from .bench_plots import plot_all
+    except ImportError as err:
+        raise MpimatchError(f"the bench plots need matplotlib ({err}); install the pinned "
+                            f"requirements: pip install -r requirements.txt") from None
+    return plot_all
+
+
+def write_outputs(doc: Dict[str, Any], out: Path, json_copy: Optional[Path]) -> Path:
+    """results.json, results.csv, plots/, report.html in out (and the JSON copy)."""
+    plot_all = plotter()
+    text = json_text(doc)
+    fresh = Path(tempfile.mkdtemp(prefix=".plots-", dir=out))
+    try:
+        os.chmod(fresh, umask_mode(0o777))
+        plots = plot_all(doc, fresh)
+        report = html_report(doc, plots, fresh)
+        old = out / "plots"
+        if old.exists():
+            stale = Path(tempfile.mkdtemp(prefix=".plots-old-", dir=out))
+            os.replace(old, stale / "plots")
+            shutil.rmtree(stale)
+        os.replace(fresh, old)
+    except BaseException:
+        shutil.rmtree(fresh, ignore_errors=True)
+        raise
+    write_atomic(out / "results.json", text)
+    write_atomic(out / "results.csv", csv_text(doc["records"]))
+    write_atomic(out / "report.html", report)
+    if json_copy is not None:
+        write_atomic(json_copy, text)
+    return out / "report.html"
+
+
+def cmd_bench(args: argparse.Namespace, out: Console) -> int:
+    suite = choose_suite(args)
+    reps = suite.reps if args.reps is None else args.reps
+    if reps < 1:
+        raise MpimatchError("--reps must be >= 1")
+    tools.find_tool(tools.REPLAY)
+    plotter()
+    workloads, generator = bench.workload_catalogue()
+    cat = bench.Catalogues(list_engines(), workloads, generator)
+    only = [e.strip() for e in args.engines.split(",") if e.strip()] if args.engines else None
+    if only is not None and not only:
+        raise MpimatchError("--engines: no engine named")
+    runs = bench.plan(suite.items, cat, only, _overrides(args.param))
+    if not runs:
+        raise MpimatchError("nothing to run: no engine of the selection runs these workloads")
+    outdir = Path(args.out)
+    check_writable_dir(outdir, create=True)
+    json_copy = Path(args.json) if args.json else None
+    if json_copy is not None:
+        check_writable_dir(json_copy.parent if str(json_copy.parent) else Path("."), create=False)
+    started, t0 = bench.now(), time.perf_counter()
+    with Display(len(runs), args.quiet) as display:
+        outcomes = bench.execute(runs, reps, display.start, display.finish)
+    doc = bench.document(suite, reps, generator, started, outcomes)
+    report = write_outputs(doc, outdir, json_copy)
+    if not out.is_terminal:                 # a log or a pipe: no reason to wrap at 80
+        out = Console(width=max(out.width, WIDE), highlight=False)
+    out.print(terminal_report(doc, out.width))
+    out.print(f"\n{len(doc['records'])} runs in {time.perf_counter() - t0:.0f} s "
+              f"(workloads built by {generator}). Outputs in {outdir}/: results.json, "
+              f"results.csv, plots/ ({len(list((outdir / 'plots').glob('*.png')))} PNG)",
+              highlight=False)
+    out.print(f"report: {report}", highlight=False)
+    return 0

@@ -1,0 +1,180 @@
+"""Outputs of `mpimatch bench` that are not pictures: atomic files, JSON, CSV,
+and the terminal tables (results with speed-up against list; targets)."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Mapping, Sequence, Tuple, Union
+
+from rich import box
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from .errors import MpimatchError
+from .report import BASELINE, human_bytes, human_rate
+
+# ---------------------------------------------------------------- files
+
+
+def check_writable_dir(directory: Path, create: bool) -> None:
+    """Fail now, before any work, if files cannot be created in `directory`."""
+    try:
+        if create:
+            directory.mkdir(parents=True, exist_ok=True)
+        elif not directory.is_dir():
+            raise MpimatchError(f"{directory}: the directory does not exist")
+        fd, probe = tempfile.mkstemp(prefix=".mpimatch-probe-", dir=directory)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as err:
+        raise MpimatchError(f"{directory}: cannot write there: {err.strerror or err}") from None
+
+
+def umask_mode(mode: int) -> int:
+    """mode as open() would give it under the process umask (mkstemp/mkdtemp use 0600/0700)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mode & ~mask
+
+
+def write_atomic(path: Path, content: Union[str, bytes]) -> None:
+    """Write to a temporary file beside `path`, then rename: never a half-written file."""
+    directory = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
+    except OSError as err:
+        raise MpimatchError(f"{path}: cannot write: {err.strerror}") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(content.encode() if isinstance(content, str) else content)
+        os.chmod(tmp, umask_mode(0o666))
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def json_text(doc: Mapping[str, Any]) -> str:
+    return json.dumps(doc, indent=2, allow_nan=False) + "\n"
+
+
+CSV_COLUMNS = ["workload", "spec", "synthetic", "figures", "engine", "run", "events", "np", "reps",
+               "ns_median", "ns_q1", "ns_q3", "ns_min", "events_per_second", "speedup_vs_list",
+               "prq_mean_depth", "prq_max_depth", "prq_max_length", "prq_queues",
+               "umq_mean_depth", "umq_max_depth", "umq_max_length", "umq_queues",
+               "prq_peak_bytes", "umq_peak_bytes", "peak_bytes", "matches"]
+
+
+def csv_row(r: Mapping[str, Any]) -> List[Any]:
+    ns, prq, umq = r["ns_per_event"], r["prq"], r["umq"]
+    return [r["workload"]["name"], r["workload"]["spec"], r["workload"]["synthetic"],
+            " ".join(r["figures"]), r["engine"], r["run"], r["events"], r["np"], r["reps"],
+            ns["median"], ns["q1"], ns["q3"], ns["min"], r["events_per_second"],
+            r["speedup_vs_list"],
+            prq["mean_depth"], prq["max_depth"], prq["max_length"], prq["queues"],
+            umq["mean_depth"], umq["max_depth"], umq["max_length"], umq["queues"],
+            prq["peak_bytes"], umq["peak_bytes"], r["peak_bytes"], r["outcomes"].get("matches")]
+
+
+def csv_text(records: Iterable[Mapping[str, Any]]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(CSV_COLUMNS)
+    for r in records:
+        w.writerow(["" if v is None else v for v in csv_row(r)])
+    return buf.getvalue()
+
+
+# ---------------------------------------------------------------- formatting
+
+def fnum(x: Any, spec: str = ".2f") -> str:
+    return "-" if not isinstance(x, (int, float)) or isinstance(x, bool) else format(x, spec)
+
+
+def fspeedup(x: Any) -> str:
+    return "-" if x is None else f"{x:.2f}×"
+
+
+def target_value(t: Mapping[str, Any], key: str) -> str:
+    v = t.get(key)
+    if t["unit"] == "events/s":
+        return "-" if v is None else f"{human_rate(v)}ev/s"
+    return "-" if v is None else f"{v:.2f}×"
+
+
+def target_status(t: Mapping[str, Any]) -> str:
+    return {True: "met", False: "MISSED"}.get(t["met"], "not measured")
+
+
+def results_rows(records: Sequence[Mapping[str, Any]]) -> Dict[str, List[List[str]]]:
+    """Rows of the results table, grouped by workload spec (in run order); synthetic
+    application profiles say so."""
+    groups: Dict[str, List[List[str]]] = {}
+    for r in records:
+        ns, prq, umq = r["ns_per_event"], r["prq"], r["umq"]
+        label = r["workload"]["spec"] + (" (synthetic)" if r["workload"]["synthetic"] else "")
+        groups.setdefault(label, []).append([
+            r["run"], fnum(ns["median"]), f"{fnum(ns['q1'])}–{fnum(ns['q3'])}",
+            fspeedup(r["speedup_vs_list"]),
+            f"{fnum(prq['mean_depth'])}/{fnum(prq['max_depth'], 'd')}",
+            f"{fnum(umq['mean_depth'])}/{fnum(umq['max_depth'], 'd')}",
+            f"{fnum(prq['queues'], 'd')}/{fnum(umq['queues'], 'd')}",
+            human_bytes(r["peak_bytes"])])
+    return groups
+
+
+# Line breaks where the terminal table breaks its headings; the HTML puts spaces.
+RESULT_HEADERS = ["engine", "ns/event\nmedian", "ns/event\nq1–q3", f"speed-up\nvs {BASELINE}",
+                  "PRQ depth\nmean/max", "UMQ depth\nmean/max", "queues\nPRQ/UMQ", "peak\nbytes"]
+
+
+def _skipped(skipped: Sequence[Mapping[str, Any]]) -> Text:
+    """One line per (engine, reason): the workloads it skipped."""
+    groups: Dict[Tuple[str, str], List[str]] = {}
+    for s in skipped:
+        groups.setdefault((s["engine"], s["reason"]), []).append(s["workload"])
+    text = Text()
+    for (engine, reason), workloads in groups.items():
+        text.append(f"skipped {engine}", style="yellow")
+        text.append(f" ({reason}): {', '.join(workloads)}\n")
+    return text
+
+
+NARROW = 116           # below this width the table leaves out the quartiles and queue counts
+NARROW_DROP = (2, 6)   # their indexes in RESULT_HEADERS
+
+
+def terminal_report(doc: Mapping[str, Any], width: int = NARROW) -> Group:
+    """The results table (a heading row per workload), skipped runs, and the targets.
+    On a narrow terminal the quartiles and queue counts are left out (JSON, CSV and
+    the HTML report have them)."""
+    keep = [i for i in range(len(RESULT_HEADERS)) if width >= NARROW or i not in NARROW_DROP]
+    table = Table(title=Text(f"mpimatch bench: suite {doc['suite']}, reps={doc['reps']}"),
+                  title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    for i in keep:
+        table.add_column(RESULT_HEADERS[i], justify="left" if i == 0 else "right", no_wrap=i > 0)
+    for spec, rows in results_rows(doc["records"]).items():
+        # Breakable at the commas, so a long spec does not widen the engine column.
+        table.add_row(Text(spec.replace(",", ", "), style="bold cyan"), *[""] * (len(keep) - 1))
+        for row in rows:
+            table.add_row(*(Text(row[i]) for i in keep))
+    parts: List[Any] = [table]
+    if doc["skipped"]:
+        parts.append(_skipped(doc["skipped"]))
+    targets = Table(title=Text("speed targets (targets, not tests)"), title_justify="left",
+                    box=box.SIMPLE_HEAD, pad_edge=False)
+    for h in ("target", "wanted", "measured", "status"):
+        targets.add_column(h, justify="left" if h == "target" else "right")
+    for t in doc["targets"]:
+        style = {True: "green", False: "bold red"}.get(t["met"], "yellow")
+        targets.add_row(Text(t["description"]), Text(f"{t['relation']} {target_value(t, 'wanted')}"),
+                        Text(target_value(t, "measured"), no_wrap=True),
+                        Text(target_status(t), style=style, no_wrap=True))
+    parts.append(targets)
+    return Group(*parts)

@@ -1,0 +1,215 @@
+"""PNG plots of a bench document (matplotlib, Agg backend: no display needed).
+
+  ns-vs-queue.png        median ns/event against the longest queue (PRQ or
+                         UMQ, elements), one colour per engine; points of one
+                         sweep are joined
+  depth-vs-n.png         mean PRQ and UMQ search depth against the workload's
+                         size parameter (the item's x), per engine
+  sweep-<fig>-<wl>-<x>.png  for each sweep (figure label, workload, x): ns/event
+                         and mean PRQ/UMQ search depth against x, per engine
+  memory-vs-speedup.png  peak bytes against speed-up vs list, per engine
+
+plot_all() returns [(file name, caption)] in the order a report shows them.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Sequence, Tuple
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
+
+DPI = 110
+
+
+def _colours(records: Sequence[Mapping[str, Any]]) -> Dict[str, Any]:
+    runs = list(dict.fromkeys(r["run"] for r in records))
+    cmap = plt.get_cmap("tab10" if len(runs) <= 10 else "tab20")
+    return {run: cmap(i % cmap.N) for i, run in enumerate(runs)}
+
+
+MARKERS = ["o", "s", "^", "D", "v", "<", ">", "P", "X", "*", "p", "h", "8", "d", "H",
+           "1", "2", "3", "4", "+", "x"]
+
+
+def _scatter_legend(ax: Any, records: Sequence[Mapping[str, Any]], colours: Mapping[str, Any],
+                    xy: Any, legend: bool = True) -> None:
+    """Scatter xy(r) of every record: colour = engine run, marker = workload name;
+    one legend for both, outside the axes on the right."""
+    names = list(dict.fromkeys(r["workload"]["name"] for r in records))
+    marker = {n: MARKERS[i % len(MARKERS)] for i, n in enumerate(names)}
+    for r in records:
+        x, y = xy(r)
+        ax.scatter([x], [y], color=colours[r["run"]], marker=marker[r["workload"]["name"]], s=24)
+    if not legend:
+        return
+    runs = [run for run in colours if any(r["run"] == run for r in records)]
+    handles = ([Line2D([], [], ls="", label="engine:")]
+               + [Line2D([], [], color=colours[run], marker="o", ls="", label=run) for run in runs]
+               + [Line2D([], [], ls="", label="workload:")]
+               + [Line2D([], [], color="grey", marker=marker[n], ls="", label=n) for n in names])
+    leg = ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                    ncol=1 if len(handles) <= 22 else 2)
+    # savefig(bbox_inches="tight") must see a legend placed outside the axes.
+    ax.figure.mm_outside = [leg]
+
+
+def longest_queue(r: Mapping[str, Any]) -> int:
+    return max(r["prq"].get("max_length") or 0, r["umq"].get("max_length") or 0)
+
+
+def sweeps(records: Sequence[Mapping[str, Any]]) -> Dict[Tuple[str, str, str], List[Mapping[str, Any]]]:
+    """(figure, workload name, x) -> the records of that sweep (x numeric)."""
+    out: Dict[Tuple[str, str, str], List[Mapping[str, Any]]] = {}
+    for r in records:
+        x = r.get("x")
+        if not x or not isinstance(r["workload"]["params"].get(x), (int, float)):
+            continue
+        for fig in r["figures"] or [""]:
+            out.setdefault((fig, r["workload"]["name"], x), []).append(r)
+    # A sweep has at least two values of x.
+    return {k: v for k, v in out.items() if len({r["workload"]["params"][k[2]] for r in v}) >= 2}
+
+
+def _xscale(ax: Any, xs: Sequence[float]) -> None:
+    """log2 for positive values spread over a factor of 8 or more (n = 64 .. 16384),
+    linear otherwise (a ping-pong's 0 .. 200 dead receives)."""
+    if xs and min(xs) > 0 and max(xs) >= 8 * min(xs):
+        ax.set_xscale("log", base=2)
+
+
+def _by_run(records: Sequence[Mapping[str, Any]]) -> Dict[str, List[Mapping[str, Any]]]:
+    out: Dict[str, List[Mapping[str, Any]]] = {}
+    for r in records:
+        out.setdefault(r["run"], []).append(r)
+    return out
+
+
+def _save(fig: Any, path: Path) -> None:
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI, format="png", bbox_inches="tight", metadata={"Software": None},
+                bbox_extra_artists=getattr(fig, "mm_outside", None))
+    plt.close(fig)
+
+
+def plot_ns_vs_queue(records: Sequence[Mapping[str, Any]], path: Path) -> None:
+    colours = _colours(records)
+    fig, ax = plt.subplots(figsize=(9, 4.8))
+    _scatter_legend(ax, records, colours,
+                    lambda r: (max(longest_queue(r), 1), r["ns_per_event"]["median"]))
+    for key, rs in sweeps(records).items():
+        for run, mine in _by_run(rs).items():
+            mine = sorted(mine, key=longest_queue)
+            ax.plot([max(longest_queue(r), 1) for r in mine],
+                    [r["ns_per_event"]["median"] for r in mine], color=colours[run], lw=1, alpha=0.6)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("longest queue (PRQ or UMQ, elements)")
+    ax.set_ylabel("median ns per event")
+    ax.set_title("time per event against queue length")
+    ax.grid(True, which="both", alpha=0.3)
+    _save(fig, path)
+
+
+def plot_sweep(key: Tuple[str, str, str], records: Sequence[Mapping[str, Any]],
+               colours: Mapping[str, Any], path: Path) -> None:
+    figure, workload, x = key
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.4))
+    for run, rs in _by_run(records).items():
+        rs = sorted(rs, key=lambda r: r["workload"]["params"][x])
+        xs = [r["workload"]["params"][x] for r in rs]
+        ns = [r["ns_per_event"] for r in rs]
+        left.errorbar(xs, [n["median"] for n in ns],
+                      yerr=[[n["median"] - n["q1"] for n in ns], [n["q3"] - n["median"] for n in ns]],
+                      color=colours[run], label=run, marker="o", ms=3, capsize=2)
+        right.plot(xs, [r["prq"]["mean_depth"] for r in rs], color=colours[run], marker="o", ms=3,
+                   label=f"{run} PRQ")
+        right.plot(xs, [r["umq"]["mean_depth"] for r in rs], color=colours[run], marker="x", ms=3,
+                   ls="--", label=f"{run} UMQ")
+    for ax in (left, right):
+        _xscale(ax, [r["workload"]["params"][x] for r in records])
+        ax.set_xlabel(x)
+        ax.grid(True, which="both", alpha=0.3)
+    left.set_yscale("log")
+    left.set_ylabel("median ns per event (bars: q1–q3)")
+    right.set_yscale("symlog", linthresh=1)
+    right.set_ylim(bottom=0, top=max(1.0, right.get_ylim()[1]))
+    right.set_ylabel("mean search depth (elements)")
+    left.legend(fontsize=8)
+    right.legend(fontsize=7, ncol=2)
+    title = f"{workload} against {x}" + (f"  [{figure}]" if figure else "")
+    fig.suptitle(title)
+    _save(fig, path)
+
+
+def plot_depth_vs_n(records: Sequence[Mapping[str, Any]], path: Path) -> bool:
+    rs = [r for r in records if r.get("x") and isinstance(r["workload"]["params"].get(r["x"]), (int, float))]
+    if not rs:
+        return False
+    colours = _colours(records)
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
+    for ax, side in zip(axes, ("prq", "umq")):
+        _scatter_legend(ax, rs, colours, lambda r: (r["workload"]["params"][r["x"]], r[side]["mean_depth"]),
+                        legend=side == "umq")
+        for (_, _, x), sweep_rs in sweeps(rs).items():
+            for run, mine in _by_run(sweep_rs).items():
+                mine = sorted(mine, key=lambda r: r["workload"]["params"][x])
+                ax.plot([r["workload"]["params"][x] for r in mine], [r[side]["mean_depth"] for r in mine],
+                        color=colours[run], lw=1, alpha=0.6)
+        _xscale(ax, [r["workload"]["params"][r["x"]] for r in rs])
+        ax.set_yscale("symlog", linthresh=1)
+        ax.set_ylim(bottom=0, top=max(1.0, ax.get_ylim()[1]))     # all-zero UMQs too
+        ax.set_xlabel(", ".join(sorted({r["x"] for r in rs})) + " (workload parameter)")
+        ax.set_ylabel(f"mean {side.upper()} search depth (elements)")
+        ax.grid(True, which="both", alpha=0.3)
+    fig.suptitle("search depth against workload size")
+    _save(fig, path)
+    return True
+
+
+def plot_memory_vs_speedup(records: Sequence[Mapping[str, Any]], path: Path) -> bool:
+    rs = [r for r in records if r["speedup_vs_list"] and r["peak_bytes"]]
+    if not rs:
+        return False
+    colours = _colours(records)
+    fig, ax = plt.subplots(figsize=(9, 4.8))
+    _scatter_legend(ax, rs, colours, lambda r: (r["speedup_vs_list"], r["peak_bytes"]))
+    ax.axvline(1.0, color="grey", lw=0.8, ls=":")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("speed-up against list (median ns/event)")
+    ax.set_ylabel("peak bytes")
+    ax.set_title("memory against speed-up (one point per workload and engine)")
+    ax.grid(True, which="both", alpha=0.3)
+    _save(fig, path)
+    return True
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9.]+", "-", text).strip("-") or "all"
+
+
+def plot_all(doc: Mapping[str, Any], directory: Path) -> List[Tuple[str, str]]:
+    """Write every plot of the document into directory; return (file name, caption)."""
+    records = [r for r in doc["records"] if r["ns_per_event"]["median"]]
+    if not records:
+        return []
+    made: List[Tuple[str, str]] = []
+    plot_ns_vs_queue(records, directory / "ns-vs-queue.png")
+    made.append(("ns-vs-queue.png", "Median ns per event against the longest queue, per engine."))
+    if plot_depth_vs_n(records, directory / "depth-vs-n.png"):
+        made.append(("depth-vs-n.png", "Mean search depth against the workload's size "
+                                       "parameter, per engine: PRQ left, UMQ right."))
+    colours = _colours(records)
+    for key, rs in sweeps(records).items():
+        name = f"sweep-{_slug(key[0])}-{_slug(key[1])}-{_slug(key[2])}.png"
+        plot_sweep(key, rs, colours, directory / name)
+        made.append((name, f"{key[1]} against {key[2]}"
+                           + (f" ({key[0]})" if key[0] else "") + ": ns per event and search depth."))
+    if plot_memory_vs_speedup(records, directory / "memory-vs-speedup.png"):
+        made.append(("memory-vs-speedup.png", "Peak bytes against speed-up vs list."))
+    return made

@@ -1,0 +1,437 @@
+"""`mpimatch bench`: specs and their errors, the plan, the records, targets and
+outputs (pure, from fake replay JSON), and the quick suite end to end (the
+check CI relies on: every engine on every workload it accepts, numbers
+positive and finite, targets present)."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections import Counter
+from pathlib import Path
+from typing import Any, Dict, List
+
+import pytest
+
+from conftest import REPO, run, run_cli
+from mpimatch import bench, pystreams, specs, tools
+from mpimatch.bench_html import html_report
+from mpimatch.bench_output import CSV_COLUMNS, csv_text, terminal_report
+from mpimatch.errors import MpimatchError
+from mpimatch.model import outcomes, parse_stream
+from mpimatch.suites import PAPER, QUICK, SUITES, Item, StreamFile, sweep
+
+ENGINES = [
+    {"name": "list", "hints_required": [], "params": []},
+    {"name": "bins", "hints_required": [], "params": [
+        {"name": "bins", "default": 256, "min": 1, "max": 1048576, "doc": ""}]},
+    {"name": "hash", "hints_required": ["no_any_source", "no_any_tag"], "params": [
+        {"name": "capacity", "default": 1024, "min": 16, "max": 1 << 30, "doc": ""}]},
+]
+GENS = pystreams.CATALOGUE + [
+    {"name": "gather", "synthetic": False, "params": [
+        {"name": "alg", "doc": "", "default": 1, "min": 0, "max": 2, "choices": ["linear", "binomial", "ring"]}]},
+    {"name": "radix", "synthetic": True, "params": []}]
+CAT = bench.Catalogues(ENGINES, GENS, bench.GEN)
+
+
+def error(fn, *args, **kw) -> str:
+    with pytest.raises(MpimatchError) as info:
+        fn(*args, **kw)
+    assert info.value.exit_code == 2
+    return str(info.value)
+
+
+# ---------------------------------------------------------------- specs
+
+def test_spec_defaults_and_canonical_form():
+    name, params = specs.check_text(GENS, "shuffle:n=64", "workload", with_seed=True)
+    assert (name, params) == ("shuffle", {"n": 64, "rounds": 8, "seed": 1})
+    assert specs.fmt(name, params) == "shuffle:n=64,rounds=8,seed=1"
+    assert specs.check_text(GENS, "gather", "workload")[1] == {"alg": "binomial"}
+    assert specs.check_text(GENS, "gather:alg=ring", "workload")[1] == {"alg": "ring"}
+    assert specs.check_text(ENGINES, "bins", "engine", fill_defaults=False) == ("bins", {})
+
+
+@pytest.mark.parametrize("text, says", [
+    ("nosuch", "unknown workload 'nosuch'; known: burst, tags, shuffle, any, gather, radix"),
+    ("shuffle:m=3", "unknown parameter 'm'; parameters: n (1..1048576), rounds (1..65536), seed (0..18446744073709551615)"),
+    ("shuffle:n=0", "n=0 is out of range 1..1048576"),
+    ("shuffle:n=x", "n=x is not an integer"),
+    ("shuffle:n", "'n' is not key=value"),
+    ("shuffle:n=1,n=2", "'n' given twice"),
+    (":n=1", "no name"),
+    ("gather:alg=tree", "alg=tree is not one of linear, binomial, ring"),
+])
+def test_spec_errors_say_what_is_allowed(text, says):
+    assert says in error(specs.check_text, GENS, text, "workload", with_seed=True)
+
+
+# ---------------------------------------------------------------- the plan
+
+def test_plan_merges_labels_and_puts_hinted_engines_last():
+    items = [Item("shuffle:n=64", ("hash", "list"), figure="a", x="n"),
+             Item("shuffle:n=64,rounds=8,seed=1", "all", figure="b"),
+             Item("radix", ("bins:bins=16", "bins"), {"bins": {"bins": 8}}, figure="c")]
+    runs = bench.plan(items, CAT)
+    sh = "shuffle:n=64,rounds=8,seed=1"
+    assert [(r.source.spec, r.label) for r in runs] == [
+        (sh, "list"), (sh, "bins"), (sh, "hash"), ("radix:seed=1", "bins:bins=16"),
+        ("radix:seed=1", "bins:bins=8")]
+    assert runs[0].figures == ["a", "b"] and runs[0].x == "n"
+    assert runs[2].needs == ["no_any_source", "no_any_tag"]
+    assert runs[3].source.synthetic and not runs[0].source.synthetic
+
+
+def test_plan_engine_selection_and_overrides():
+    items = [Item("burst:n=8")]
+    assert [r.label for r in bench.plan(items, CAT, only=["hash"])] == ["hash"]
+    runs = bench.plan(items, CAT, overrides={"bins": {"bins": "4"}})
+    assert [r.label for r in runs] == ["list", "bins:bins=4", "hash"]
+    assert "unknown engine 'nm'; known: list, bins, hash" in error(bench.plan, items, CAT, only=["nm"])
+    assert "bins=0 is out of range 1..1048576" in error(
+        bench.plan, items, CAT, overrides={"bins": {"bins": "0"}})
+    assert "unknown parameter 'size'" in error(bench.plan, items, CAT, overrides={"list": {"size": "1"}})
+
+
+# The C generators' names and the parameters the paper suite sets (docs/workloads.md).
+C_GENS = [("shuffle", "n rounds", []), ("burst", "n rounds", []), ("tags", "n rounds", []),
+          ("any", "n rounds", []), ("pingpong", "n", []), ("reverse", "n m rounds", []),
+          ("reverse_groups", "", []), ("stencil_naive", "threads", []),
+          ("stencil2d", "", [("points", "5pt 9pt")]),
+          ("stencil3d", "lx ly lz", [("points", "7pt 27pt")]),
+          ("stencil_linear", "lz", [("points", "7pt 27pt")]),
+          ("gather", "", [("alg", "linear binomial")]), ("allreduce", "", [("alg", "recursive_doubling ring")]),
+          ("allgather", "nonblocking", [("alg", "ring bruck")]),
+          ("radix", "", []), ("nbody", "", []), ("miniamr", "", []), ("fds", "", [])]
+
+
+def test_suites_are_valid_and_paper_needs_the_c_generators():
+    c_names = [{"name": n, "synthetic": False, "params": [
+                   {"name": p, "default": 1, "min": 0, "max": 1 << 20} for p in ps.split()] + [
+                   {"name": p, "default": "x", "choices": ["x", *cs.split()]} for p, cs in choices]}
+               for n, ps, choices in C_GENS]
+    engines = ENGINES + [{"name": "nm", "hints_required": [], "params": []}]
+    runs = bench.plan(PAPER.items, bench.Catalogues(engines, c_names, bench.GEN))
+    assert {f for r in runs for f in r.figures} == {
+        "targets", "p002-fig3", "p002-fig5", "p002-fig6", "p002-table1", "p000-fig5", "p000-s5.4",
+        "p001-fig2-m10", "p001-fig2-m50", "p001-fig3", "p003-fig1", "p003-fig2", "p003-fig3",
+        "p003-fig4-7pt", "p003-fig4-27pt"}
+    py = bench.Catalogues(engines, pystreams.CATALOGUE, "python")
+    assert "mpimatch-gen was not found" in error(bench.plan, PAPER.items, py)
+    for name in ("quick", "default"):
+        assert bench.plan(SUITES[name].items, py)
+    assert {"shuffle", "burst"} <= {i.source.split(":")[0] for i in QUICK.items}
+
+
+@pytest.mark.parametrize("suite", sorted(SUITES))
+def test_suites_plan_with_the_c_generators(suite, engines):
+    """Every suite item names a real workload and parameters of mpimatch-gen."""
+    try:
+        tools.find_tool(bench.GEN)
+    except tools.ToolNotFound:
+        pytest.skip("mpimatch-gen is not built")
+    gens, who = bench.workload_catalogue()
+    assert who == bench.GEN
+    runs = bench.plan(SUITES[suite].items, bench.Catalogues(engines, gens, who))
+    assert {r.engine for r in runs} == {e["name"] for e in engines}
+
+
+def test_sweep_items():
+    items = sweep("shuffle", "n", [4, 8], "fig", engines=("list",), seed=3)
+    assert [i.source for i in items] == ["shuffle:seed=3,n=4", "shuffle:seed=3,n=8"]
+    assert {(i.figure, i.x, i.engines) for i in items} == {("fig", "n", ("list",))}
+
+
+def test_replay_command_for_workloads_and_files(tmp_path):
+    exe, js = Path("/bin/replay"), tmp_path / "o.json"
+    wl, f = bench.plan([Item("burst:n=8", ("bins:bins=4",)),
+                        Item(StreamFile(REPO / "examples" / "tiny.mms"), ("list",))], CAT)
+    assert bench.replay_command(exe, wl, 3, js) == [
+        "/bin/replay", "--workload", "burst:n=8,rounds=8,seed=1", "--engine", "bins", "--param",
+        "bins:bins=4", "--reps", "3", "--json", str(js), "--quiet"]
+    assert bench.replay_command(exe, f, 1, js)[:4] == ["/bin/replay", str(REPO / "examples" / "tiny.mms"),
+                                                       "--engine", "list"]
+    wl.source.generator = "python"
+    wl.source.path = tmp_path / "s.mms"
+    assert bench.replay_command(exe, wl, 3, js)[1] == str(tmp_path / "s.mms")
+
+
+def test_workload_catalogue_from_the_c_generators_or_python(tmp_path, monkeypatch):
+    monkeypatch.setenv("MPIMATCH_BIN_DIR", str(tmp_path))
+    assert bench.workload_catalogue() == (pystreams.CATALOGUE, "python")      # not built
+    gen = tmp_path / bench.GEN
+    listing = [{"name": "stencil", "summary": "", "origin": "", "synthetic": False, "params": []}]
+    gen.write_text("#!/bin/sh\n[ \"$1 $2\" = '--list --json' ] && cat <<'EOF'\n"
+                   + json.dumps(listing) + "\nEOF\n")
+    gen.chmod(0o755)
+    assert bench.workload_catalogue() == (listing, bench.GEN)
+    gen.write_text("#!/bin/sh\necho 'not json'\n")
+    with pytest.raises(MpimatchError, match="not JSON") as info:
+        bench.workload_catalogue()
+    assert info.value.exit_code == 1
+
+
+def test_skip_reason_once_hints_are_known():
+    run = bench.plan([Item("any:n=8", ("hash",))], CAT)[0]
+    assert bench.skip_reason(run) is None                     # not known yet
+    run.source.hints = []
+    assert bench.skip_reason(run) == ("requires hints no_any_source,no_any_tag; "
+                                      "the workload uses ANY_SOURCE")
+    run.source.hints = ["no_any_source", "no_any_tag"]
+    assert bench.skip_reason(run) is None
+
+
+@pytest.mark.parametrize("name", sorted(pystreams.GENERATORS))
+def test_python_generators_write_valid_streams(tmp_path, name):
+    params = specs.check(pystreams.CATALOGUE, name, {"n": 50, "rounds": 3}, "workload", with_seed=True)
+    path = pystreams.write(name, params, tmp_path / "s.mms")
+    stream = parse_stream(path.read_text(), str(path))
+    wild = name == "any"
+    assert len(stream.events) == 3 * 2 * (50 + wild)
+    assert len([line for line in outcomes(stream.events) if " " in line]) == 3 * (50 + wild)
+    assert pystreams.write(name, params, tmp_path / "t.mms").read_text() == path.read_text()
+
+
+def _fields(text: str) -> Counter:
+    """The records of a text stream without their ids, as a multiset."""
+    return Counter(tuple(line.split()[:1] + line.split()[2:]) for line in text.splitlines()
+                   if line and not line.startswith("#"))
+
+
+@pytest.mark.parametrize("spec", ["burst:n=3,rounds=2", "tags:n=4,rounds=2",
+                                  "shuffle:n=5,rounds=2,seed=3", "any:n=3,rounds=2,seed=5"])
+def test_python_generators_match_the_c_ones(tmp_path, spec):
+    """Same records as mpimatch-gen (burst and tags: the same text; shuffle and
+    any differ only in the permutation's draw)."""
+    try:
+        gen = tools.find_tool(bench.GEN)
+    except tools.ToolNotFound:
+        pytest.skip("mpimatch-gen is not built")
+    name, params = specs.check_text(pystreams.CATALOGUE, spec, "workload", with_seed=True)
+    mine = pystreams.write(name, params, tmp_path / "p.mms").read_text()
+    theirs = run([gen, spec]).stdout
+    assert _fields(mine) == _fields(theirs)
+    if name in ("burst", "tags"):
+        assert [x for x in mine.splitlines() if not x.startswith(f"# {name} ")] == theirs.splitlines()
+
+
+# ---------------------------------------------------------------- records, targets, outputs
+
+def replay_json(engine: str, ns: float, events: int = 8192, params: Dict = None,
+                prq_depth: float = 1.0) -> Dict[str, Any]:
+    """What mpimatch-replay --json writes for one engine (tools/replay_report.c)."""
+    q = {"searches": 10, "hits": 10, "misses": 0, "traversed": 10, "mean_depth": prq_depth,
+         "max_depth": 4, "length": 0, "max_length": 4096, "queues": 1, "max_queues": 1,
+         "bytes": 0, "peak_bytes": 1000}
+    return {"tool": "mpimatch-replay", "events": events, "np": 2, "reps": 5,
+            "hints": ["no_any_source", "no_any_tag"],
+            "results": [{"engine": engine, "params": params or {},
+                         "ns_per_event": {"median": ns, "q1": ns * 0.9, "q3": ns * 1.1, "min": ns * 0.8},
+                         "events_per_second": 1e9 / ns, "outcomes": {"matches": 4096},
+                         "stats": {"prq": q, "umq": dict(q, mean_depth=0.0, max_length=0),
+                                   "bytes": 0, "peak_bytes": 5000}}],
+            "skipped": []}
+
+
+def fake_outcomes(times: Dict[str, Dict[str, float]]) -> List[bench.Outcome]:
+    items = [Item(f"{wl}:n={n}", tuple(times[f"{wl}:{n}"]), figure="f", x="n")
+             for wl, n in (k.split(":") for k in times)]
+    out = []
+    for r in bench.plan(items, CAT):
+        ns = times[f"{r.source.name}:{r.source.params['n']}"][r.label]
+        out.append(bench.Outcome(r, record=bench.make_record(r, replay_json(r.engine, ns), 0.5)))
+    bench.set_speedups([o.record for o in out])
+    return out
+
+
+TIMES = {"shuffle:4096": {"list": 1000.0, "hash": 10.0, "bins": 50.0},
+         "burst:4096": {"list": 20.0, "hash": 40.0},
+         "shuffle:1024": {"list": 300.0, "hash": 9.0, "bins": 20.0}}
+
+
+def test_records_speedups_and_targets():
+    outs = fake_outcomes(TIMES)
+    rec = outs[1].record
+    assert rec["workload"] == {"name": "shuffle", "params": {"n": 4096, "rounds": 8, "seed": 1},
+                               "synthetic": False, "spec": "shuffle:n=4096,rounds=8,seed=1",
+                               "origin": "MadMPI reqs_shuffle; paper 002, figure 3",
+                               "generator": bench.GEN, "file": None}
+    assert rec["run"] == "bins" and rec["speedup_vs_list"] == pytest.approx(20.0)
+    assert rec["prq"] == {"mean_depth": 1.0, "max_depth": 4, "max_length": 4096, "queues": 1,
+                          "peak_bytes": 1000}
+    targets = {t["name"]: t for t in bench.check_targets([o.record for o in outs])}
+    assert set(targets) == {t.name for t in bench.TARGETS}
+    assert targets["shuffle-hash-speedup"]["measured"] == pytest.approx(100.0)
+    assert targets["shuffle-hash-speedup"]["met"] is True
+    assert targets["burst-hash-slowdown"]["measured"] == pytest.approx(2.0)
+    assert targets["burst-hash-slowdown"]["met"] is False and targets["burst-hash-slowdown"]["note"] == "MISSED"
+    assert targets["shuffle-hash-rate"]["measured"] == pytest.approx(1e8)
+    assert targets["shuffle-nm-speedup"]["met"] is None
+    assert targets["shuffle-nm-speedup"]["note"].startswith("not measured")
+
+
+def test_engines_that_disagree_stop_the_bench():
+    outs = fake_outcomes({"burst:4096": {"list": 20.0, "hash": 40.0}})
+    a, b = (o.record for o in outs)
+    bench._agree([a], b)
+    b["outcomes"] = {"matches": 1}
+    with pytest.raises(MpimatchError, match="engines disagree on burst:n=4096,rounds=8,seed=1") as info:
+        bench._agree([a], b)
+    assert info.value.exit_code == 1
+
+
+def fake_doc() -> Dict[str, Any]:
+    outs = fake_outcomes(TIMES)
+    skipped = bench.plan([Item("any:n=8", ("hash",))], CAT)[0]
+    outs.append(bench.Outcome(skipped, skipped="requires hints; the workload uses ANY_SOURCE"))
+    return bench.document(QUICK, 5, bench.GEN, bench.now(), outs)
+
+
+def test_document_shape():
+    doc = fake_doc()
+    assert {"tool", "version", "suite", "reps", "machine", "started", "records", "targets",
+            "skipped"} <= set(doc)
+    assert {"cpu", "cores", "os", "compiler"} <= set(doc["machine"])
+    assert doc["skipped"] == [{"workload": "any:n=8,rounds=8,seed=1", "engine": "hash",
+                               "reason": "requires hints; the workload uses ANY_SOURCE"}]
+    json.loads(json.dumps(doc, allow_nan=False))
+
+
+def test_csv_has_one_row_per_record():
+    doc = fake_doc()
+    rows = list(csv.reader(io.StringIO(csv_text(doc["records"]))))
+    assert rows[0] == CSV_COLUMNS and len(rows) == 1 + len(doc["records"])
+    assert rows[1][CSV_COLUMNS.index("run")] == "list"
+
+
+def test_terminal_report_states_missed_targets():
+    from rich.console import Console
+    console = Console(width=250, record=True, file=io.StringIO())
+    console.print(terminal_report(fake_doc()))
+    text = console.export_text()
+    assert "MISSED" in text and "burst n=4096: hash at most 1.5x slower" in text
+    assert "100.00×" in text and "not measured" in text
+    assert "skipped hash (requires hints; the workload uses ANY_SOURCE): any:n=8,rounds=8,seed=1" in text
+
+
+def test_plots_and_self_contained_html(tmp_path):
+    from mpimatch.bench_plots import plot_all
+    doc = fake_doc()
+    plots = plot_all(doc, tmp_path)
+    names = [n for n, _ in plots]
+    assert names[:2] == ["ns-vs-queue.png", "depth-vs-n.png"] and "memory-vs-speedup.png" in names
+    assert "sweep-f-shuffle-n.png" in names                    # n = 1024 and 4096
+    for n in names:
+        assert (tmp_path / n).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    html = html_report(doc, plots, tmp_path)
+    assert html.count("data:image/png;base64,") == len(plots)
+    assert "http" not in html.replace("http-equiv", "") and "<script" not in html
+    assert "<link" not in html and 'class="missed">MISSED' in html
+
+
+# ---------------------------------------------------------------- end to end (C tools)
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory, replay_exe):
+    d = tmp_path_factory.mktemp("bench")
+    proc = run_cli("bench", "--suite", "quick", "--out", d / "out", "--json", d / "quick.json")
+    assert proc.returncode == 0, proc.stderr
+    return d, proc, json.loads((d / "quick.json").read_text())
+
+
+def all_numbers(x: Any):
+    if isinstance(x, dict):
+        for v in x.values():
+            yield from all_numbers(v)
+    elif isinstance(x, list):
+        for v in x:
+            yield from all_numbers(v)
+    elif isinstance(x, (int, float)) and not isinstance(x, bool):
+        yield x
+
+
+def test_quick_suite_every_engine_on_every_workload_it_accepts(quick, engines):
+    _, _, doc = quick
+    specs_run = {r["workload"]["spec"] for r in doc["records"]} | {s["workload"] for s in doc["skipped"]}
+    assert {s.split(":")[0] for s in specs_run} >= {"shuffle", "burst"}
+    for spec in specs_run:
+        ran = {r["engine"] for r in doc["records"] if r["workload"]["spec"] == spec}
+        skipped = {s["engine"]: s["reason"] for s in doc["skipped"] if s["workload"] == spec}
+        for e in engines:
+            assert (e["name"] in ran) != (e["name"] in skipped), (spec, e["name"])
+            if e["name"] in skipped:
+                assert e["hints_required"] and "requires hints" in skipped[e["name"]]
+    assert any(doc["skipped"]), "the quick suite has a wildcard workload"
+
+
+def test_quick_suite_numbers_positive_and_finite(quick):
+    _, _, doc = quick
+    for r in doc["records"]:
+        assert all(math.isfinite(v) and v >= 0 for v in all_numbers(r)), r
+        assert all(bench.finite_positive(v) for v in r["ns_per_event"].values()), r
+        assert bench.finite_positive(r["events_per_second"]) and bench.finite_positive(r["events"])
+        assert r["ns_per_event"]["q1"] <= r["ns_per_event"]["median"] <= r["ns_per_event"]["q3"]
+        assert r["reps"] == QUICK.reps and r["outcomes"]["matches"] > 0
+        assert bench.finite_positive(r["peak_bytes"])
+        if r["engine"] != "list":
+            assert bench.finite_positive(r["speedup_vs_list"])
+
+
+def test_quick_suite_targets_measured(quick):
+    _, _, doc = quick
+    assert [t["name"] for t in doc["targets"]] == [t.name for t in bench.TARGETS]
+    for t in doc["targets"]:
+        assert bench.finite_positive(t["measured"]) and t["met"] in (True, False), t
+
+
+def test_quick_suite_outputs(quick):
+    d, proc, doc = quick
+    out = d / "out"
+    assert json.loads((out / "results.json").read_text())["records"] == doc["records"]
+    assert len((out / "results.csv").read_text().splitlines()) == 1 + len(doc["records"])
+    pngs = sorted(p.name for p in (out / "plots").glob("*.png"))
+    assert "ns-vs-queue.png" in pngs and "memory-vs-speedup.png" in pngs
+    assert (out / "report.html").read_text().count("data:image/png;base64,") == len(pngs)
+    assert "speed-up" in proc.stdout and f"report: {out / 'report.html'}" in proc.stdout
+    assert "[1/" in proc.stderr            # not a terminal: one line per finished run
+    assert not [p for p in out.iterdir() if p.name.startswith(".")], "temporary files left"
+
+
+def test_stream_file_and_skips(tmp_path, replay_exe):
+    tiny = REPO / "examples" / "tiny.mms"
+    proc = run_cli("bench", "--stream", tiny, "--engines", "list,hash", "--reps", "1",
+                   "--out", tmp_path / "o", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads((tmp_path / "o" / "results.json").read_text())
+    assert [r["run"] for r in doc["records"]] == ["list"] and doc["suite"] == "custom"
+    assert doc["skipped"][0]["engine"] == "hash" and "uses ANY_SOURCE" in doc["skipped"][0]["reason"]
+    assert "[1/" not in proc.stderr                           # --quiet
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--workload", "nosuch"], "unknown workload 'nosuch'; known: "),
+    (["--workload", "shuffle:n=0"], "out of range"),
+    (["--workload", "shuffle:size=3"], "unknown parameter 'size'; parameters: n"),
+    (["--engines", "list,nosuch"], "unknown engine 'nosuch'; known: list, rank"),
+    (["--param", "bins:bins=0"], "bins=0 is out of range 1..1048576"),
+    (["--param", "bins"], "expected ENGINE:KEY=VALUE"),
+    (["--suite", "quick", "--workload", "burst"], "not both"),
+    (["--reps", "0"], "--reps must be >= 1"),
+    (["--stream", "/nonexistent.mms"], "no such stream file"),
+])
+def test_bad_input_exit_2_before_any_work(tmp_path, replay_exe, args, says):
+    proc = run_cli("bench", *args, "--out", tmp_path / "o")
+    assert proc.returncode == 2, proc.stderr
+    assert says in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_unwritable_outputs_fail_first(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    for args in (["--out", blocker / "sub"], ["--out", tmp_path / "o", "--json", tmp_path / "no" / "x.json"]):
+        proc = run_cli("bench", "--suite", "quick", *args)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+        assert "[1/" not in proc.stderr
