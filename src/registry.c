@@ -9,6 +9,7 @@ static const mm_engine_def *const engines[] = {
     &mm_engine_bins,
     &mm_engine_hash,
     &mm_engine_nm,
+    &mm_engine_adaptive,
 };
 
 #define NENGINES (sizeof engines / sizeof engines[0])

@@ -86,6 +86,11 @@ static const struct variant {
     const char *params[4];
 } variants[] = {
     {"bins", {"bins=3"}},
+    /* switches to bins and back: low > threshold makes the first flap on
+     * purpose (about 10,000 switches a config, hundreds of elements moved
+     * each time); the second switches about a hundred times a config */
+    {"adaptive", {"threshold=1", "bins=3", "low=400"}},
+    {"adaptive", {"threshold=150", "bins=5", "low=350"}},
 };
 enum { NVARIANT = sizeof variants / sizeof variants[0] };
 enum { NCONFIG = sizeof configs / sizeof configs[0] };
