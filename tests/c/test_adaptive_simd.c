@@ -148,6 +148,22 @@ static void adaptive_switches_back(void)
     mm_destroy(e);
 }
 
+/* Out-of-range parameters are refused with the allowed range. */
+static void adaptive_params_checked(void)
+{
+    static const char *const bad[][2] = {
+        {"threshold=0", "from 1 to 1048576"}, {"bins=0", "from 1 to 1048576"},
+        {"low=-2", "from -1 to 1048576"}, {"threshold=1048577", "from 1 to 1048576"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        mm_config cfg = {.nprocs = 4, .params = &bad[i][0], .nparams = 1};
+        mm_engine *e = NULL;
+        char err[256];
+        CHECK_EQ(mm_create(&e, "adaptive", &cfg, err, sizeof err), MM_EPARAM);
+        CHECK(e == NULL && strstr(err, bad[i][1]) != NULL);
+    }
+}
+
 /* ---- simd ---- */
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
@@ -340,6 +356,7 @@ int main(void)
 {
     adaptive_switch_keeps_order();
     adaptive_switches_back();
+    adaptive_params_checked();
     simd_scanners_agree();
     simd_isas_agree_with_list();
     simd_compaction_under_cancels();
