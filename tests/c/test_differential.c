@@ -87,7 +87,7 @@ static const struct variant {
 } variants[] = {
     {"bins", {"bins=3"}},
     /* switches to bins and back: low > threshold makes the first flap on
-     * purpose (about 10,000 switches a config, hundreds of elements moved
+     * purpose (thousands of switches a config, hundreds of elements moved
      * each time); the second switches about a hundred times a config */
     {"adaptive", {"threshold=1", "bins=3", "low=400"}},
     {"adaptive", {"threshold=150", "bins=5", "low=350"}},
