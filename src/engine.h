@@ -95,6 +95,7 @@ static inline void mm_overhead_add(mm_engine *e, uint64_t *counter, uint64_t t0)
 extern const mm_engine_def mm_engine_list, mm_engine_rank, mm_engine_bins,
                            mm_engine_hash, mm_engine_nm;
 extern const mm_engine_def mm_engine_kmeans;
+extern const mm_engine_def mm_engine_adaptive, mm_engine_simd;
 const mm_engine_def *mm_engine_def_find(const char *name);
 
 #endif

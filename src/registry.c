@@ -10,6 +10,8 @@ static const mm_engine_def *const engines[] = {
     &mm_engine_hash,
     &mm_engine_nm,
     &mm_engine_kmeans,
+    &mm_engine_adaptive,
+    &mm_engine_simd,
 };
 
 #define NENGINES (sizeof engines / sizeof engines[0])

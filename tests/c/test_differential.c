@@ -105,6 +105,14 @@ static const struct variant {
     {"bins", {"bins=3"}},
     {"kmeans", {"clusters=" CLUSTER_FILE}},
     {"kmeans", {"k=3"}},
+    /* switches to bins and back: low > threshold makes the first flap on
+     * purpose (thousands of switches a config, hundreds of elements moved
+     * each time); the second switches about a hundred times a config */
+    {"adaptive", {"threshold=1", "bins=3", "low=400"}},
+    {"adaptive", {"threshold=150", "bins=5", "low=350"}},
+    /* the plain C scan; the default picks the widest vector scan the CPU has
+     * (test_adaptive_simd compares every ISA the machine has) */
+    {"simd", {"isa=1"}},
 };
 enum { NVARIANT = sizeof variants / sizeof variants[0] };
 enum { NCONFIG = sizeof configs / sizeof configs[0] };

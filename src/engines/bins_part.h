@@ -1,0 +1,114 @@
+/* bins_part.h - hash bins on (comm, source, tag): the placement and search
+ * order shared by the `bins` engine and the bins phase of `adaptive`.
+ *
+ * A fixed number of bins, each a FIFO holding elements of every key that
+ * hashes there. Fully specified receives go to their bin; receives with a
+ * wildcard go to one wildcard list, and an arrival searches its bin and the
+ * wildcard list merged by sequence number. Unexpected messages sit in their
+ * bin (link 0) and also in one arrival-ordered list of all unexpected
+ * messages, umq_all (link 1), which is what a wildcard receive walks.
+ *
+ * umq_all is set up by the engine, not by mm_bins_alloc: `adaptive` keeps it
+ * (as its plain UMQ list) while the bins come and go. */
+#ifndef MM_ENGINES_BINS_PART_H
+#define MM_ENGINES_BINS_PART_H
+
+#include "engine.h"
+#include "core/queue.h"
+
+typedef struct mm_bins {
+    uint32_t  nbins;
+    mm_queue *prq;      /* [nbins] specific receives (link 0)   */
+    mm_queue *umq;      /* [nbins] unexpected messages (link 0) */
+    mm_queue  wild;     /* receives with a wildcard (link 0)    */
+    mm_queue  umq_all;  /* every unexpected message, in arrival order (link 1) */
+} mm_bins;
+
+static inline uint32_t mm_bins_of(const mm_bins *B, const mm_key *k)
+{
+    return (uint32_t)(((uint64_t)mm_key_hash(k) * B->nbins) >> 32);
+}
+
+/* Release the bin arrays (a no-op when they are not allocated). */
+static inline void mm_bins_free(mm_engine *e, mm_bins *B)
+{
+    if (!B->prq && !B->umq)
+        return;
+    mm_mem_free(&e->prq_mem, B->prq, B->nbins * sizeof(mm_queue));
+    mm_mem_free(&e->umq_mem, B->umq, B->nbins * sizeof(mm_queue));
+    if (B->prq && B->umq) {
+        mm_stat_queues(&e->st.prq, -(int64_t)B->nbins - 1);
+        mm_stat_queues(&e->st.umq, -(int64_t)B->nbins);
+    }
+    B->prq = B->umq = NULL;
+}
+
+/* Allocate n empty bins for each side and the empty wildcard list; counts
+ * them in the statistics. MM_ENOMEM leaves B without bins. */
+static inline int mm_bins_alloc(mm_engine *e, mm_bins *B, uint32_t n)
+{
+    B->nbins = n;
+    B->prq = mm_mem_alloc(&e->prq_mem, n * sizeof(mm_queue));
+    B->umq = mm_mem_alloc(&e->umq_mem, n * sizeof(mm_queue));
+    if (!B->prq || !B->umq) {
+        mm_bins_free(e, B);
+        return MM_ENOMEM;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        mm_queue_init(&B->prq[i], 0);
+        mm_queue_init(&B->umq[i], 0);
+    }
+    mm_queue_init(&B->wild, 0);
+    mm_stat_queues(&e->st.prq, n + 1);
+    mm_stat_queues(&e->st.umq, n);
+    return 0;
+}
+
+/* Earliest queued message that receive key k accepts: its bin, or the
+ * arrival list for a wildcard key. Counted as one UMQ search. */
+static inline mm_elem *mm_bins_find_message(mm_engine *e, const mm_bins *B, const mm_key *k)
+{
+    uint64_t depth = 0;
+    const mm_queue *q = mm_key_wild(k) ? &B->umq_all : &B->umq[mm_bins_of(B, k)];
+    mm_elem *m = mm_queue_find(q, k, 1, MM_SEQ_NONE, &depth);
+    mm_stat_search(&e->st.umq, depth, m != NULL);
+    return m;
+}
+
+static inline void mm_bins_unlink_message(mm_bins *B, mm_elem *m)
+{
+    mm_queue_remove(&B->umq[mm_bins_of(B, &m->key)], m);
+    mm_queue_remove(&B->umq_all, m);
+}
+
+static inline void mm_bins_queue_message(mm_bins *B, mm_elem *m)
+{
+    mm_queue_push(&B->umq[mm_bins_of(B, &m->key)], m);
+    mm_queue_push(&B->umq_all, m);
+}
+
+/* The link-0 queue that holds (or will hold) a receive with key k. */
+static inline mm_queue *mm_bins_recv_queue(mm_bins *B, const mm_key *k)
+{
+    return mm_key_wild(k) ? &B->wild : &B->prq[mm_bins_of(B, k)];
+}
+
+/* Earliest queued receive that accepts message m: its bin, then the
+ * wildcard list up to the bin's candidate. Counted as one PRQ search; *from
+ * is the queue that holds the receive found. */
+static inline mm_elem *mm_bins_find_recv(mm_engine *e, mm_bins *B, const mm_elem *m,
+                                         mm_queue **from)
+{
+    uint64_t depth = 0;
+    *from = &B->prq[mm_bins_of(B, &m->key)];
+    mm_elem *best = mm_queue_find(*from, &m->key, 0, MM_SEQ_NONE, &depth);
+    mm_elem *w = mm_queue_find(&B->wild, &m->key, 0, best ? best->seq : MM_SEQ_NONE, &depth);
+    if (w) {
+        best = w;
+        *from = &B->wild;
+    }
+    mm_stat_search(&e->st.prq, depth, best != NULL);
+    return best;
+}
+
+#endif

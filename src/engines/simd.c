@@ -1,0 +1,282 @@
+/* simd.c - one PRQ and one UMQ as packed key arrays, searched with vector
+ * compares (the approach of Open MPI's custom matching, ompi/mca/pml/ob1/
+ * custommatch, and of Dosanjh et al.'s AVX-512 matching).
+ *
+ * Each side is a queue of slots in posting / arrival order:
+ *
+ *     comm[]  c0 c1 -1 c3 ...     12 bytes of key per slot (simd_scan.h),
+ *     src[]   s0 s1  . s3 ...     scanned 8 (AVX2) or 16 (AVX-512) at a time
+ *     tag[]   t0 t1  . t3 ...
+ *     elem[]  e0 e1  0 e3 ...     the element of each slot
+ *             ^head    ^hole      ^end              ^cap
+ *
+ * Slot order is sequence order, so the first slot that matches holds the
+ * earliest partner: a search is one forward scan, like `list`, with many
+ * keys per instruction. The scanner's hit is verified against the element
+ * with mm_match before it is used.
+ *
+ * Removing from the middle leaves a hole (comm = -1, which no search
+ * matches); holes at either end are trimmed at once, and when holes outnumber
+ * live slots the queue is compacted in place, keeping order. Appending to a
+ * full array compacts it if that frees half of it, else moves it to one twice
+ * the size: both are amortised O(1) per operation. An element remembers its
+ * slot (in its link area: this engine threads no lists) so a cancel or a
+ * match finds it in O(1) and compaction updates it. */
+#include <string.h>
+#include "engine.h"
+#include "engines/simd_scan.h"
+
+enum { P_ISA };
+static const mm_param_info simd_params[] = {
+    [P_ISA] = {"isa", "instruction set of the key scan: 0 the widest the CPU has, 1 plain C, "
+               "2 AVX2, 3 AVX-512F (creation fails if the CPU lacks it)", 0, 0, 3},
+};
+
+enum { INITIAL_CAP = 4 * MM_SIMD_BLOCK, MIN_HOLES_TO_COMPACT = 32 };
+
+typedef struct simd_q {
+    int32_t  *comm, *src, *tag;  /* [cap] packed keys; comm == -1: no element  */
+    mm_elem **elem;              /* [cap] */
+    uint32_t  head, end;         /* live slots are in [head, end)             */
+    uint32_t  holes;             /* empty slots inside [head, end)            */
+    uint32_t  cap;               /* a multiple of MM_SIMD_BLOCK               */
+    mm_mem   *mem;               /* the side's byte account                   */
+} simd_q;
+
+typedef struct simd_impl {
+    simd_q          prq, umq;
+    mm_simd_scan_fn scan;
+    int             isa;
+} simd_impl;
+
+/* Bytes of one slot across the four arrays. */
+enum { SLOT_BYTES = MM_SIMD_KEY_WORDS * sizeof(int32_t) + sizeof(mm_elem *) };
+
+static inline void set_slot(mm_elem *x, uint32_t i)
+{
+    memcpy(&x->link[0], &i, sizeof i);
+}
+
+static inline uint32_t slot_of(const mm_elem *x)
+{
+    uint32_t i;
+    memcpy(&i, &x->link[0], sizeof i);
+    return i;
+}
+
+/* Arrays for cap slots in one block: element pointers first (8-byte
+ * aligned), then the three key arrays. Every slot starts empty. */
+static int q_alloc(simd_q *q, uint32_t cap)
+{
+    char *b = mm_mem_calloc(q->mem, cap, SLOT_BYTES);
+    if (!b)
+        return MM_ENOMEM;
+    q->elem = (mm_elem **)(void *)b;
+    q->comm = (int32_t *)(void *)(b + (size_t)cap * sizeof(mm_elem *));
+    q->src = q->comm + cap;
+    q->tag = q->src + cap;
+    q->cap = cap;
+    memset(q->comm, 0xff, (size_t)cap * sizeof(int32_t)); /* -1: empty */
+    return 0;
+}
+
+static void q_free(simd_q *q)
+{
+    mm_mem_free(q->mem, q->elem, (size_t)q->cap * SLOT_BYTES);
+}
+
+/* Copy the live slots of q, in order, to the front of to (which may be q
+ * itself: slots only move down), and make the rest of to's old range empty. */
+static void q_compact_into(simd_q *q, simd_q *to)
+{
+    uint32_t n = 0;
+    for (uint32_t i = q->head; i < q->end; i++) {
+        if (q->comm[i] == -1)
+            continue;
+        to->comm[n] = q->comm[i];
+        to->src[n] = q->src[i];
+        to->tag[n] = q->tag[i];
+        to->elem[n] = q->elem[i];
+        set_slot(to->elem[n], n);
+        n++;
+    }
+    if (to == q)
+        for (uint32_t i = n; i < q->end; i++)
+            q->comm[i] = -1, q->elem[i] = NULL;
+    to->head = 0;
+    to->end = n;
+    to->holes = 0;
+}
+
+/* Room for one more slot at the end: compact, or double. Timed as
+ * allocation overhead. */
+static int q_make_room(mm_engine *e, simd_q *q)
+{
+    uint64_t t0 = mm_now_ns();
+    uint32_t live = q->end - q->head - q->holes;
+    int rc = 0;
+    if ((uint64_t)live * 2 <= q->cap) {
+        q_compact_into(q, q);
+    } else if (q->cap > UINT32_MAX / 2 - MM_SIMD_BLOCK) {
+        rc = MM_ENOMEM;
+    } else {
+        simd_q bigger = *q;
+        rc = q_alloc(&bigger, 2 * q->cap);
+        if (rc == 0) {
+            q_compact_into(q, &bigger);
+            q_free(q);
+            *q = bigger;
+        }
+    }
+    mm_overhead_add(e, &e->st.overhead.alloc_ns, t0);
+    return rc;
+}
+
+static int q_push(mm_engine *e, simd_q *q, mm_elem *x)
+{
+    if (q->end == q->cap) {
+        int rc = q_make_room(e, q);
+        if (rc != 0)
+            return rc;
+    }
+    uint32_t i = q->end++;
+    q->comm[i] = x->key.comm;
+    q->src[i] = x->key.src;
+    q->tag[i] = x->key.tag;
+    q->elem[i] = x;
+    set_slot(x, i);
+    return 0;
+}
+
+static void q_remove(mm_engine *e, simd_q *q, uint32_t i)
+{
+    q->comm[i] = -1;
+    q->elem[i] = NULL;
+    q->holes++;
+    while (q->head < q->end && q->comm[q->head] == -1)
+        q->head++, q->holes--;
+    while (q->end > q->head && q->comm[q->end - 1] == -1)
+        q->end--, q->holes--;
+    if (q->head == q->end) {
+        q->head = q->end = 0;  /* empty: every slot is a hole, restart at 0 */
+    } else if (q->holes >= MIN_HOLES_TO_COMPACT && q->holes > q->end - q->head - q->holes) {
+        uint64_t t0 = mm_now_ns();
+        q_compact_into(q, q);
+        mm_overhead_add(e, &e->st.overhead.alloc_ns, t0);
+    }
+}
+
+/* First slot of q whose element pairs with key k (a receive key when
+ * recv_key, else a message key), or MM_SIMD_NONE. Depth counts the slots the
+ * scan passed, holes included: they were compared. */
+static uint32_t q_find(const simd_impl *S, const simd_q *q, const mm_key *k, int recv_key,
+                       mm_qstats *st)
+{
+    mm_simd_pat p = recv_key ? mm_simd_pat_recv(k) : mm_simd_pat_msg(k);
+    uint32_t i = q->head;
+    while ((i = S->scan(q->comm, q->src, q->tag, i, q->end, &p)) != MM_SIMD_NONE) {
+        const mm_elem *x = q->elem[i];
+        if (recv_key ? mm_match(k, &x->key) : mm_match(&x->key, k))
+            break;
+        i++; /* a probable match that is not one: scan on */
+    }
+    uint64_t depth = (i == MM_SIMD_NONE ? q->end : i + 1) - q->head;
+    mm_stat_search(st, depth, i != MM_SIMD_NONE);
+    return i;
+}
+
+static void simd_fini(mm_engine *e)
+{
+    simd_impl *S = e->impl;
+    q_free(&S->prq);
+    q_free(&S->umq);
+    mm_mem_free(&e->mem, S, sizeof *S);
+}
+
+static int simd_init(mm_engine *e, char *err, size_t errlen)
+{
+    mm_simd_scan_fn scan;
+    int isa;
+    int rc = mm_simd_scan_select((int)e->param[P_ISA], &scan, &isa, err, errlen);
+    if (rc != 0)
+        return rc;
+    simd_impl *S = mm_mem_calloc(&e->mem, 1, sizeof *S);
+    if (!S)
+        return MM_ENOMEM;
+    S->scan = scan;
+    S->isa = isa;
+    S->prq.mem = &e->prq_mem;
+    S->umq.mem = &e->umq_mem;
+    e->impl = S;
+    if (q_alloc(&S->prq, INITIAL_CAP) != 0 || q_alloc(&S->umq, INITIAL_CAP) != 0) {
+        simd_fini(e);
+        return MM_ENOMEM;
+    }
+    mm_stat_queues(&e->st.prq, 1);
+    mm_stat_queues(&e->st.umq, 1);
+    return 0;
+}
+
+/* Search the other side for x's earliest partner and take it, or queue x on
+ * its own side. The same path serves posts and arrivals. */
+static int search_or_queue(mm_engine *e, simd_q *q, mm_qstats *st, mm_elem *x, int x_is_recv,
+                           simd_q *own, mm_elem **partner)
+{
+    uint32_t i = q_find(e->impl, q, &x->key, x_is_recv, st);
+    if (i != MM_SIMD_NONE) {
+        *partner = q->elem[i];
+        q_remove(e, q, i);
+        return MM_MATCHED;
+    }
+    return q_push(e, own, x) == 0 ? MM_QUEUED : MM_ENOMEM;
+}
+
+static int simd_post(mm_engine *e, mm_elem *r, mm_elem **partner)
+{
+    simd_impl *S = e->impl;
+    return search_or_queue(e, &S->umq, &e->st.umq, r, 1, &S->prq, partner);
+}
+
+static int simd_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
+{
+    simd_impl *S = e->impl;
+    return search_or_queue(e, &S->prq, &e->st.prq, m, 0, &S->umq, partner);
+}
+
+static mm_elem *simd_probe(mm_engine *e, const mm_key *k, int remove)
+{
+    simd_impl *S = e->impl;
+    uint32_t i = q_find(S, &S->umq, k, 1, &e->st.umq);
+    if (i == MM_SIMD_NONE)
+        return NULL;
+    mm_elem *m = S->umq.elem[i];
+    if (remove)
+        q_remove(e, &S->umq, i);
+    return m;
+}
+
+static void simd_cancel(mm_engine *e, mm_elem *r)
+{
+    simd_impl *S = e->impl;
+    q_remove(e, &S->prq, slot_of(r));
+}
+
+static const mm_engine_ops simd_ops = {
+    .nlinks = 1, /* not a list link: holds the element's slot */
+    .init = simd_init, .fini = simd_fini,
+    .post = simd_post, .arrive = simd_arrive,
+    .probe = simd_probe, .cancel = simd_cancel,
+};
+
+const mm_engine_def mm_engine_simd = {
+    .info = {
+        .name = "simd",
+        .summary = "one PRQ and one UMQ as packed (comm, source, tag) arrays in order, scanned "
+                   "8 or 16 keys per instruction (AVX2, AVX-512F, chosen at run time)",
+        .origin = "Open MPI ob1 custom matching (vector); Dosanjh et al.: Fuzzy matching: "
+                  "hardware accelerated MPI communication middleware (CCGrid 2019)",
+        .params = simd_params,
+        .nparams = sizeof simd_params / sizeof simd_params[0],
+    },
+    .ops = &simd_ops,
+};

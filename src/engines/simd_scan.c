@@ -1,0 +1,158 @@
+/* simd_scan.c - the scanners behind simd_scan.h: plain C, AVX2 (8 keys per
+ * compare) and AVX-512F (16 keys per compare).
+ *
+ * The vector scanners are compiled with GCC/Clang target attributes, so the
+ * library builds with plain -std=c11 and no -march flag, and one binary runs
+ * everywhere: the CPU is asked once, when an engine is created, which of them
+ * it can run (__builtin_cpu_supports). */
+#include <stdio.h>
+#include "mpimatch.h"
+#include "engines/simd_scan.h"
+
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#define MM_SIMD_X86 1
+#include <immintrin.h>
+#else
+#define MM_SIMD_X86 0
+#endif
+
+static inline int slot_matches(const int32_t *comm, const int32_t *src, const int32_t *tag,
+                               uint32_t i, const mm_simd_pat *p)
+{
+    return comm[i] == p->comm
+        && ((src[i] & p->src_mask) == p->src || src[i] == p->src_alt)
+        && ((tag[i] & p->tag_mask) == p->tag || tag[i] == p->tag_alt);
+}
+
+static uint32_t scan_scalar(const int32_t *comm, const int32_t *src, const int32_t *tag,
+                            uint32_t from, uint32_t to, const mm_simd_pat *p)
+{
+    for (uint32_t i = from; i < to; i++)
+        if (slot_matches(comm, src, tag, i, p))
+            return i;
+    return MM_SIMD_NONE;
+}
+
+/* A vector block's match bits to an answer: lanes below from (first block)
+ * are dropped; a lane at or past to is a hole and cannot be set. */
+static inline uint32_t first_hit(uint32_t bits, uint32_t base, uint32_t from, uint32_t to)
+{
+    if (base < from)
+        bits &= ~0u << (from - base);
+    if (!bits)
+        return MM_SIMD_NONE;
+    uint32_t i = base + (uint32_t)__builtin_ctz(bits);
+    return i < to ? i : MM_SIMD_NONE;
+}
+
+#if MM_SIMD_X86
+__attribute__((target("avx2")))
+static uint32_t scan_avx2(const int32_t *comm, const int32_t *src, const int32_t *tag,
+                          uint32_t from, uint32_t to, const mm_simd_pat *p)
+{
+    const __m256i c = _mm256_set1_epi32(p->comm);
+    const __m256i sm = _mm256_set1_epi32(p->src_mask), s = _mm256_set1_epi32(p->src),
+                  s2 = _mm256_set1_epi32(p->src_alt);
+    const __m256i tm = _mm256_set1_epi32(p->tag_mask), t = _mm256_set1_epi32(p->tag),
+                  t2 = _mm256_set1_epi32(p->tag_alt);
+    for (uint32_t i = from & ~7u; i < to; i += 8) {
+        __m256i vc = _mm256_loadu_si256((const __m256i *)(const void *)(comm + i));
+        __m256i vs = _mm256_loadu_si256((const __m256i *)(const void *)(src + i));
+        __m256i vt = _mm256_loadu_si256((const __m256i *)(const void *)(tag + i));
+        __m256i ok_s = _mm256_or_si256(_mm256_cmpeq_epi32(_mm256_and_si256(vs, sm), s),
+                                       _mm256_cmpeq_epi32(vs, s2));
+        __m256i ok_t = _mm256_or_si256(_mm256_cmpeq_epi32(_mm256_and_si256(vt, tm), t),
+                                       _mm256_cmpeq_epi32(vt, t2));
+        __m256i ok = _mm256_and_si256(_mm256_cmpeq_epi32(vc, c), _mm256_and_si256(ok_s, ok_t));
+        uint32_t bits = (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(ok));
+        if (bits) {
+            uint32_t hit = first_hit(bits, i, from, to);
+            if (hit != MM_SIMD_NONE)
+                return hit;
+        }
+    }
+    return MM_SIMD_NONE;
+}
+
+__attribute__((target("avx512f")))
+static uint32_t scan_avx512(const int32_t *comm, const int32_t *src, const int32_t *tag,
+                            uint32_t from, uint32_t to, const mm_simd_pat *p)
+{
+    const __m512i c = _mm512_set1_epi32(p->comm);
+    const __m512i sm = _mm512_set1_epi32(p->src_mask), s = _mm512_set1_epi32(p->src),
+                  s2 = _mm512_set1_epi32(p->src_alt);
+    const __m512i tm = _mm512_set1_epi32(p->tag_mask), t = _mm512_set1_epi32(p->tag),
+                  t2 = _mm512_set1_epi32(p->tag_alt);
+    for (uint32_t i = from & ~15u; i < to; i += 16) {
+        __m512i vc = _mm512_loadu_si512((const void *)(comm + i));
+        __m512i vs = _mm512_loadu_si512((const void *)(src + i));
+        __m512i vt = _mm512_loadu_si512((const void *)(tag + i));
+        /* each compare only in the lanes still alive */
+        __mmask16 k = _mm512_cmpeq_epi32_mask(vc, c);
+        k = _mm512_mask_cmpeq_epi32_mask(k, _mm512_and_si512(vs, sm), s)
+          | _mm512_mask_cmpeq_epi32_mask(k, vs, s2);
+        k = _mm512_mask_cmpeq_epi32_mask(k, _mm512_and_si512(vt, tm), t)
+          | _mm512_mask_cmpeq_epi32_mask(k, vt, t2);
+        if (k) {
+            uint32_t hit = first_hit((uint32_t)k, i, from, to);
+            if (hit != MM_SIMD_NONE)
+                return hit;
+        }
+    }
+    return MM_SIMD_NONE;
+}
+#endif
+
+const char *mm_simd_isa_name(int isa)
+{
+    switch (isa) {
+    case MM_ISA_SCALAR: return "scalar";
+    case MM_ISA_AVX2:   return "avx2";
+    case MM_ISA_AVX512: return "avx512f";
+    default:            return "auto";
+    }
+}
+
+int mm_simd_isa_available(int isa)
+{
+    if (isa == MM_ISA_SCALAR)
+        return 1;
+#if MM_SIMD_X86
+    __builtin_cpu_init();
+    if (isa == MM_ISA_AVX2)
+        return __builtin_cpu_supports("avx2");
+    if (isa == MM_ISA_AVX512)
+        return __builtin_cpu_supports("avx512f");
+#endif
+    return 0;
+}
+
+int mm_simd_scan_select(int isa, mm_simd_scan_fn *fn, int *chosen, char *err, size_t errlen)
+{
+    int best = MM_ISA_AVX512;
+    while (!mm_simd_isa_available(best))
+        best--;
+    if (isa == MM_ISA_AUTO)
+        isa = best;
+    if (!mm_simd_isa_available(isa)) {
+        if (err && errlen)
+            snprintf(err, errlen, "engine 'simd': isa=%d (%s) is not available on this %s; "
+                     "isa=0 picks the widest available (here %s)", isa, mm_simd_isa_name(isa),
+                     MM_SIMD_X86 ? "CPU" : "build (not x86 with GCC or Clang)",
+                     mm_simd_isa_name(best));
+        return MM_EPARAM;
+    }
+    *chosen = isa;
+#if MM_SIMD_X86
+    if (isa == MM_ISA_AVX512) {
+        *fn = scan_avx512;
+        return 0;
+    }
+    if (isa == MM_ISA_AVX2) {
+        *fn = scan_avx2;
+        return 0;
+    }
+#endif
+    *fn = scan_scalar;
+    return 0;
+}

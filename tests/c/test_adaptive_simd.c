@@ -1,0 +1,365 @@
+/* White-box tests of the `adaptive` and `simd` engines: adaptive switches to
+ * bins and back at the points its parameters say, and keeps MPI order across
+ * the switch; simd's scanners agree with each other on every ISA the machine
+ * has, its arrays stay bounded under churn and cancels, and it keeps 12
+ * bytes of key per element. (The semantic rules and the long random
+ * differential run are in test_semantics.c and test_differential.c, which
+ * cover these engines too.) */
+#include <string.h>
+#include "check.h"
+#include "mpimatch.h"
+#include "engines/simd_scan.h"
+
+static mm_engine *make(const char *name, int32_t np, const char *const *params, size_t n)
+{
+    mm_config cfg = {.nprocs = np, .params = params, .nparams = n};
+    mm_engine *e = NULL;
+    char err[256];
+    int rc = mm_create(&e, name, &cfg, err, sizeof err);
+    if (rc != 0)
+        fprintf(stderr, "%s: %s\n", name, err);
+    CHECK_EQ(rc, 0);
+    return e;
+}
+
+static uintptr_t got;
+
+static int post(mm_engine *e, int32_t c, int32_t s, int32_t t, uintptr_t id, mm_handle *h)
+{
+    mm_entry x = {.comm = c, .src = s, .tag = t, .cookie = id};
+    got = 0;
+    return mm_post(e, &x, h, &got);
+}
+
+static int arrive(mm_engine *e, int32_t c, int32_t s, int32_t t, uintptr_t id)
+{
+    mm_entry x = {.comm = c, .src = s, .tag = t, .cookie = id};
+    got = 0;
+    return mm_arrive(e, &x, &got);
+}
+
+static mm_stats stats(mm_engine *e)
+{
+    mm_stats st;
+    mm_get_stats(e, &st);
+    return st;
+}
+
+/* ---- adaptive ---- */
+
+enum { FILL = 40, NBINS = 8 };
+
+/* Queue receives of every pattern and three messages while adaptive is a
+ * list, then search deep until it switches: two searches of 43 elements lift
+ * the running average (x16) to 84 > threshold 4 x16, so the switch happens
+ * at the start of the third search. */
+static mm_engine *adaptive_loaded(const char *low, mm_handle *fill)
+{
+    const char *p[] = {"threshold=4", "bins=8", low};
+    mm_engine *e = make("adaptive", 4, p, 3);
+    CHECK_EQ(post(e, 0, MM_ANY_SOURCE, 5, 1, NULL), MM_QUEUED);
+    CHECK_EQ(post(e, 0, 1, 5, 2, NULL), MM_QUEUED);
+    CHECK_EQ(post(e, 0, 1, MM_ANY_TAG, 3, NULL), MM_QUEUED);
+    CHECK_EQ(post(e, 0, 1, MM_ANY_TAG, 4, NULL), MM_QUEUED);
+    for (int i = 0; i < FILL; i++)
+        CHECK_EQ(post(e, 0, 2, 100 + i, (uintptr_t)(10 + i), &fill[i]), MM_QUEUED);
+    mm_stats st = stats(e);
+    CHECK_EQ(st.prq.queues, 1);
+    CHECK_EQ(st.umq.queues, 1);
+    CHECK_EQ(st.overhead.events, 0);
+    CHECK_EQ(arrive(e, 0, 3, 7, 60), MM_QUEUED);
+    CHECK_EQ(arrive(e, 0, 3, 7, 61), MM_QUEUED);
+    st = stats(e);
+    CHECK_EQ(st.prq.queues, 1);  /* still a list */
+    CHECK_EQ(st.prq.traversed, 2 * (FILL + 4));
+    CHECK_EQ(arrive(e, 0, 3, -2, 62), MM_QUEUED);
+    st = stats(e);
+    CHECK_EQ(st.prq.queues, 1 + NBINS + 1);  /* prq_all, bins, wildcard list */
+    CHECK_EQ(st.umq.queues, 1 + NBINS);      /* umq_all, bins */
+    CHECK_EQ(st.overhead.events, 2);         /* allocation, then the move */
+    return e;
+}
+
+/* Everything queued before the switch is found in the same order after it. */
+static void adaptive_switch_keeps_order(void)
+{
+    mm_handle fill[FILL];
+    mm_engine *e = adaptive_loaded("low=-1", fill);
+    /* receives: earliest posted wins across the wildcard list and the bins */
+    CHECK_EQ(arrive(e, 0, 1, 5, 70), MM_MATCHED);
+    CHECK_EQ(got, 1);                                   /* ANY_SOURCE, posted first */
+    CHECK_EQ(arrive(e, 0, 1, 5, 71), MM_MATCHED);
+    CHECK_EQ(got, 2);
+    CHECK_EQ(arrive(e, 0, 1, 5, 72), MM_MATCHED);
+    CHECK_EQ(got, 3);                                   /* ANY_TAG */
+    CHECK_EQ(arrive(e, 0, 1, -1, 73), MM_QUEUED);       /* ANY_TAG refuses tag -1 */
+    CHECK_EQ(arrive(e, 0, 1, 9, 74), MM_MATCHED);
+    CHECK_EQ(got, 4);
+    /* a receive queued before the switch cancels after it */
+    CHECK_EQ(mm_cancel(e, fill[20]), MM_MATCHED);
+    CHECK_EQ(arrive(e, 0, 2, 120, 75), MM_QUEUED);
+    CHECK_EQ(arrive(e, 0, 2, 121, 76), MM_MATCHED);
+    CHECK_EQ(got, 31);
+    /* messages: earliest arrived wins, in a bin and in the arrival list */
+    CHECK_EQ(post(e, 0, 3, 7, 80, NULL), MM_MATCHED);
+    CHECK_EQ(got, 60);
+    CHECK_EQ(post(e, 0, MM_ANY_SOURCE, MM_ANY_TAG, 81, NULL), MM_MATCHED);
+    CHECK_EQ(got, 61);                                  /* not 62: tag -2 */
+    CHECK_EQ(mm_probe(e, 0, 3, -2, &got), MM_MATCHED);
+    CHECK_EQ(got, 62);
+    CHECK_EQ(mm_mprobe(e, 0, MM_ANY_SOURCE, -2, &got), MM_MATCHED);
+    CHECK_EQ(got, 62);
+    CHECK_EQ(mm_probe(e, 0, 3, -2, &got), MM_NOTFOUND);
+    CHECK_EQ(post(e, 0, 1, -1, 82, NULL), MM_MATCHED);
+    CHECK_EQ(got, 73);
+    mm_stats st = stats(e);
+    CHECK_EQ(st.prq.queues, 1 + NBINS + 1);             /* low=-1: never back */
+    CHECK_EQ(st.overhead.events, 2);
+    CHECK_EQ(st.prq.length, FILL - 2);
+    mm_destroy(e);
+}
+
+/* With low=0 it returns to the lists once both queues are empty, frees the
+ * bins, and matches as before; then it can switch again. */
+static void adaptive_switches_back(void)
+{
+    mm_handle fill[FILL];
+    mm_engine *e = adaptive_loaded("low=0", fill);
+    mm_stats before = stats(e);
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ(arrive(e, 0, 1, 5, (uintptr_t)(70 + i)), MM_MATCHED);
+    for (int i = 0; i < FILL; i++)
+        CHECK_EQ(arrive(e, 0, 2, 100 + i, (uintptr_t)(200 + i)), MM_MATCHED);
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ(post(e, 0, MM_ANY_SOURCE, MM_ANY_TAG, (uintptr_t)(300 + i), NULL),
+                 i < 2 ? MM_MATCHED : MM_QUEUED);   /* 60 and 61; 62 has tag -2 */
+    CHECK_EQ(mm_mprobe(e, 0, 3, -2, &got), MM_MATCHED);
+    CHECK_EQ(arrive(e, 0, 0, 0, 400), MM_MATCHED);   /* the last receive; now empty */
+    CHECK_EQ(got, 302);
+    CHECK_EQ(stats(e).prq.queues, 1 + NBINS + 1);
+    CHECK_EQ(arrive(e, 0, 0, 0, 401), MM_QUEUED);    /* switches back first */
+    mm_stats st = stats(e);
+    CHECK_EQ(st.prq.queues, 1);
+    CHECK_EQ(st.umq.queues, 1);
+    CHECK_EQ(st.overhead.events, 3);
+    CHECK(st.prq.bytes + NBINS * 24 <= before.prq.bytes); /* the bins are freed */
+    CHECK_EQ(post(e, 0, 0, 0, 402, NULL), MM_MATCHED);
+    CHECK_EQ(got, 401);
+    mm_destroy(e);
+}
+
+/* Out-of-range parameters are refused with the allowed range. */
+static void adaptive_params_checked(void)
+{
+    static const char *const bad[][2] = {
+        {"threshold=0", "from 1 to 1048576"}, {"bins=0", "from 1 to 1048576"},
+        {"low=-2", "from -1 to 1048576"}, {"threshold=1048577", "from 1 to 1048576"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        mm_config cfg = {.nprocs = 4, .params = &bad[i][0], .nparams = 1};
+        mm_engine *e = NULL;
+        char err[256];
+        CHECK_EQ(mm_create(&e, "adaptive", &cfg, err, sizeof err), MM_EPARAM);
+        CHECK(e == NULL && strstr(err, bad[i][1]) != NULL);
+    }
+}
+
+/* ---- simd ---- */
+
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static uint32_t rnd(uint32_t n)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)(rng % n);
+}
+
+/* Every scanner the CPU has against the scalar one, on random arrays with
+ * holes, wildcard receive keys and negative tags, from every start offset
+ * within a block and every end. */
+static void simd_scanners_agree(void)
+{
+    enum { CAP = 8 * MM_SIMD_BLOCK };
+    static int32_t comm[CAP], src[CAP], tag[CAP];
+    mm_simd_scan_fn scalar, vec;
+    int chosen;
+    char err[256];
+    CHECK_EQ(mm_simd_scan_select(MM_ISA_SCALAR, &scalar, &chosen, err, sizeof err), 0);
+    for (int isa = MM_ISA_AVX2; isa <= MM_ISA_AVX512; isa++) {
+        int rc = mm_simd_scan_select(isa, &vec, &chosen, err, sizeof err);
+        CHECK_EQ(rc, mm_simd_isa_available(isa) ? 0 : MM_EPARAM);
+        if (rc != 0)
+            continue;
+        CHECK_EQ(chosen, isa);
+        uint64_t hits = 0, compared = 0;
+        for (int round = 0; round < 300; round++) {
+            for (uint32_t i = 0; i < CAP; i++) {
+                int is_recv = round & 1;
+                comm[i] = rnd(4) == 0 ? -1 : (int32_t)rnd(2);
+                src[i] = is_recv && rnd(3) == 0 ? MM_ANY_SOURCE : (int32_t)rnd(3);
+                tag[i] = is_recv && rnd(3) == 0 ? MM_ANY_TAG : (int32_t)rnd(5) - 2;
+            }
+            mm_key k = {(int32_t)rnd(2), (int32_t)rnd(3), (int32_t)rnd(5) - 2};
+            if (round & 2)
+                k.src = MM_ANY_SOURCE;
+            if (round & 4)
+                k.tag = MM_ANY_TAG;
+            /* odd rounds: queued receives, searched by a message key */
+            if (round & 1)
+                k.src = k.src < 0 ? 1 : k.src, k.tag = k.tag == MM_ANY_TAG ? -1 : k.tag;
+            mm_simd_pat p = round & 1 ? mm_simd_pat_msg(&k) : mm_simd_pat_recv(&k);
+            uint32_t end = CAP - rnd(2 * MM_SIMD_BLOCK);
+            for (uint32_t from = 0; from < 2 * MM_SIMD_BLOCK; from++) {
+                uint32_t want = scalar(comm, src, tag, from, end, &p);
+                uint32_t have = vec(comm, src, tag, from, end, &p);
+                CHECK_EQ(have, want);
+                hits += want != MM_SIMD_NONE;
+                compared++;
+                if (want != MM_SIMD_NONE) {  /* the scalar answer is the MPI rule */
+                    mm_key slot = {comm[want], src[want], tag[want]};
+                    CHECK(round & 1 ? mm_match(&slot, &k) : mm_match(&k, &slot));
+                }
+            }
+        }
+        CHECK(hits > compared / 4 && hits < compared);  /* both outcomes exercised */
+    }
+}
+
+/* Each ISA the CPU has (an engine per ISA, and list) runs one random stream in
+ * lockstep: same statuses, same partners. An ISA the CPU lacks is refused. */
+static void simd_isas_agree_with_list(void)
+{
+    enum { NE = 4, EVENTS = 60000 };
+    static const char *const isa_param[NE] = {NULL, "isa=1", "isa=2", "isa=3"};
+    mm_engine *e[NE];
+    int ne = 0;
+    e[ne++] = make("list", 6, NULL, 0);
+    for (int isa = MM_ISA_SCALAR; isa <= MM_ISA_AVX512; isa++) {
+        mm_config cfg = {.nprocs = 6, .params = &isa_param[isa], .nparams = 1};
+        char err[256];
+        mm_engine *x = NULL;
+        int rc = mm_create(&x, "simd", &cfg, err, sizeof err);
+        if (mm_simd_isa_available(isa)) {
+            CHECK_EQ(rc, 0);
+            e[ne++] = x;
+        } else {
+            CHECK_EQ(rc, MM_EPARAM);
+            CHECK(strstr(err, mm_simd_isa_name(isa)) != NULL);
+        }
+    }
+    static mm_handle h[NE][EVENTS];
+    uint64_t disagree = 0;
+    for (uint32_t id = 1; id < EVENTS; id++) {
+        int32_t c = (int32_t)rnd(2), s = (int32_t)rnd(6), t = (int32_t)rnd(12) - 3;
+        uint32_t op = rnd(100);
+        int32_t ws = rnd(5) == 0 ? MM_ANY_SOURCE : s, wt = rnd(5) == 0 ? MM_ANY_TAG : t;
+        uint32_t back = id - 1 < 1000 ? id - 1 : 1000;  /* cancel a recent receive */
+        uint32_t victim = back ? id - 1 - rnd(back) : 0;
+        int rc0 = 0;
+        uintptr_t got0 = 0;
+        for (int k = 0; k < ne; k++) {
+            mm_entry x = {.comm = c, .src = ws, .tag = wt, .cookie = id};
+            uintptr_t g = 0;
+            int rc;
+            if (op < 45) {
+                rc = mm_post(e[k], &x, &h[k][id], &g);
+            } else if (op < 88) {
+                x.src = s, x.tag = t;
+                rc = mm_arrive(e[k], &x, &g);
+            } else if (op < 92) {
+                rc = mm_probe(e[k], c, ws, wt, &g);
+            } else if (op < 95) {
+                rc = mm_mprobe(e[k], c, ws, wt, &g);
+            } else {
+                rc = h[k][victim].elem ? mm_cancel(e[k], h[k][victim]) : MM_NOTFOUND;
+            }
+            if (k == 0)
+                rc0 = rc, got0 = g;
+            else if (rc != rc0 || g != got0)
+                disagree++;
+        }
+    }
+    CHECK_EQ(disagree, 0);
+    mm_stats st;
+    mm_get_stats(e[0], &st);
+    CHECK(st.prq.max_length > 100 && st.umq.max_length > 100 && st.cancels > 100);
+    for (int k = 0; k < ne; k++)
+        mm_destroy(e[k]);
+}
+
+/* Cancels in random order leave holes; compaction keeps the array near the
+ * live count, and the survivors still match in posting order. */
+static void simd_compaction_under_cancels(void)
+{
+    enum { LIVE = 100, CHURN = 20000 };
+    const char *p[] = {"isa=0"};
+    mm_engine *e = make("simd", 4, p, 1);
+    static mm_handle h[LIVE + CHURN];
+    static uint32_t live[LIVE];
+    for (uint32_t i = 0; i < LIVE; i++) {
+        CHECK_EQ(post(e, 0, 1, (int32_t)i, i, &h[i]), MM_QUEUED);
+        live[i] = i;
+    }
+    for (uint32_t i = LIVE; i < LIVE + CHURN; i++) {  /* one in, a random one out */
+        CHECK_EQ(post(e, 0, 1, (int32_t)(i % 7), i, &h[i]), MM_QUEUED);
+        uint32_t j = rnd(LIVE);
+        CHECK_EQ(mm_cancel(e, h[live[j]]), MM_MATCHED);
+        CHECK_EQ(mm_cancel(e, h[live[j]]), MM_NOTFOUND);
+        live[j] = i;
+    }
+    mm_stats st = stats(e);
+    CHECK_EQ(st.prq.length, LIVE);
+    CHECK_EQ(st.cancels, CHURN);
+    CHECK(st.overhead.events > 10);  /* compactions and the growths before them */
+    /* the array never grew past 4x the live count (20 bytes a slot) */
+    CHECK(st.prq.peak_bytes <= (LIVE + 1) * 64 + 4 * LIVE * 20);
+    /* survivors of each tag match in posting order */
+    uint32_t sorted[LIVE];
+    memcpy(sorted, live, sizeof sorted);
+    for (uint32_t a = 1; a < LIVE; a++)  /* insertion sort: posting order */
+        for (uint32_t b = a; b > 0 && sorted[b - 1] > sorted[b]; b--) {
+            uint32_t t = sorted[b];
+            sorted[b] = sorted[b - 1], sorted[b - 1] = t;
+        }
+    for (uint32_t a = 0; a < LIVE; a++) {
+        uint32_t id = sorted[a];
+        int32_t tag = id < LIVE ? (int32_t)id : (int32_t)(id % 7);
+        CHECK_EQ(arrive(e, 0, 1, tag, 900000 + a), MM_MATCHED);
+        CHECK_EQ(got, id);
+    }
+    CHECK_EQ(stats(e).prq.length, 0);
+    mm_destroy(e);
+}
+
+/* 20 bytes of packed arrays per slot: 12 of key, 8 of element pointer; the
+ * capacity doubles from 64 slots. */
+static void simd_bytes_per_element(void)
+{
+    mm_engine *e = make("simd", 4, NULL, 0);
+    mm_stats st = stats(e);
+    CHECK_EQ(st.prq.bytes, 64 * 20);
+    for (uint32_t i = 0; i < 1000; i++)
+        CHECK_EQ(post(e, 0, 2, (int32_t)i, i, NULL), MM_QUEUED);
+    st = stats(e);
+    CHECK_EQ(st.prq.bytes, 1000 * 64 + 1024 * (MM_SIMD_KEY_WORDS * 4 + 8));
+    CHECK_EQ(st.umq.bytes, 64 * 20);
+    mm_destroy(e);
+    const char *bad[] = {"isa=4"};
+    mm_config cfg = {.nprocs = 4, .params = bad, .nparams = 1};
+    char err[256];
+    CHECK_EQ(mm_create(&e, "simd", &cfg, err, sizeof err), MM_EPARAM);
+    CHECK(strstr(err, "from 0 to 3") != NULL);
+}
+
+int main(void)
+{
+    adaptive_switch_keeps_order();
+    adaptive_switches_back();
+    adaptive_params_checked();
+    simd_scanners_agree();
+    simd_isas_agree_with_list();
+    simd_compaction_under_cancels();
+    simd_bytes_per_element();
+    return check_report("test_adaptive_simd");
+}
