@@ -94,6 +94,8 @@ static inline void mm_overhead_add(mm_engine *e, uint64_t *counter, uint64_t t0)
 /* Registry of built-in engines (registry.c). */
 extern const mm_engine_def mm_engine_list, mm_engine_rank, mm_engine_bins,
                            mm_engine_hash, mm_engine_nm;
+/* paper 000's family (split.c) */
+extern const mm_engine_def mm_engine_pnp, mm_engine_col_pnp, mm_engine_col_ll, mm_engine_ll_pnp;
 const mm_engine_def *mm_engine_def_find(const char *name);
 
 #endif

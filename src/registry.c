@@ -9,6 +9,10 @@ static const mm_engine_def *const engines[] = {
     &mm_engine_bins,
     &mm_engine_hash,
     &mm_engine_nm,
+    &mm_engine_pnp,
+    &mm_engine_col_pnp,
+    &mm_engine_col_ll,
+    &mm_engine_ll_pnp,
 };
 
 #define NENGINES (sizeof engines / sizeof engines[0])

@@ -86,6 +86,11 @@ static const struct variant {
     const char *params[4];
 } variants[] = {
     {"bins", {"bins=3"}},
+    /* paper 000: small theta, with caps that are reached early (k = 1, 2)
+     * or late (k = 64), so partners are extracted and levels opened many
+     * times in a run, before and after the caps */
+    {"col+pnp", {"theta=3", "kc=1", "kp=2"}},
+    {"col+pnp", {"theta=2", "kc=64", "kp=64"}},
 };
 enum { NVARIANT = sizeof variants / sizeof variants[0] };
 enum { NCONFIG = sizeof configs / sizeof configs[0] };
