@@ -11,13 +11,14 @@
  *   ll+pnp    PNP              one list      ablation
  *
  * An element goes to the part for its kind. Matching ignores kind, so a
- * search may also have to look in the other part; each part counts, per
- * side, its elements that can pair with a negative tag and those that can
- * pair with a tag >= 0 (ANY_TAG counts with the latter), and a part is
- * searched only if it holds elements of the searching key's class. In real
- * traffic (collectives on negative tags, point-to-point on tags >= 0) the
- * other part is never searched. The second part's search is bounded by the
- * first hit's sequence number, so the earliest element wins. */
+ * search may also have to look in the other part. Each part counts its
+ * elements in 64 buckets by (communicator, sign of the tags it pairs with;
+ * ANY_TAG pairs with tags >= 0), and a part is searched only if the
+ * searching key's bucket is not empty: a counting filter with no false
+ * negatives. In real traffic the other part is never searched: Open MPI
+ * sends collectives on negative tags, MPICH on a communicator context of
+ * their own, and point-to-point uses tags >= 0. The second part's search is
+ * bounded by the first hit's sequence number, so the earliest element wins. */
 #include <string.h>
 #include "engines/col_part.h"
 #include "engines/pnp_part.h"
@@ -27,7 +28,7 @@ enum { P2P, COLL };
 
 typedef struct part {
     uint8_t  type;
-    uint32_t n[2]; /* elements that pair with negative tags [0], tags >= 0 [1] */
+    uint32_t n[64]; /* elements by bucket_of (communicator, tag sign) */
     union {
         mm_queue ll;
         pnp_side pnp;
@@ -60,10 +61,12 @@ static const split_spec specs[] = {
 
 /* ---- the part interface, dispatched by type ---- */
 
-/* Which class of tags a key pairs with: 0 negative, 1 non-negative (ANY_TAG). */
-static inline unsigned tag_class(int32_t tag)
+/* A key's bucket: keys in different buckets never pair (their communicators
+ * or the signs of the tags they pair with differ). */
+static inline unsigned bucket_of(const mm_key *k)
 {
-    return tag >= 0 || tag == MM_ANY_TAG;
+    unsigned nonneg = k->tag >= 0 || k->tag == MM_ANY_TAG;
+    return ((uint32_t)k->comm * 2u + nonneg) & 63u;
 }
 
 static inline mm_elem *part_find(part *p, const mm_key *k, int recv_key, uint64_t bound,
@@ -78,7 +81,7 @@ static inline mm_elem *part_find(part *p, const mm_key *k, int recv_key, uint64_
 
 static inline void part_add(part *p, mm_elem *x)
 {
-    p->n[tag_class(x->key.tag)]++;
+    p->n[bucket_of(&x->key)]++;
     switch (p->type) {
     case PART_LL:  mm_queue_push(&p->u.ll, x); break;
     case PART_PNP: pnp_add(&p->u.pnp, x); break;
@@ -88,7 +91,7 @@ static inline void part_add(part *p, mm_elem *x)
 
 static inline void part_remove(part *p, mm_elem *x)
 {
-    p->n[tag_class(x->key.tag)]--;
+    p->n[bucket_of(&x->key)]--;
     switch (p->type) {
     case PART_LL:  mm_queue_remove(&p->u.ll, x); break;
     case PART_PNP: pnp_remove(&p->u.pnp, x); break;
@@ -174,22 +177,22 @@ static int split_init(mm_engine *e, char *err, size_t errlen)
 
 /* Earliest element of side s pairing with key k: the part `first` (the
  * searcher's own, when it has one), then the other part bounded by the
- * first's hit; each only if it holds elements of k's tag class. *col_depth
- * gets the compares made in a COL part searched first (for its profile). */
+ * first's hit; each only if it holds elements of k's bucket. *first_depth
+ * gets the compares made in the part `first` (a COL part's profile). */
 static mm_elem *side_find(side *s, unsigned first, const mm_key *k, int recv_key,
-                          uint64_t *depth, uint64_t *col_depth)
+                          uint64_t *depth, uint64_t *first_depth)
 {
-    unsigned cls = tag_class(k->tag);
+    unsigned b = bucket_of(k);
     mm_elem *best = NULL;
     for (unsigned i = 0; i < 2; i++) {
         part *p = &s->p[first ^ i];
-        if (!p->type || !p->n[cls])
+        if (!p->type || !p->n[b])
             continue;
         uint64_t d = 0;
         mm_elem *h = part_find(p, k, recv_key, best ? best->seq : MM_SEQ_NONE, &d);
         *depth += d;
         if (i == 0)
-            *col_depth = d;
+            *first_depth = d;
         if (h)
             best = h;
     }
@@ -229,7 +232,7 @@ static int split_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
     return enter(e, &I->prq, &e->st.prq, &I->umq, m, 0, partner);
 }
 
-/* A probe has no kind: both parts, each if its tag class can pair. */
+/* A probe has no kind: both parts, each if the key's bucket is not empty there. */
 static mm_elem *split_probe(mm_engine *e, const mm_key *k, int remove)
 {
     split_impl *I = e->impl;

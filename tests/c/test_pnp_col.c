@@ -218,8 +218,9 @@ static void col_cap(void)
 }
 
 /* Kind routing: with point-to-point on tags >= 0 and collectives on negative
- * tags, neither part is searched for the other's traffic; a collective-kind
- * message still matches a point-to-point receive when the keys agree. */
+ * tags (Open MPI) or on a communicator of their own (MPICH), neither part is
+ * searched for the other's traffic; a collective-kind message still matches
+ * a point-to-point receive when the keys agree. */
 static void kinds(void)
 {
     static const char *const engines[] = {"col+pnp", "col+ll", "ll+pnp"};
@@ -232,6 +233,11 @@ static void kinds(void)
                       .coll_op = MM_COLL_BCAST, .comm_size = 8, .cookie = 50};
         CHECK_EQ(mm_arrive(e, &c, &got), MM_QUEUED);
         CHECK_EQ(stats(e).prq.traversed, 0); /* the p2p receives were not searched */
+        c.comm = 1;
+        c.tag = 4;
+        CHECK_EQ(mm_arrive(e, &c, &got), MM_QUEUED);
+        CHECK_EQ(stats(e).prq.traversed, 0);
+        c.comm = 0;
         c.tag = 2; /* the same key as the p2p receive of tag 2 */
         CHECK_EQ(mm_arrive(e, &c, &got), MM_MATCHED);
         CHECK_EQ(got, 3);
