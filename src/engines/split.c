@@ -261,8 +261,8 @@ static const mm_engine_ops split_ops = {
 
 #define THETA {"theta", "PNP: a shared queue this long triggers partner extraction", \
                100, 1, 1 << 20, MM_PARAM_INT}
-#define KP    {"kp", "PNP: at most floor(kp*sqrt(n)) dedicated partner queues per side", 8, 0, 1024, \
-               MM_PARAM_INT}
+#define KP    {"kp", "PNP: at most floor(kp*sqrt(n)) dedicated partner queues per side", \
+               8, 0, 1024, MM_PARAM_INT}
 #define KC    {"kc", "COL: at most floor(kc*sqrt(n)) dedicated collective queues per side", \
                8, 0, 1024, MM_PARAM_INT}
 
