@@ -113,6 +113,11 @@ static const struct variant {
     /* the plain C scan; the default picks the widest vector scan the CPU has
      * (test_adaptive_simd compares every ISA the machine has) */
     {"simd", {"isa=1"}},
+    /* paper 000: small theta, with caps that are reached early (k = 1, 2)
+     * or late (k = 64), so partners are extracted and levels opened many
+     * times in a run, before and after the caps */
+    {"col+pnp", {"theta=3", "kc=1", "kp=2"}},
+    {"col+pnp", {"theta=2", "kc=64", "kp=64"}},
 };
 enum { NVARIANT = sizeof variants / sizeof variants[0] };
 enum { NCONFIG = sizeof configs / sizeof configs[0] };

@@ -39,6 +39,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", _default_profile))
 
 TIMEOUT = 120   # seconds for one C tool run; the streams in these tests are small
 EXPECTED_ENGINES = {"list", "rank", "bins", "hash", "nm", "kmeans", "adaptive", "simd"}
+EXPECTED_ENGINES |= {"pnp", "col+pnp", "col+ll", "ll+pnp"}  # paper 000
 
 
 def _tools_required() -> bool:

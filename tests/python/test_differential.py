@@ -22,6 +22,9 @@ from mpimatch.model import Event, Stream, outcomes, parse_stream
 MAX_EVENTS = 200
 TAGS = list(range(-2, 4))
 KIND_WEIGHTS = "RRRRMMMMMPXCC"
+# Collective annotations (kind is not part of matching: a collective-kind
+# message can match a point-to-point receive with the same key).
+COLLS = ["gather", "allreduce", "iallgather", "bcast"]
 
 
 @st.composite
@@ -47,6 +50,10 @@ def streams(draw, wildcards: bool = True, max_events: int = MAX_EVENTS) -> Strea
         attrs: Dict[str, str] = {}
         if kind in "RM" and draw(st.booleans()):
             attrs["bytes"] = str(draw(st.integers(0, 1 << 20)))
+        if kind in "RM" and draw(st.integers(0, 2)) == 0:
+            attrs["coll"] = draw(st.sampled_from(COLLS))
+            attrs["np"] = str(np)
+            attrs["call"] = str(draw(st.integers(0, 2)))
         if kind == "M":
             src: Optional[int] = draw(st.integers(0, np - 1))
             tag: Optional[int] = draw(st.sampled_from(TAGS))
@@ -104,6 +111,25 @@ def check_stream(stream: Stream, replay_exe: Path, engines: List[Dict]) -> None:
 @given(stream=streams(wildcards=True))
 def test_all_engines_agree_with_model(stream, replay_exe, engines):
     check_stream(stream, replay_exe, engines)
+
+
+# Paper 000's engines with thresholds so low that these short streams extract
+# partners, profile collectives, open levels and reach the caps.
+PAPER000 = "pnp,col+pnp,col+ll,ll+pnp"
+LOW_THRESHOLDS = ["--param", "theta=2", "--param", "kp=1", "--param", "kc=1"]
+
+
+@given(stream=streams(wildcards=True))
+def test_paper000_engines_with_low_thresholds_agree_with_model(stream, replay_exe):
+    text = stream.to_text()
+    expected = outcomes(parse_stream(text, "s.mms").events)
+    with tempfile.TemporaryDirectory() as tmp:
+        path, out = Path(tmp) / "s.mms", Path(tmp) / "m.out"
+        path.write_text(text)
+        proc = run([replay_exe, path, "--engine", PAPER000, *LOW_THRESHOLDS,
+                    "--matches", out, "--reps", "1", "--quiet"])
+        assert proc.returncode == 0, f"{proc.stderr}\n{text}"
+        assert out.read_text().splitlines() == expected, f"differs from the model on:\n{text}"
 
 
 @given(stream=streams(wildcards=False))
