@@ -9,6 +9,13 @@ from typing import IO, Callable
 from .errors import MpimatchError
 
 
+def umask_mode(mode: int) -> int:
+    """mode as open() would give it under the process umask (mkstemp/mkdtemp use 0600/0700)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mode & ~mask
+
+
 def write_atomic(path: Path, write: Callable[[IO[bytes]], None]) -> None:
     """Call write(file) on a temporary file beside path, then rename it into place."""
     directory = path.parent if str(path.parent) else Path(".")
@@ -19,6 +26,7 @@ def write_atomic(path: Path, write: Callable[[IO[bytes]], None]) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             write(f)
+        os.chmod(tmp, umask_mode(0o666))
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

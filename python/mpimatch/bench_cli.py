@@ -22,8 +22,9 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColum
 
 from . import bench, tools
 from .bench_html import html_report
+from .atomic import umask_mode
 from .bench_output import (check_writable_dir, csv_text, fnum, json_text, terminal_report,
-                           umask_mode, write_atomic)
+                           write_atomic)
 from .errors import MpimatchError
 from .replay import list_engines
 from .suites import SUITES, Item, StreamFile, Suite

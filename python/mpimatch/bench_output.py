@@ -15,6 +15,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from . import atomic
 from .errors import MpimatchError
 from .report import BASELINE, human_bytes, human_rate
 
@@ -35,29 +36,10 @@ def check_writable_dir(directory: Path, create: bool) -> None:
         raise MpimatchError(f"{directory}: cannot write there: {err.strerror or err}") from None
 
 
-def umask_mode(mode: int) -> int:
-    """mode as open() would give it under the process umask (mkstemp/mkdtemp use 0600/0700)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return mode & ~mask
-
-
 def write_atomic(path: Path, content: Union[str, bytes]) -> None:
-    """Write to a temporary file beside `path`, then rename: never a half-written file."""
-    directory = path.parent if str(path.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
-    except OSError as err:
-        raise MpimatchError(f"{path}: cannot write: {err.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(content.encode() if isinstance(content, str) else content)
-        os.chmod(tmp, umask_mode(0o666))
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Write content to path atomically: never a half-written file."""
+    data = content.encode() if isinstance(content, str) else content
+    atomic.write_atomic(path, lambda f: f.write(data))
 
 
 def json_text(doc: Mapping[str, Any]) -> str:
