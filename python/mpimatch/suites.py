@@ -83,33 +83,54 @@ DEFAULT = Suite("default", "shuffle, burst, tags and a wildcard receive swept ov
 ])
 
 # The papers' figures, with the C generators' workloads (docs/workloads.md,
-# docs/collectives.md). Provisional: the lead finalises the contents.
-PAPER = Suite("paper", "the papers' figures (needs the C generators, mpimatch-gen)", 5, [
+# docs/collectives.md). docs/RESULTS.md sets them beside the papers' numbers
+# (scripts/results_tables.py).
+PAPER_ENGINES = ("list", "pnp", "col+pnp", "col+ll", "ll+pnp")
+PROCS = [1024, 2048, 4096]
+PAPER = Suite("paper", "the papers' figures (needs the C generators, mpimatch-gen); < 5 min", 5, [
     *TARGET_ITEMS,
     # paper 002: shuffle (fig. 3) and burst (fig. 5a) against N; list, hash, nm
     *sweep("shuffle", "n", [2 ** k for k in range(4, 15)], "p002-fig3", engines=HINTED, rounds=2),
     *sweep("burst", "n", [2 ** k for k in range(4, 15)], "p002-fig5", engines=HINTED, rounds=2),
     # paper 002 fig. 6: preposted ping-pong, 0..200 dead receives
     *sweep("pingpong", "n", [0, 25, 50, 100, 150, 200], "p002-fig6", engines=("list", "hash")),
-    # paper 002 table I: hash against NewMadeleine's four tables on each path
-    *(Item(w, ("hash", "nm"), figure="p002-table1") for w in ("shuffle", "burst", "tags")),
-    # paper 000 fig. 5 and section 5.4: application profiles (synthetic), collectives
-    *(Item(w, figure="p000-fig5") for w in ("radix", "nbody", "miniamr", "fds")),
-    *(Item(f"{c}:alg={a}", figure="p000-s5.4") for c, a in (
-        ("gather", "linear"), ("gather", "binomial"), ("allreduce", "recursive_doubling"),
-        ("allreduce", "ring"), ("allgather", "ring"), ("allgather", "bruck"))),
-    Item("allgather:nonblocking=1", figure="p000-s5.4"),
-    # paper 001 fig. 2: reverse search, M = 10 and 50 messages per sender; fig. 3: groups
-    *sweep("reverse", "n", [16, 64, 256], "p001-fig2-m10", m=10, rounds=2),
-    *sweep("reverse", "n", [16, 64, 256], "p001-fig2-m50", m=50, rounds=2),
-    Item("reverse_groups", figure="p001-fig3"),
-    # paper 003 figs. 1-4: the four thread decompositions
-    *sweep("stencil_naive", "threads", [8, 16, 32, 64, 128], "p003-fig1"),
-    *(Item(f"stencil2d:points={p}", figure="p003-fig2") for p in ("5pt", "9pt")),
-    *(Item(f"stencil3d:points={p}", figure="p003-fig3") for p in ("7pt", "27pt")),
-    *(Item(f"stencil3d:lx=8,ly=8,lz=4,points={p}", figure="p003-fig3") for p in ("7pt", "27pt")),
+    # paper 002 table I: hash against NewMadeleine's four tables. Receives first
+    # (fail from recv, success from send): tags, shuffle; messages first (fail
+    # from send, success from recv): reverse.
+    *(Item(w, ("hash", "nm"), figure="p002-table1")
+      for w in ("tags:n=1024", "shuffle:n=1024", "reverse:n=500,m=4,rounds=2")),
+    # paper 000 fig. 5 (sec. 5.2): gather, allreduce, iallgather at 1024/2048/4096
+    # processes, COL+PNP with k = 1; rank 0's PRQs must reach floor(sqrt(n)).
+    *sweep("gather", "n", PROCS, "p000-fig5a", engines=("list", "col+pnp"),
+           engine_params={"col+pnp": {"kc": 1, "kp": 0}}, alg="direct", calls=20),
+    *sweep("allreduce", "n", PROCS, "p000-fig5b", engines=("list", "col+pnp"),
+           engine_params={"col+pnp": {"kc": 1, "kp": 0}}, calls=50),
+    *sweep("allgather", "n", PROCS, "p000-fig5c", engines=("list", "col+pnp"),
+           engine_params={"col+pnp": {"kc": 1, "kp": 0}}, nonblocking=1, calls=10),
+    # paper 000 figs. 7-8 (sec. 5.3): the four approaches on the application
+    # profiles (synthetic), k_C = k_P = 8 (the engines' defaults); fig. 9
+    # (sec. 5.4): the queues they open; FDS rank 0 at 1024 processes: 8*sqrt(1024)
+    *(Item(w, PAPER_ENGINES, figure="p000-fig7-8") for w in ("radix", "nbody", "miniamr", "fds")),
+    Item("fds:n=1024", PAPER_ENGINES, figure="p000-fig9"),
+    # paper 001 fig. 2: reverse search, M = 10 and 50 messages per sender, one
+    # queue (list) against two (kmeans k=2), per peer (rank); fig. 3: the groups
+    *sweep("reverse", "n", [16, 64, 256], "p001-fig2-m10",
+           engines=("list", "kmeans:k=2", "kmeans:k=4", "rank"), m=10, rounds=2),
+    *sweep("reverse", "n", [16, 64, 256], "p001-fig2-m50",
+           engines=("list", "kmeans:k=2", "kmeans:k=4", "rank"), m=50, rounds=2),
+    Item("reverse_groups", ("list", "kmeans:k=2", "kmeans:k=4", "rank"), figure="p001-fig3"),
+    # paper 003 figs. 1-4: the four thread decompositions; the paper measures
+    # the MPICH-style list's search depth (list), hash shows the constant case
+    *(i for m, t in ((8, [16, 64, 256]), (26, [16, 64, 256]), (512, [8, 16, 32, 64]))
+      for i in sweep("stencil_naive", "threads", t, f"p003-fig1-m{m}",
+                     engines=("list", "hash"), msgs=m, phases=2)),
+    *(Item(f"stencil2d:lx={x},ly={x},points={p}", ("list", "hash"), figure=f"p003-fig2-{p}", x="lx")
+      for p in ("5pt", "9pt") for x in (2, 4, 8, 16, 32)),
+    *(Item(f"stencil3d:lx={x},ly={x},lz={z},points={p}", ("list", "hash"), figure=f"p003-fig3-{p}")
+      for p in ("7pt", "27pt") for x, z in ((2, 2), (4, 4), (8, 4))),
     *(i for p in ("7pt", "27pt")
-      for i in sweep("stencil_linear", "lz", [32, 64, 128, 256], f"p003-fig4-{p}", points=p)),
+      for i in sweep("stencil_linear", "lz", [32, 64, 128, 256], f"p003-fig4-{p}",
+                     engines=("list", "hash"), points=p)),
 ])
 
 SUITES: Dict[str, Suite] = {s.name: s for s in (QUICK, DEFAULT, PAPER)}

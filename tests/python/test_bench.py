@@ -98,13 +98,18 @@ def test_plan_engine_selection_and_overrides():
 # The C generators' names and the parameters the paper suite sets (docs/workloads.md).
 C_GENS = [("shuffle", "n rounds", []), ("burst", "n rounds", []), ("tags", "n rounds", []),
           ("any", "n rounds", []), ("pingpong", "n", []), ("reverse", "n m rounds", []),
-          ("reverse_groups", "", []), ("stencil_naive", "threads", []),
-          ("stencil2d", "", [("points", "5pt 9pt")]),
+          ("reverse_groups", "", []), ("stencil_naive", "threads msgs phases", []),
+          ("stencil2d", "lx ly", [("points", "5pt 9pt")]),
           ("stencil3d", "lx ly lz", [("points", "7pt 27pt")]),
           ("stencil_linear", "lz", [("points", "7pt 27pt")]),
-          ("gather", "", [("alg", "linear binomial")]), ("allreduce", "", [("alg", "recursive_doubling ring")]),
-          ("allgather", "nonblocking", [("alg", "ring bruck")]),
-          ("radix", "", []), ("nbody", "", []), ("miniamr", "", []), ("fds", "", [])]
+          ("gather", "n calls", [("alg", "linear binomial direct")]),
+          ("allreduce", "n calls", [("alg", "recursive_doubling ring")]),
+          ("allgather", "n calls nonblocking", [("alg", "ring bruck")]),
+          ("radix", "", []), ("nbody", "", []), ("miniamr", "", []), ("fds", "n", [])]
+PAPER_ENGINES = [{"name": n, "hints_required": [], "params": [
+                     {"name": p, "default": 8, "min": 0, "max": 1024, "doc": ""} for p in ps.split()]}
+                 for n, ps in (("nm", ""), ("rank", ""), ("kmeans", "k"), ("pnp", "kp"),
+                               ("col+pnp", "kc kp"), ("col+ll", "kc"), ("ll+pnp", "kp"))]
 
 
 def test_suites_are_valid_and_paper_needs_the_c_generators():
@@ -112,12 +117,17 @@ def test_suites_are_valid_and_paper_needs_the_c_generators():
                    {"name": p, "default": 1, "min": 0, "max": 1 << 20} for p in ps.split()] + [
                    {"name": p, "default": "x", "choices": ["x", *cs.split()]} for p, cs in choices]}
                for n, ps, choices in C_GENS]
-    engines = ENGINES + [{"name": "nm", "hints_required": [], "params": []}]
+    engines = ENGINES + PAPER_ENGINES
     runs = bench.plan(PAPER.items, bench.Catalogues(engines, c_names, bench.GEN))
     assert {f for r in runs for f in r.figures} == {
-        "targets", "p002-fig3", "p002-fig5", "p002-fig6", "p002-table1", "p000-fig5", "p000-s5.4",
-        "p001-fig2-m10", "p001-fig2-m50", "p001-fig3", "p003-fig1", "p003-fig2", "p003-fig3",
-        "p003-fig4-7pt", "p003-fig4-27pt"}
+        "targets", "p002-fig3", "p002-fig5", "p002-fig6", "p002-table1",
+        "p000-fig5a", "p000-fig5b", "p000-fig5c", "p000-fig7-8", "p000-fig9",
+        "p001-fig2-m10", "p001-fig2-m50", "p001-fig3",
+        "p003-fig1-m8", "p003-fig1-m26", "p003-fig1-m512", "p003-fig2-5pt", "p003-fig2-9pt",
+        "p003-fig3-7pt", "p003-fig3-27pt", "p003-fig4-7pt", "p003-fig4-27pt"}
+    # paper 000 fig. 5: COL+PNP with k = 1 at every process count
+    fig5 = [r for r in runs if "p000-fig5a" in r.figures and r.engine == "col+pnp"]
+    assert len(fig5) == 3 and all(r.params["kc"] == 1 for r in fig5)
     py = bench.Catalogues(engines, pystreams.CATALOGUE, "python")
     assert "mpimatch-gen was not found" in error(bench.plan, PAPER.items, py)
     for name in ("quick", "default"):
