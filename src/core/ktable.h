@@ -41,6 +41,10 @@ void mm_ktable_destroy(mm_ktable *t);
 
 static inline mm_kentry *mm_ktable_find(const mm_ktable *t, const mm_key *k, uint32_t hash)
 {
+    /* An empty table is the common case of one side (receives posted
+     * before their messages, or the reverse): answer without a probe. */
+    if (t->count == 0)
+        return NULL;
     for (uint32_t i = hash & t->mask;; i = (i + 1) & t->mask) {
         const mm_kslot *s = &t->slots[i];
         if (!s->e)
