@@ -190,10 +190,14 @@ def trace_dir_of(directory: Path, index: Dict[str, Any]) -> Optional[Path]:
         src = src.get("trace") or src.get("dir") or src.get("path")
     if not isinstance(src, str) or not src:
         return None
+    # `mpimatch convert` records the trace directory as it was given, so a
+    # relative path is relative to where convert ran; a hand-written index may
+    # mean the stream directory instead. Take the first that exists.
     path = Path(src)
-    if not path.is_absolute():
-        path = directory / path
-    return path if path.is_dir() else None
+    for candidate in ([path] if path.is_absolute() else [directory / path, path]):
+        if candidate.is_dir():
+            return candidate
+    return None
 
 
 def pvar_samples(trace_file: Path) -> Dict[str, List[Tuple[int, int]]]:

@@ -153,6 +153,16 @@ def test_measured_mpi_t_samples(tmp_path, stream_exe):
     assert m == {"unexpected": [[5, 3]], "posted": [[9, 2]]}
 
 
+def test_measured_source_relative_to_where_convert_ran(tmp_path, stream_exe, monkeypatch):
+    """convert writes "source" as given on its command line (e.g. runs/x.trace)."""
+    (tmp_path / "runs" / "x.trace").mkdir(parents=True)
+    trace_with_pvars(tmp_path / "runs" / "x.trace" / "rank-000000.mmt", 0, [(5, 0, 3)])
+    d = make_dir(tmp_path, stream_exe, source="runs/x.trace")
+    monkeypatch.chdir(tmp_path)
+    rep = replay_dir(d, tmp_path / "out")
+    assert rep["queue_series"]["measured"]["unexpected"] == [[5, 3]]
+
+
 @pytest.mark.parametrize("case, message", [
     ("empty", "no index.json and no rank-*.mms stream files"),
     ("version", "unsupported version 2 (this reader knows 1)"),
