@@ -476,7 +476,13 @@ static void test_auto(void)
                                 ns[i], (unsigned long long)bytes[b], lib, err);
                     CHECK_EQ(rc, MMS_OK);
                     CHECK(c.rule != NULL && c.rule[0] != '\0');
+                    /* a stand-in says so, in the flag and in the rule */
+                    CHECK_EQ(c.substitute, strstr(c.rule, "(as ") != NULL);
                 }
+    /* the library's own algorithm, and stand-ins for ones not implemented */
+    CHECK_EQ(mm_coll_auto(MM_COLL_BCAST, 16, 64, MM_COLL_LIB_OMPI).substitute, 0);
+    CHECK_EQ(mm_coll_auto(MM_COLL_BCAST, 16, 4096, MM_COLL_LIB_OMPI).substitute, 1);
+    CHECK_EQ(mm_coll_auto(MM_COLL_GATHER, 8, 8192, MM_COLL_LIB_OMPI).substitute, 1);
     /* Open MPI tuned */
     CHECK_EQ(mm_coll_auto(MM_COLL_GATHER, 512, 8, MM_COLL_LIB_OMPI).alg, MM_ALG_BINOMIAL);
     CHECK_EQ(mm_coll_auto(MM_COLL_GATHER, 8, 8, MM_COLL_LIB_OMPI).alg, MM_ALG_LINEAR);

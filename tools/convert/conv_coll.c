@@ -146,7 +146,10 @@ static int run_call(call_ctx *cc, const mmt_record *const *rec, char *err, size_
         }
     }
     mm_coll_desc d = { op, 0, n, root, desc_bytes(fam, n, root, rec) };
-    d.alg = mm_coll_auto(op, n, d.bytes, c->lib).alg;
+    mm_coll_choice choice = mm_coll_auto(op, n, d.bytes, c->lib);
+    d.alg = choice.alg;
+    if (choice.substitute && r0->sub < 32 && !c->substituted_op[r0->sub]++)
+        c->substituted_rule[r0->sub] = choice.rule;
     int rc = expand(&cc->p, &d, err, errlen);
     if (rc)
         return rc;

@@ -82,6 +82,10 @@ typedef struct cv_conv {
     uint64_t  coll_calls, coll_expanded, coll_xfers, p2p_msgs;
     uint64_t  skipped_nocomm, skipped_coll, unpaired;
     uint64_t  skipped_op[32]; /* collective calls not expanded, by trace op */
+    /* calls expanded with a stand-in for the library's algorithm
+     * (mm_coll_choice.substitute), by trace op, with the first rule seen */
+    uint64_t    substituted_op[32];
+    const char *substituted_rule[32];
 } cv_conv;
 
 /* conv_load.c */

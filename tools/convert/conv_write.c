@@ -346,6 +346,13 @@ int cv_write(cv_conv *c, const size_t *order, char *err, size_t errlen)
             (rc = cv_warn(c, "%llu %s calls not expanded (no point-to-point schedule for it here)",
                           (unsigned long long)c->skipped_op[op], mmt_coll_name(op))))
             goto out;
+    for (int op = 1; op <= MMT_C_MAX; op++)
+        if (c->substituted_op[op] &&
+            (rc = cv_warn(c, "%llu %s calls expanded with a stand-in schedule: the library "
+                             "would run an algorithm not implemented here (%s)",
+                          (unsigned long long)c->substituted_op[op], mmt_coll_name(op),
+                          c->substituted_rule[op])))
+            goto out;
     rc = write_index(c, ri, nri, &done, &ndone, err, errlen);
 out:
     if (rc != MMS_OK)

@@ -565,7 +565,14 @@ int32_t mm_coll_tag(int op, uint32_t nbc_index)
 
 static mm_coll_choice pick(int alg, const char *rule)
 {
-    mm_coll_choice c = {alg, rule};
+    mm_coll_choice c = {alg, rule, 0};
+    return c;
+}
+
+/* The library's choice is not implemented here: alg stands in for it. */
+static mm_coll_choice subst(int alg, const char *rule)
+{
+    mm_coll_choice c = {alg, rule, 1};
     return c;
 }
 
@@ -588,11 +595,11 @@ static mm_coll_choice auto_ompi(int op, int32_t n, uint64_t bytes)
         if (bytes < 10000)
             return pick(MM_ALG_RECURSIVE_DOUBLING, "tuned: block < 10000 B: recursive doubling");
         if (bytes / 8 > (uint64_t)n)
-            return pick(MM_ALG_RING, (uint64_t)n * (1u << 20) >= bytes
-                        ? "tuned: count > n: ring"
-                        : "tuned: count > n, block > n MiB: segmented ring (as ring)");
-        return pick(MM_ALG_RECURSIVE_DOUBLING,
-                    "tuned: count <= n: nonoverlapping reduce+bcast (as recursive doubling)");
+            return (uint64_t)n * (1u << 20) >= bytes
+                ? pick(MM_ALG_RING, "tuned: count > n: ring")
+                : subst(MM_ALG_RING, "tuned: count > n, block > n MiB: segmented ring (as ring)");
+        return subst(MM_ALG_RECURSIVE_DOUBLING,
+                     "tuned: count <= n: nonoverlapping reduce+bcast (as recursive doubling)");
     case MM_COLL_ALLGATHER: {
         uint64_t total = bytes * (uint64_t)n;
         if (n == 2)
@@ -607,16 +614,16 @@ static mm_coll_choice auto_ompi(int op, int32_t n, uint64_t bytes)
     case MM_COLL_BCAST:
         if (bytes < 2048)
             return pick(MM_ALG_BINOMIAL, "tuned: message < 2048 B: binomial");
-        return pick(MM_ALG_BINOMIAL, "tuned: message >= 2048 B: segmented split-binary/pipeline (as binomial)");
+        return subst(MM_ALG_BINOMIAL, "tuned: message >= 2048 B: segmented split-binary/pipeline (as binomial)");
     case MM_COLL_REDUCE:
         if (n < 8 && bytes < 512)
             return pick(MM_ALG_LINEAR, "tuned: n < 8, message < 512 B: linear");
         if (n < 8 && bytes < 20480)
             return pick(MM_ALG_BINOMIAL, "tuned: n < 8, message < 20480 B: binomial");
-        return pick(MM_ALG_BINOMIAL, "tuned: binary tree / pipeline (as binomial)");
+        return subst(MM_ALG_BINOMIAL, "tuned: binary tree / pipeline (as binomial)");
     case MM_COLL_GATHER:
         if (bytes > 6000)
-            return pick(MM_ALG_LINEAR, "tuned: block > 6000 B: linear_sync (as linear)");
+            return subst(MM_ALG_LINEAR, "tuned: block > 6000 B: linear_sync (as linear)");
         if (n > 60 || (n > 10 && bytes < 1024))
             return pick(MM_ALG_BINOMIAL, "tuned: n > 60, or n > 10 and block < 1024 B: binomial");
         return pick(MM_ALG_LINEAR, "tuned: small n: basic linear");
@@ -628,7 +635,7 @@ static mm_coll_choice auto_ompi(int op, int32_t n, uint64_t bytes)
         if (n == 2)
             return pick(MM_ALG_PAIRWISE, "tuned: n = 2: two_procs (one exchange)");
         if (bytes < 200 && n > 12)
-            return pick(MM_ALG_LINEAR, "tuned: block < 200 B, n > 12: bruck (as linear)");
+            return subst(MM_ALG_LINEAR, "tuned: block < 200 B, n > 12: bruck (as linear)");
         if (bytes < 3000)
             return pick(MM_ALG_LINEAR, "tuned: block < 3000 B: basic linear");
         return pick(MM_ALG_PAIRWISE, "tuned: block >= 3000 B: pairwise");
@@ -646,7 +653,7 @@ static mm_coll_choice auto_mpich(int op, int32_t n, uint64_t bytes)
     case MM_COLL_ALLREDUCE:
         if (bytes <= 2048 || bytes / 8 < pof2)
             return pick(MM_ALG_RECURSIVE_DOUBLING, "mpich: <= ALLREDUCE_SHORT_MSG_SIZE (2048 B): recursive doubling");
-        return pick(MM_ALG_RING, "mpich: long: Rabenseifner reduce-scatter+allgather (as ring)");
+        return subst(MM_ALG_RING, "mpich: long: Rabenseifner reduce-scatter+allgather (as ring)");
     case MM_COLL_ALLGATHER: {
         uint64_t total = bytes * (uint64_t)n;
         if (is_pof2(n) && total < 524288)
@@ -658,18 +665,18 @@ static mm_coll_choice auto_mpich(int op, int32_t n, uint64_t bytes)
     case MM_COLL_BCAST:
         if (bytes < 12288 || n < 8)
             return pick(MM_ALG_BINOMIAL, "mpich: < BCAST_SHORT_MSG_SIZE (12288 B) or n < BCAST_MIN_PROCS (8): binomial");
-        return pick(MM_ALG_BINOMIAL, "mpich: scatter + allgather (as binomial)");
+        return subst(MM_ALG_BINOMIAL, "mpich: scatter + allgather (as binomial)");
     case MM_COLL_REDUCE:
         if (bytes <= 2048 || bytes / 8 < pof2)
             return pick(MM_ALG_BINOMIAL, "mpich: <= REDUCE_SHORT_MSG_SIZE (2048 B): binomial");
-        return pick(MM_ALG_BINOMIAL, "mpich: long: Rabenseifner reduce-scatter+gather (as binomial)");
+        return subst(MM_ALG_BINOMIAL, "mpich: long: Rabenseifner reduce-scatter+gather (as binomial)");
     case MM_COLL_GATHER:
         return pick(MM_ALG_BINOMIAL, "mpich: binomial");
     case MM_COLL_BARRIER:
         return pick(MM_ALG_DISSEMINATION, "mpich: dissemination");
     case MM_COLL_ALLTOALL:
         if (bytes <= 256 && n >= 8)
-            return pick(MM_ALG_LINEAR, "mpich: <= ALLTOALL_SHORT_MSG_SIZE (256 B), n >= 8: bruck (as linear)");
+            return subst(MM_ALG_LINEAR, "mpich: <= ALLTOALL_SHORT_MSG_SIZE (256 B), n >= 8: bruck (as linear)");
         if (bytes <= 32768)
             return pick(MM_ALG_LINEAR, "mpich: <= ALLTOALL_MEDIUM_MSG_SIZE (32768 B): isend/irecv");
         return pick(MM_ALG_PAIRWISE, "mpich: long: pairwise");

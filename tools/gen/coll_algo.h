@@ -137,9 +137,11 @@ enum mm_coll_lib {
 
 typedef struct mm_coll_choice {
     int         alg;  /* an algorithm implemented here, valid for (op, n) */
-    const char *rule; /* the rule that fired, naming the library's own
-                         algorithm when it is one not implemented here and
-                         alg is the nearest substitute                      */
+    const char *rule; /* the rule that fired, in the library's own terms  */
+    int substitute;   /* 1: the library runs an algorithm not implemented
+                         here (segmented pipeline, Rabenseifner, Bruck
+                         alltoall, linear_sync); alg is the nearest one and
+                         rule ends "(as ALG)". Callers should say so.     */
 } mm_coll_choice;
 
 /* What the library would run for op on n ranks with the given bytes (as in
