@@ -51,6 +51,13 @@ static inline void mm_queue_remove(mm_queue *q, mm_elem *e)
     q->len--;
 }
 
+/* Visit every element of q in order, as mm_elem *x (for moving elements
+ * between structures or counting them; searches use mm_queue_find). The
+ * body must not unlink x from q. */
+#define mm_queue_foreach(x, q)                                                 \
+    for (mm_link *x##_l = (q)->head.next; x##_l != &(q)->head; x##_l = x##_l->next) \
+        for (mm_elem *x = mm_elem_of(x##_l, (q)->li); x; x = NULL)
+
 /* First element of q with seq < bound that pairs with key k, counting every
  * element compared into *depth. recv_key says which side k is: the key of a
  * receive searching messages (1) or of a message searching receives (0). */

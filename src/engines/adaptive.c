@@ -84,14 +84,10 @@ static void to_bins(mm_engine *e, adaptive_impl *A)
     if (rc != 0)
         return;
     t0 = mm_now_ns();
-    for (mm_link *l = A->prq_all.head.next; l != &A->prq_all.head; l = l->next) {
-        mm_elem *r = mm_elem_of(l, 1);
+    mm_queue_foreach(r, &A->prq_all)
         mm_queue_push(mm_bins_recv_queue(&A->B, &r->key), r);
-    }
-    for (mm_link *l = A->B.umq_all.head.next; l != &A->B.umq_all.head; l = l->next) {
-        mm_elem *m = mm_elem_of(l, 1);
+    mm_queue_foreach(m, &A->B.umq_all)
         mm_queue_push(&A->B.umq[mm_bins_of(&A->B, &m->key)], m);
-    }
     mm_overhead_add(e, &e->st.overhead.extract_ns, t0);
 }
 

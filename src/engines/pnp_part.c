@@ -125,8 +125,7 @@ static int by_count(const void *a, const void *b)
 static uint32_t choose_partners(const mm_queue *q, cand *c, int32_t nprocs, uint64_t room)
 {
     uint32_t n = 0;
-    for (const mm_link *l = q->head.next; l != &q->head; l = l->next) {
-        const mm_elem *x = mm_elem_of((mm_link *)l, q->li);
+    mm_queue_foreach(x, q) {
         c[n] = (cand){x->key.src, 1, n};
         n++;
     }
