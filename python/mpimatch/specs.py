@@ -10,6 +10,7 @@ range (or the choices).
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from .errors import MpimatchError
@@ -60,6 +61,8 @@ def param_table(entry: Mapping[str, Any], with_seed: bool) -> List[Mapping[str, 
 def _describe(p: Mapping[str, Any]) -> str:
     if p.get("choices"):
         return f"{p['name']} (one of {'|'.join(map(str, p['choices']))})"
+    if p.get("type") == "file":
+        return f"{p['name']} (a file)"
     return f"{p['name']} ({p.get('min')}..{p.get('max')})"
 
 
@@ -71,6 +74,10 @@ def _default(p: Mapping[str, Any]) -> Value:
 
 
 def _value(p: Mapping[str, Any], raw: Any, where: str) -> Value:
+    if p.get("type") == "file":             # an engine's MM_PARAM_FILE parameter: a path
+        if not Path(str(raw)).is_file():
+            raise MpimatchError(f"{where}: {p['name']}={raw}: no such file")
+        return str(raw)
     choices = p.get("choices")
     if choices:
         if str(raw) not in map(str, choices):

@@ -95,6 +95,20 @@ def test_plan_engine_selection_and_overrides():
     assert "unknown parameter 'size'" in error(bench.plan, items, CAT, overrides={"list": {"size": "1"}})
 
 
+def test_engine_file_parameters_are_paths(tmp_path):
+    """An MM_PARAM_FILE parameter (kmeans:clusters=FILE) takes a path that must exist."""
+    cat = bench.Catalogues([{"name": "kmeans", "hints_required": [], "params": [
+        {"name": "k", "default": 0, "min": 0, "max": 8}, {"name": "clusters", "type": "file"}]}],
+        GENS, bench.GEN)
+    f = tmp_path / "c.clusters"
+    f.write_text("x")
+    assert bench.plan([Item("burst:n=8", (f"kmeans:clusters={f}",))], cat)[0].params == {"clusters": str(f)}
+    assert f"clusters={tmp_path}/none: no such file" in error(
+        bench.plan, [Item("burst:n=8", ("kmeans",))], cat, overrides={"kmeans": {"clusters": f"{tmp_path}/none"}})
+    assert "parameters: k (0..8), clusters (a file)" in error(
+        bench.plan, [Item("burst:n=8", ("kmeans:x=1",))], cat)
+
+
 # The C generators' names and the parameters the paper suite sets (docs/workloads.md).
 C_GENS = [("shuffle", "n rounds", []), ("burst", "n rounds", []), ("tags", "n rounds", []),
           ("any", "n rounds", []), ("pingpong", "n", []), ("reverse", "n m rounds", []),
