@@ -1,18 +1,24 @@
 #!/usr/bin/env python3
 """Markdown tables for docs/RESULTS.md from an `mpimatch bench --suite paper` JSON.
 
-    python scripts/results_tables.py paper-out/results.json > tables.md
+    python scripts/results_tables.py paper-out/results.json [more.json ...] > tables.md
 
 One table per suite figure label (p000-fig5a, p002-fig3, ...): a row per
 workload, for every engine the median ns per event, the speed-up against
 `list` from the same run, and the queue numbers the papers report (mean
 search depth, queues opened). Then the speed targets. Nothing is computed
 that is not in the JSON, so the doc's numbers can be checked against it.
+
+Several JSONs (bench rounds of the same items, e.g. `--figure p001-fig3` run
+again and again on a noisy machine): a run's ns per event is the median of its
+rounds' medians and its speed-up the median of its rounds' speed-ups (each
+round's list ran beside it); p001-fig3 shows the range of the rounds' medians.
 """
 from __future__ import annotations
 
 import json
 import sys
+import statistics
 from collections import OrderedDict
 from typing import Dict, List
 
@@ -61,6 +67,52 @@ def table(recs: List[dict]) -> str:
     return "\n".join(lines)
 
 
+def merge_rounds(rounds: List[List[dict]]) -> List[dict]:
+    """One record per (workload spec, run) of the first round, with the median over the
+    rounds that have it of ns_per_event.median and speedup_vs_list, and "round_medians"."""
+    by: Dict[tuple, List[dict]] = OrderedDict()
+    for recs in rounds:
+        for r in recs:
+            by.setdefault((r["workload"]["spec"], r["run"]), []).append(r)
+    out = []
+    for rs in by.values():
+        medians = [r["ns_per_event"]["median"] for r in rs]
+        ups = [r["speedup_vs_list"] for r in rs if r.get("speedup_vs_list") is not None]
+        out.append(dict(rs[0], ns_per_event=dict(rs[0]["ns_per_event"], median=statistics.median(medians)),
+                        speedup_vs_list=statistics.median(ups) if ups else None,
+                        round_medians=medians))
+    return out
+
+
+P001_QUEUES = {"list": "one list", "rank": "one per peer"}
+
+
+def p001_fig3(recs: List[dict]) -> str:
+    """Paper 001 fig. 3: a row per run in the suite's order (the paper's: one queue,
+    Table 1's clusterings 1-7, four queues), then what K-means learned and rank."""
+    rounds = max(len(r.get("round_medians") or [1]) for r in recs)
+    spread = f"range of {rounds} rounds' medians" if rounds > 1 else "q1–q3"
+    base = next((r for r in recs if r["run"] == "list"), None)
+    head = ["run", "queues (groups per queue)", "ns/event", spread, "×list",
+            "UMQ mean depth", "depth ×list", "UMQ queues"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in recs:
+        c = r.get("clustering")
+        name = r["run"].split(":")[0] if c and not c["learned"] else r["run"]
+        queues = c["description"].replace("|", "\\|") if c else P001_QUEUES.get(r["engine"], "-")
+        ns = r["ns_per_event"]
+        rng = (f"{fmt(min(r['round_medians']))}–{fmt(max(r['round_medians']))}" if rounds > 1
+               else f"{fmt(ns['q1'])}–{fmt(ns['q3'])}")
+        depth, bdepth = r["umq"]["mean_depth"], base["umq"]["mean_depth"] if base else None
+        lines.append("| " + " | ".join([
+            name, queues, fmt(ns["median"]), rng, fmt(r.get("speedup_vs_list"), 2), fmt(depth),
+            fmt(bdepth / depth, 2) if depth and bdepth else "-", str(r["umq"]["queues"])]) + " |")
+    return "\n".join(lines)
+
+
+TABLES = {"p001-fig3": p001_fig3}      # figures with a table of their own
+
+
 def targets(recs: List[dict]) -> str:
     """The issue's three speed targets (docs/bench.md), from the 'targets' runs."""
     by = {(r["workload"]["name"], r["engine"]): r for r in recs if "targets" in r["figures"]}
@@ -86,29 +138,34 @@ def targets(recs: List[dict]) -> str:
 
 
 def main(argv: List[str]) -> int:
-    if len(argv) != 2:
+    if len(argv) < 2:
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
         return 2
-    try:
-        with open(argv[1], encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, ValueError) as e:
-        print(f"{argv[1]}: {e}", file=sys.stderr)
-        return 2
-    recs = data["records"]
+    docs = []
+    for path in argv[1:]:
+        try:
+            with open(path, encoding="utf-8") as f:
+                docs.append(json.load(f))
+        except (OSError, ValueError) as e:
+            print(f"{path}: {e}", file=sys.stderr)
+            return 2
+    data = docs[0]
+    recs = merge_rounds([d["records"] for d in docs]) if len(docs) > 1 else data["records"]
     m = data.get("machine", {})
-    print(f"Run: suite {data.get('suite')}, reps {data.get('reps')}, {data.get('started')} to "
-          f"{data.get('finished')}; CPU {m.get('cpu')}, {m.get('cores')} cores, {m.get('os')}, "
+    rounds = f"{len(docs)} rounds (medians of their medians), " if len(docs) > 1 else ""
+    print(f"Run: suite {data.get('suite')}, {rounds}reps {data.get('reps')}, {data.get('started')} to "
+          f"{docs[-1].get('finished')}; CPU {m.get('cpu')}, {m.get('cores')} cores, {m.get('os')}, "
           f"{m.get('compiler')}, build {m.get('build_type')}.\n")
     figs = list(OrderedDict.fromkeys(f for r in recs for f in r["figures"]))
     for fig in figs:
         if fig == "targets":
             continue
         print(f"### {fig}\n")
-        print(table([r for r in recs if fig in r["figures"]]))
+        print(TABLES.get(fig, table)([r for r in recs if fig in r["figures"]]))
         print()
-    print("### speed targets\n")
-    print(targets(recs))
+    if any("targets" in r["figures"] for r in recs):     # not in a --figure run
+        print("### speed targets\n")
+        print(targets(recs))
     return 0
 
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from . import __version__, pystreams, specs, tools
+from . import __version__, bench_clusters, pystreams, specs, tools
 from .errors import EXIT_FAILURE, MpimatchError
 from .replay import hints_of
 from .suites import Item, StreamFile, Suite
@@ -98,10 +98,12 @@ class Run:
     needs: List[str]                    # hints the engine requires
     figures: List[str] = field(default_factory=list)
     x: Optional[str] = None
+    cluster: Optional[bench_clusters.ClusterRun] = None   # its file parameter is written by the bench
+    clustering: Optional[Dict[str, Any]] = None           # the record's "clustering", once written
 
     @property
     def label(self) -> str:
-        return specs.fmt(self.engine, self.params)
+        return self.cluster.title if self.cluster else specs.fmt(self.engine, self.params)
 
 
 def _source(item: Item, cat: Catalogues, sources: Dict[str, Source]) -> Source:
@@ -136,6 +138,22 @@ def _engine_runs(item: Item, cat: Catalogues, only: Optional[Sequence[str]],
     return out
 
 
+def _needs(cat: Catalogues, engine: str) -> List[str]:
+    return sorted(hints_of(next(e for e in cat.engines if e["name"] == engine)))
+
+
+def _cluster_runs(item: Item, only: Optional[Sequence[str]]) -> List[bench_clusters.ClusterRun]:
+    return [c for c in item.clusterings if only is None or c.engine in only]
+
+
+def _add_run(runs: Dict[Tuple[str, str], Run], item: Item, new: Run) -> None:
+    """Add the run, or give the same run already planned this item's label."""
+    run = runs.setdefault((new.source.spec, new.label), new)
+    if item.figure and item.figure not in run.figures:
+        run.figures.append(item.figure)
+    run.x = run.x or item.x
+
+
 def plan(items: Sequence[Item], cat: Catalogues, only: Optional[Sequence[str]] = None,
          overrides: Optional[Mapping[str, Mapping[str, str]]] = None) -> List[Run]:
     """Check every item (names, parameters, ranges) and list the runs, before any work.
@@ -150,12 +168,13 @@ def plan(items: Sequence[Item], cat: Catalogues, only: Optional[Sequence[str]] =
     for item in items:
         src = _source(item, cat, sources)
         for name, params in _engine_runs(item, cat, only, overrides):
-            needs = sorted(hints_of(next(e for e in cat.engines if e["name"] == name)))
-            run = runs.setdefault((src.spec, specs.fmt(name, params)),
-                                  Run(src, name, params, needs, x=item.x))
-            if item.figure and item.figure not in run.figures:
-                run.figures.append(item.figure)
-            run.x = run.x or item.x
+            _add_run(runs, item, Run(src, name, params, _needs(cat, name), x=item.x))
+        for cr in _cluster_runs(item, only):
+            given = {**item.engine_params.get(cr.engine, {}), **overrides.get(cr.engine, {})}
+            bench_clusters.check(cr, src, cat.engines, given)
+            params = specs.check(cat.engines, cr.engine, given, "engine", fill_defaults=False)
+            _add_run(runs, item, Run(src, cr.engine, params, _needs(cat, cr.engine), x=item.x,
+                                     cluster=cr))
     order = {spec: i for i, spec in enumerate(sources)}
     return sorted(runs.values(), key=lambda r: (order[r.source.spec], bool(r.needs)))
 
@@ -228,6 +247,7 @@ def make_record(run: Run, data: Mapping[str, Any], wall: float) -> Dict[str, Any
         "prq": _qstats(stats.get("prq") or {}), "umq": _qstats(stats.get("umq") or {}),
         "peak_bytes": stats.get("peak_bytes"),
         "outcomes": res.get("outcomes") or {},
+        "clustering": run.clustering,
         "wall_seconds": round(wall, 3),
     }
 
@@ -252,13 +272,17 @@ def _agree(records: Sequence[Mapping[str, Any]], rec: Mapping[str, Any]) -> None
 
 def execute(runs: Sequence[Run], reps: int,
             on_start: Optional[Callable[[Run], None]] = None,
-            on_done: Optional[Callable[[Outcome], None]] = None) -> List[Outcome]:
-    """Run everything in order; stop at the first failure (MpimatchError)."""
+            on_done: Optional[Callable[[Outcome], None]] = None,
+            files_dir: Optional[Path] = None) -> List[Outcome]:
+    """Run everything in order; stop at the first failure (MpimatchError). First, the
+    cluster files of runs with a ClusterRun go into files_dir (or a temporary one)."""
     exe = tools.find_tool(tools.REPLAY)
     outcomes: List[Outcome] = []
     records: List[Dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="mpimatch-bench-") as tmpname:
         tmp = Path(tmpname)
+        bench_clusters.prepare([r for r in runs if r.cluster], files_dir or tmp / "clusters", tmp,
+                               keep=files_dir is not None)
         for i, run in enumerate(runs):
             src = run.source
             if src.generator == "python" and src.path is None:

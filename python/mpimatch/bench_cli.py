@@ -59,6 +59,9 @@ def add_parser(sub: Any, formatter: Callable[[str], argparse.HelpFormatter], epi
                    help="run this workload instead of a suite (repeatable)")
     p.add_argument("--stream", action="append", default=[], metavar="FILE",
                    help="run this stream file instead of a suite (repeatable)")
+    p.add_argument("--figure", action="append", default=[], metavar="LABEL",
+                   help="only the suite's items with this figure label, e.g. p001-fig3 "
+                        "(repeatable)")
     p.add_argument("--engines", metavar="a,b,...", help="only these engines (default: all)")
     p.add_argument("--param", action="append", default=[], metavar="ENGINE:KEY=VALUE",
                    help="engine parameter for every run of ENGINE (repeatable)")
@@ -86,9 +89,25 @@ def choose_suite(args: argparse.Namespace) -> Suite:
     if custom and args.suite:
         raise MpimatchError("give --suite, or --workload/--stream, not both")
     if not custom:
-        return SUITES[args.suite or DEFAULT_SUITE]
+        return only_figures(SUITES[args.suite or DEFAULT_SUITE], args.figure)
+    if args.figure:
+        raise MpimatchError("--figure selects items of a suite; it does not apply to "
+                            "--workload/--stream")
     return Suite("custom", "workloads and streams named on the command line",
                  SUITES[DEFAULT_SUITE].reps, [Item(c, figure="custom") for c in custom])
+
+
+def only_figures(suite: Suite, figures: List[str]) -> Suite:
+    """The suite's items labelled with one of the figures (all items without --figure)."""
+    if not figures:
+        return suite
+    labels = list(dict.fromkeys(i.figure for i in suite.items))
+    unknown = [f for f in figures if f not in labels]
+    if unknown:
+        raise MpimatchError(f"--figure {unknown[0]}: suite {suite.name} has no such label; "
+                            f"labels: {', '.join(labels)}")
+    return Suite(suite.name, f"{suite.summary}; only {', '.join(figures)}", suite.reps,
+                 [i for i in suite.items if i.figure in figures])
 
 
 class Display:
@@ -190,7 +209,8 @@ def cmd_bench(args: argparse.Namespace, out: Console) -> int:
         check_writable_dir(json_copy.parent if str(json_copy.parent) else Path("."), create=False)
     started, t0 = bench.now(), time.perf_counter()
     with Display(len(runs), args.quiet) as display:
-        outcomes = bench.execute(runs, reps, display.start, display.finish)
+        outcomes = bench.execute(runs, reps, display.start, display.finish,
+                                 files_dir=outdir / "clusters")
     doc = bench.document(suite, reps, generator, started, outcomes)
     report = write_outputs(doc, outdir, json_copy)
     if not out.is_terminal:                 # a log or a pipe: no reason to wrap at 80

@@ -50,7 +50,8 @@ CSV_COLUMNS = ["workload", "spec", "synthetic", "figures", "engine", "run", "eve
                "ns_median", "ns_q1", "ns_q3", "ns_min", "events_per_second", "speedup_vs_list",
                "prq_mean_depth", "prq_max_depth", "prq_max_length", "prq_queues",
                "umq_mean_depth", "umq_max_depth", "umq_max_length", "umq_queues",
-               "prq_peak_bytes", "umq_peak_bytes", "peak_bytes", "matches"]
+               "prq_peak_bytes", "umq_peak_bytes", "peak_bytes", "matches",
+               "clustering", "cluster_file"]
 
 
 def csv_row(r: Mapping[str, Any]) -> List[Any]:
@@ -61,7 +62,14 @@ def csv_row(r: Mapping[str, Any]) -> List[Any]:
             r["speedup_vs_list"],
             prq["mean_depth"], prq["max_depth"], prq["max_length"], prq["queues"],
             umq["mean_depth"], umq["max_depth"], umq["max_length"], umq["queues"],
-            prq["peak_bytes"], umq["peak_bytes"], r["peak_bytes"], r["outcomes"].get("matches")]
+            prq["peak_bytes"], umq["peak_bytes"], r["peak_bytes"], r["outcomes"].get("matches"),
+            *_clustering_cells(r.get("clustering"))]
+
+
+def _clustering_cells(c: Any) -> List[Any]:
+    """Which peers share a queue ("{Ps,Pm,Pl}|{Pvl}") and the cluster file, for runs
+    whose cluster file the bench wrote (bench_clusters.py)."""
+    return [c["description"], c["file"]] if c else [None, None]
 
 
 def csv_text(records: Iterable[Mapping[str, Any]]) -> str:

@@ -8,6 +8,9 @@
   sweep-<fig>-<wl>-<x>.png  for each sweep (figure label, workload, x): ns/event
                          and mean PRQ/UMQ search depth against x, per engine
   memory-vs-speedup.png  peak bytes against speed-up vs list, per engine
+  bars-<fig>-<wl>.png    for a figure label with runs on generated cluster files
+                         (bench_clusters.py; paper 001 fig. 3): one bar per
+                         run, median ns/event and mean UMQ search depth
 
 plot_all() returns [(file name, caption)] in the order a report shows them.
 """
@@ -189,6 +192,35 @@ def plot_memory_vs_speedup(records: Sequence[Mapping[str, Any]], path: Path) -> 
     return True
 
 
+def clustering_groups(records: Sequence[Mapping[str, Any]]) -> Dict[Tuple[str, str], List[Mapping[str, Any]]]:
+    """(figure, workload spec) -> its records, where some run used a generated cluster file."""
+    out: Dict[Tuple[str, str], List[Mapping[str, Any]]] = {}
+    for r in records:
+        for fig in r["figures"] or [""]:
+            out.setdefault((fig, r["workload"]["spec"]), []).append(r)
+    return {k: v for k, v in out.items() if any(r.get("clustering") for r in v)}
+
+
+def plot_bars(key: Tuple[str, str], records: Sequence[Mapping[str, Any]], path: Path) -> None:
+    """One bar per run, in run order: median ns/event (q1-q3) and mean UMQ search depth."""
+    labels = [r["run"] + (f" = {r['clustering']['description']}"
+                          if (r.get("clustering") or {}).get("learned") else "") for r in records]
+    ys = list(range(len(records)))[::-1]
+    ns = [r["ns_per_event"] for r in records]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 1.2 + 0.32 * len(records)), sharey=True)
+    left.barh(ys, [n["median"] for n in ns], color="tab:blue",
+              xerr=[[n["median"] - n["q1"] for n in ns], [n["q3"] - n["median"] for n in ns]],
+              capsize=2)
+    left.set_xlabel("median ns per event (bars: q1–q3)")
+    right.barh(ys, [r["umq"]["mean_depth"] or 0 for r in records], color="tab:orange")
+    right.set_xlabel("mean UMQ search depth (elements)")
+    left.set_yticks(ys, labels, fontsize=8)
+    for ax in (left, right):
+        ax.grid(True, axis="x", alpha=0.3)
+    fig.suptitle(f"{key[1]}" + (f"  [{key[0]}]" if key[0] else ""), fontsize=9)
+    _save(fig, path)
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9.]+", "-", text).strip("-") or "all"
 
@@ -210,6 +242,11 @@ def plot_all(doc: Mapping[str, Any], directory: Path) -> List[Tuple[str, str]]:
         plot_sweep(key, rs, colours, directory / name)
         made.append((name, f"{key[1]} against {key[2]}"
                            + (f" ({key[0]})" if key[0] else "") + ": ns per event and search depth."))
+    for key, rs in clustering_groups(records).items():
+        name = f"bars-{_slug(key[0])}-{_slug(rs[0]['workload']['name'])}.png"
+        plot_bars(key, rs, directory / name)
+        made.append((name, f"{key[1]}" + (f" ({key[0]})" if key[0] else "")
+                           + ": ns per event and mean UMQ search depth per run (clusterings)."))
     if plot_memory_vs_speedup(records, directory / "memory-vs-speedup.png"):
         made.append(("memory-vs-speedup.png", "Peak bytes against speed-up vs list."))
     return made

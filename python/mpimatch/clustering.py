@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -201,16 +201,24 @@ def choose_k(data: Dict[str, Any], seed: int = 1,
 
 # ------------------------------------------------------------------ output
 
-def cluster_text(data: Dict[str, Any], c: Clustering, source: str) -> str:
-    """The cluster file (format in docs/clustering.md and src/engines/kmeans_clusters.h)."""
-    lines = [f"{CLUSTERS_MAGIC} {CLUSTERS_VERSION}",
-             f"# from {source}: K-means on elements added per peer, k asked {c.k_asked}",
-             f"# modelled elements compared: {c.cost} (single list: {c.list_cost})",
-             f"np {data['np']}", f"k {c.k}"]
-    for r, lab in zip(data["receivers"], c.labels):
-        lines.append(f"receiver {r['receiver']}")
-        lines += [f"{p} {int(lab[p])}" for p in range(data["np"])]
+def clusters_file_text(np_: int, k: int, sections: Sequence[Tuple[int, Sequence[int]]],
+                       comments: Sequence[str] = ()) -> str:
+    """A cluster file (format in docs/clustering.md and src/engines/kmeans_clusters.h):
+    sections are (receiver, the cluster of every peer 0..np-1), in increasing receiver order."""
+    lines = [f"{CLUSTERS_MAGIC} {CLUSTERS_VERSION}", *(f"# {c}" for c in comments),
+             f"np {np_}", f"k {k}"]
+    for receiver, labels in sections:
+        lines.append(f"receiver {receiver}")
+        lines += [f"{p} {int(labels[p])}" for p in range(np_)]
     return "\n".join(lines) + "\n"
+
+
+def cluster_text(data: Dict[str, Any], c: Clustering, source: str) -> str:
+    """The cluster file of a K-means clustering of a profile."""
+    return clusters_file_text(
+        data["np"], c.k, [(r["receiver"], lab) for r, lab in zip(data["receivers"], c.labels)],
+        [f"from {source}: K-means on elements added per peer, k asked {c.k_asked}",
+         f"modelled elements compared: {c.cost} (single list: {c.list_cost})"])
 
 
 def plot_heatmaps(data: Dict[str, Any], out: Path) -> None:

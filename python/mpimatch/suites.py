@@ -8,7 +8,10 @@ A suite is a list of items. An item is
   - optional parameters per engine ({"bins": {"bins": 64}}), applied to
     every run of that engine in the item;
   - a figure/tag label ("p002-fig3"): records carry it, plots group by it;
-  - x: for sweeps, the workload parameter the figure puts on its x axis.
+  - x: for sweeps, the workload parameter the figure puts on its x axis;
+  - clusterings: kmeans runs whose cluster file the bench writes before
+    timing, from a peer group -> queue mapping or K-means on a profile of
+    the source (bench_clusters.py: hand(), learned()).
 `sweep()` makes one item per value of x. Items naming the same source and
 engine run are run once; the record carries every label.
 """
@@ -18,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
+from .bench_clusters import ClusterRun
 from .tools import REPO_ROOT
 
 Engines = Union[str, Tuple[str, ...]]
@@ -35,6 +39,7 @@ class Item:
     engine_params: Dict[str, Dict[str, int]] = field(default_factory=dict)
     figure: str = ""
     x: Optional[str] = None
+    clusterings: Tuple[ClusterRun, ...] = ()
 
 
 @dataclass
