@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from .bench_clusters import ClusterRun
+from .bench_clusters import ClusterRun, hand, learned
 from .tools import REPO_ROOT
 
 Engines = Union[str, Tuple[str, ...]]
@@ -91,6 +91,26 @@ DEFAULT = Suite("default", "shuffle, burst, tags and a wildcard receive swept ov
 # docs/collectives.md). docs/RESULTS.md sets them beside the papers' numbers
 # (scripts/results_tables.py).
 PAPER_ENGINES = ("list", "pnp", "col+pnp", "col+ll", "ll+pnp")
+
+# Paper 001 fig. 3 (sec. 3, Table 1): the four groups Ps, Pm, Pl, Pvl send 2, 10,
+# 50, 100 messages each to P0, which receives from the bottom of the queue. The
+# paper does not give the group sizes: equal groups of 16 (64 senders, Fig. 2's
+# n = 64). One queue (list; and the kmeans engine with one queue), Table 1's seven
+# two-queue clusterings in the paper's order, four queues (one per group), what
+# K-means learns from a profile (k = 2, 4), and a queue per peer (rank).
+P001_FIG3 = Item(
+    "reverse_groups:per_group=16", ("list",), figure="p001-fig3", clusterings=(
+        hand("1 queue (kmeans engine)", "Ps Pm Pl Pvl"),
+        hand("clustering 1", "Ps Pm", "Pl Pvl"),
+        hand("clustering 2", "Ps Pl", "Pm Pvl"),
+        hand("clustering 3", "Ps Pvl", "Pm Pl"),
+        hand("clustering 4", "Ps Pm Pl", "Pvl"),
+        hand("clustering 5", "Pm Pl Pvl", "Ps"),
+        hand("clustering 6", "Ps Pm Pvl", "Pl"),
+        hand("clustering 7", "Ps Pl Pvl", "Pm"),
+        hand("4 queues", "Ps", "Pm", "Pl", "Pvl"),
+        learned(2), learned(4)))
+P001_FIG3_RANK = Item("reverse_groups:per_group=16", ("rank",), figure="p001-fig3")
 PROCS = [1024, 2048, 4096]
 PAPER = Suite("paper", "the papers' figures (needs the C generators, mpimatch-gen); < 5 min", 5, [
     *TARGET_ITEMS,
@@ -118,12 +138,12 @@ PAPER = Suite("paper", "the papers' figures (needs the C generators, mpimatch-ge
     *(Item(w, PAPER_ENGINES, figure="p000-fig7-8") for w in ("radix", "nbody", "miniamr", "fds")),
     Item("fds:n=1024", PAPER_ENGINES, figure="p000-fig9"),
     # paper 001 fig. 2: reverse search, M = 10 and 50 messages per sender, one
-    # queue (list) against two (kmeans k=2), per peer (rank); fig. 3: the groups
+    # queue (list) against two (kmeans k=2), per peer (rank); fig. 3 below
     *sweep("reverse", "n", [16, 64, 256], "p001-fig2-m10",
            engines=("list", "kmeans:k=2", "kmeans:k=4", "rank"), m=10, rounds=2),
     *sweep("reverse", "n", [16, 64, 256], "p001-fig2-m50",
            engines=("list", "kmeans:k=2", "kmeans:k=4", "rank"), m=50, rounds=2),
-    Item("reverse_groups", ("list", "kmeans:k=2", "kmeans:k=4", "rank"), figure="p001-fig3"),
+    P001_FIG3, P001_FIG3_RANK,
     # paper 003 figs. 1-4: the four thread decompositions; the paper measures
     # the MPICH-style list's search depth (list), hash shows the constant case
     *(i for m, t in ((8, [16, 64, 256]), (26, [16, 64, 256]), (512, [8, 16, 32, 64]))

@@ -112,7 +112,7 @@ def test_engine_file_parameters_are_paths(tmp_path):
 # The C generators' names and the parameters the paper suite sets (docs/workloads.md).
 C_GENS = [("shuffle", "n rounds", []), ("burst", "n rounds", []), ("tags", "n rounds", []),
           ("any", "n rounds", []), ("pingpong", "n", []), ("reverse", "n m rounds", []),
-          ("reverse_groups", "", []), ("stencil_naive", "threads msgs phases", []),
+          ("reverse_groups", "per_group", []), ("stencil_naive", "threads msgs phases", []),
           ("stencil2d", "lx ly", [("points", "5pt 9pt")]),
           ("stencil3d", "lx ly lz", [("points", "7pt 27pt")]),
           ("stencil_linear", "lz", [("points", "7pt 27pt")]),
@@ -124,6 +124,8 @@ PAPER_ENGINES = [{"name": n, "hints_required": [], "params": [
                      {"name": p, "default": 8, "min": 0, "max": 1024, "doc": ""} for p in ps.split()]}
                  for n, ps in (("nm", ""), ("rank", ""), ("kmeans", "k"), ("pnp", "kp"),
                                ("col+pnp", "kc kp"), ("col+ll", "kc"), ("ll+pnp", "kp"))]
+CLUSTERS_PARAM = {"name": "clusters", "type": "file", "doc": ""}
+next(e for e in PAPER_ENGINES if e["name"] == "kmeans")["params"].append(CLUSTERS_PARAM)
 
 
 def test_suites_are_valid_and_paper_needs_the_c_generators():

@@ -19,7 +19,7 @@ from mpimatch import bench, bench_clusters, specs, tools
 from mpimatch.bench_clusters import hand, learned
 from mpimatch.bench_output import CSV_COLUMNS, csv_text
 from mpimatch.errors import MpimatchError
-from mpimatch.suites import Item, StreamFile
+from mpimatch.suites import PAPER, Item, StreamFile
 
 GROUPS = ("Ps", "Pm", "Pl", "Pvl")
 SIZES = {"small": 2, "medium": 10, "large": 50, "vlarge": 100}
@@ -92,6 +92,19 @@ def test_rank_ranges_and_what_kmeans_found():
     assert bench_clusters._queues_found(labels, 3, {}) == [["0-2"], ["3"], ["4"]]
     assert bench_clusters._queues_found(np.array([1, 0, 0, 0, 0]), 2, groups) == [
         ["A", "B"], ["0"]]
+
+
+def test_paper_suite_has_fig3_in_the_papers_order():
+    item = next(i for i in PAPER.items if i.figure == "p001-fig3" and i.clusterings)
+    names = [c.name for c in item.clusterings]
+    assert names[1:9] == [f"clustering {i}" for i in range(1, 8)] + ["4 queues"]
+    table1 = {"clustering 1": "{Ps,Pm}|{Pl,Pvl}", "clustering 2": "{Ps,Pl}|{Pm,Pvl}",
+              "clustering 3": "{Ps,Pvl}|{Pm,Pl}", "clustering 4": "{Ps,Pm,Pl}|{Pvl}",
+              "clustering 5": "{Pm,Pl,Pvl}|{Ps}", "clustering 6": "{Ps,Pm,Pvl}|{Pl}",
+              "clustering 7": "{Ps,Pl,Pvl}|{Pm}", "4 queues": "{Ps}|{Pm}|{Pl}|{Pvl}"}
+    assert {c.name: bench_clusters.describe(c.queues) for c in item.clusterings
+            if c.name in table1} == table1
+    assert [c.k for c in item.clusterings if c.k] == [2, 4]
 
 
 # ---------------------------------------------------------------- end to end (C tools)
