@@ -110,7 +110,7 @@ def p001_fig3(recs: List[dict]) -> str:
     return "\n".join(lines)
 
 
-TABLES = {"p001-fig3": p001_fig3}      # figures with a table of their own
+TABLES = {"p001-fig3": p001_fig3, "p001-fig3-seq": p001_fig3}   # figures with a table of their own
 
 
 def targets(recs: List[dict]) -> str:

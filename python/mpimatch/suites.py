@@ -95,11 +95,14 @@ PAPER_ENGINES = ("list", "pnp", "col+pnp", "col+ll", "ll+pnp")
 # Paper 001 fig. 3 (sec. 3, Table 1): the four groups Ps, Pm, Pl, Pvl send 2, 10,
 # 50, 100 messages each to P0, which receives from the bottom of the queue. The
 # paper does not give the group sizes: equal groups of 16 (64 senders, Fig. 2's
-# n = 64). One queue (list; and the kmeans engine with one queue), Table 1's seven
-# two-queue clusterings in the paper's order, four queues (one per group), what
-# K-means learns from a profile (k = 2, 4), and a queue per peer (rank).
-P001_FIG3 = Item(
-    "reverse_groups:per_group=16", ("list",), figure="p001-fig3", clusterings=(
+# n = 64), nor how the senders' messages interleave: random (p001-fig3) and one
+# sender after the other (p001-fig3-seq). One queue (list; and the kmeans engine
+# with one queue), Table 1's seven two-queue clusterings in the paper's order,
+# four queues (one per group), what K-means learns from a profile (k = 2, 4),
+# and a queue per peer (rank).
+def p001_fig3(figure: str, arrival: str) -> List[Item]:
+    spec = f"reverse_groups:per_group=16,arrival={arrival}"
+    return [Item(spec, ("list",), figure=figure, clusterings=(
         hand("1 queue (kmeans engine)", "Ps Pm Pl Pvl"),
         hand("clustering 1", "Ps Pm", "Pl Pvl"),
         hand("clustering 2", "Ps Pl", "Pm Pvl"),
@@ -109,8 +112,10 @@ P001_FIG3 = Item(
         hand("clustering 6", "Ps Pm Pvl", "Pl"),
         hand("clustering 7", "Ps Pl Pvl", "Pm"),
         hand("4 queues", "Ps", "Pm", "Pl", "Pvl"),
-        learned(2), learned(4)))
-P001_FIG3_RANK = Item("reverse_groups:per_group=16", ("rank",), figure="p001-fig3")
+        learned(2), learned(4))),
+        Item(spec, ("rank",), figure=figure)]
+
+
 PROCS = [1024, 2048, 4096]
 PAPER = Suite("paper", "the papers' figures (needs the C generators, mpimatch-gen); < 5 min", 5, [
     *TARGET_ITEMS,
@@ -143,7 +148,7 @@ PAPER = Suite("paper", "the papers' figures (needs the C generators, mpimatch-ge
            engines=("list", "kmeans:k=2", "kmeans:k=4", "rank"), m=10, rounds=2),
     *sweep("reverse", "n", [16, 64, 256], "p001-fig2-m50",
            engines=("list", "kmeans:k=2", "kmeans:k=4", "rank"), m=50, rounds=2),
-    P001_FIG3, P001_FIG3_RANK,
+    *p001_fig3("p001-fig3", "random"), *p001_fig3("p001-fig3-seq", "sequential"),
     # paper 003 figs. 1-4: the four thread decompositions; the paper measures
     # the MPICH-style list's search depth (list), hash shows the constant case
     *(i for m, t in ((8, [16, 64, 256]), (26, [16, 64, 256]), (512, [8, 16, 32, 64]))

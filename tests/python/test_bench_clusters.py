@@ -96,6 +96,7 @@ def test_rank_ranges_and_what_kmeans_found():
 
 def test_paper_suite_has_fig3_in_the_papers_order():
     item = next(i for i in PAPER.items if i.figure == "p001-fig3" and i.clusterings)
+    assert {i.figure for i in PAPER.items if i.clusterings} == {"p001-fig3", "p001-fig3-seq"}
     names = [c.name for c in item.clusterings]
     assert names[1:9] == [f"clustering {i}" for i in range(1, 8)] + ["4 queues"]
     table1 = {"clustering 1": "{Ps,Pm}|{Pl,Pvl}", "clustering 2": "{Ps,Pl}|{Pm,Pvl}",
