@@ -91,12 +91,13 @@ static void unlink_message(mm_engine *e, mm_elem *m, unsigned upto, unsigned kp,
     }
 }
 
-/* The one FIFO a receive of key k looks at: its head is the answer. */
-static mm_elem *find_message(mm_engine *e, const mm_key *k, mm_kentry **ke_out)
+/* The one FIFO a receive of key k (pattern p, hash h) looks at: its head is
+ * the answer. */
+static mm_elem *find_message(mm_engine *e, const mm_key *k, unsigned p, uint32_t h,
+                             mm_kentry **ke_out)
 {
     nm_impl *N = e->impl;
-    unsigned p = pattern_of(k);
-    mm_kentry *ke = mm_ktable_find(&N->umq[p], k, mm_key_hash(k));
+    mm_kentry *ke = mm_ktable_find(&N->umq[p], k, h);
     mm_elem *m = ke ? mm_queue_head(&ke->q) : NULL;
     mm_stat_search(&e->st.umq, m != NULL, m != NULL);
     *ke_out = ke;
@@ -107,14 +108,15 @@ static int nm_post(mm_engine *e, mm_elem *r, mm_elem **partner)
 {
     nm_impl *N = e->impl;
     mm_kentry *ke;
-    mm_elem *m = find_message(e, &r->key, &ke);
+    unsigned p = pattern_of(&r->key);
+    uint32_t h = mm_key_hash(&r->key);
+    mm_elem *m = find_message(e, &r->key, p, h, &ke);
     if (m) {
-        unlink_message(e, m, NPAT, pattern_of(&r->key), ke);
+        unlink_message(e, m, NPAT, p, ke);
         *partner = m;
         return MM_MATCHED;
     }
-    unsigned p = pattern_of(&r->key);
-    ke = mm_ktable_get(&N->prq[p], &r->key, mm_key_hash(&r->key), NULL);
+    ke = mm_ktable_get(&N->prq[p], &r->key, h, NULL);
     if (!ke)
         return MM_ENOMEM;
     if (mm_ktable_push(ke, r))
@@ -174,9 +176,10 @@ static int nm_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
 static mm_elem *nm_probe(mm_engine *e, const mm_key *k, int remove)
 {
     mm_kentry *ke;
-    mm_elem *m = find_message(e, k, &ke);
+    unsigned p = pattern_of(k);
+    mm_elem *m = find_message(e, k, p, mm_key_hash(k), &ke);
     if (m && remove)
-        unlink_message(e, m, NPAT, pattern_of(k), ke);
+        unlink_message(e, m, NPAT, p, ke);
     return m;
 }
 
