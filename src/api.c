@@ -5,6 +5,7 @@
  * queues as they were. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -238,8 +239,19 @@ const char *mm_engine_name(const mm_engine *e)
 
 /* ---- argument checks ---- */
 
+/* kind, coll_op and reserved share one 32-bit word, zero for every
+ * point-to-point entry: one compare accepts the common case. */
+_Static_assert(offsetof(mm_entry, coll_op) == offsetof(mm_entry, kind) + 1 &&
+               offsetof(mm_entry, reserved) == offsetof(mm_entry, kind) + 2 &&
+               sizeof(((mm_entry *)0)->reserved) == 2 && MM_KIND_P2P == 0 && MM_COLL_NONE == 0,
+               "the point-to-point fast path reads kind, coll_op, reserved as one word");
+
 static int check_entry(const mm_entry *x)
 {
+    uint32_t annot;
+    memcpy(&annot, &x->kind, sizeof annot);
+    if (annot == 0)
+        return x->comm < 0 ? MM_EINVAL : 0;
     if (x->comm < 0 || x->kind > MM_KIND_COLL || x->coll_op >= MM_COLL_OP_COUNT || x->reserved)
         return MM_EINVAL;
     if ((x->kind == MM_KIND_COLL) != (x->coll_op != MM_COLL_NONE))

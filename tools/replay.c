@@ -36,20 +36,34 @@ int mm_replay_init(mm_replay *r, const mm_stream *s, unsigned max_reps, char *er
         return fail(err, errlen, MMR_ESTATE, "replay: stream not finalized or no repetitions");
     r->s = s;
     r->reps_cap = max_reps;
+    if (s->nslots >= UINT32_MAX)
+        return fail(err, errlen, MMR_ESTATE, "replay: %zu cancellable receives exceed the "
+                    "timed loop's 32-bit handle slots", s->nslots);
     /* +1 everywhere: malloc(0) may return NULL. */
+    r->tev = malloc((s->n + 1) * sizeof *r->tev);
     r->out = malloc((s->n + 1) * sizeof *r->out);
     r->handles = malloc((s->nslots + 1) * sizeof *r->handles);
     r->queued = malloc(s->nslots + 1);
     r->times = malloc((size_t)max_reps * sizeof *r->times);
-    if (!r->out || !r->handles || !r->queued || !r->times) {
+    if (!r->tev || !r->out || !r->handles || !r->queued || !r->times) {
         mm_replay_free(r);
         return fail(err, errlen, MMR_ENOMEM, "replay: out of memory for %zu events", s->n);
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        const mm_event *x = &s->ev[i];
+        /* A C names its R's handle slot directly: one lookup less per cancel. */
+        uint64_t ref = x->type == MM_EV_CANCEL ? s->ev[x->ref].ref - 1 : x->ref;
+        r->tev[i] = (mm_timed_event){
+            { x->comm, x->src, x->tag, x->kind, x->coll_op, 0, x->comm_size, x->call, x->bytes,
+              (uintptr_t)i },
+            x->type, (uint32_t)ref };
     }
     return MMR_OK;
 }
 
 void mm_replay_free(mm_replay *r)
 {
+    free(r->tev);
     free(r->out);
     free(r->handles);
     free(r->queued);
@@ -70,47 +84,44 @@ static int status_ok(int type, int rc)
  * (negative or unexpected) and sets *at, or MM_QUEUED when all went well. */
 static int run_events(mm_replay *r, mm_engine *eng, size_t *at)
 {
-    const mm_stream *s = r->s;
-    const mm_event *ev = s->ev;
+    const mm_timed_event *ev = r->tev;
+    const size_t n = r->s->n;
     uint64_t *out = r->out;
     mm_handle *hs = r->handles;
     uint8_t *queued = r->queued;
 
-    for (size_t i = 0; i < s->n; i++) {
-        const mm_event *x = &ev[i];
+    for (size_t i = 0; i < n; i++) {
+        const mm_timed_event *x = &ev[i];
         uintptr_t partner = 0;
         int rc;
         switch (x->type) {
         case MM_EV_RECV:
-        case MM_EV_MSG: {
-            mm_entry en = { x->comm, x->src, x->tag, x->kind, x->coll_op, 0,
-                            x->comm_size, x->call, x->bytes, (uintptr_t)i };
+        case MM_EV_MSG:
             if (x->type == MM_EV_MSG) {
-                rc = mm_arrive(eng, &en, &partner);
+                rc = mm_arrive(eng, &x->en, &partner);
             } else if (x->ref) {
                 /* Some C names this receive: keep its handle. */
-                rc = mm_post(eng, &en, &hs[x->ref - 1], &partner);
+                rc = mm_post(eng, &x->en, &hs[x->ref - 1], &partner);
                 queued[x->ref - 1] = rc == MM_QUEUED;
             } else {
-                rc = mm_post(eng, &en, NULL, &partner);
+                rc = mm_post(eng, &x->en, NULL, &partner);
             }
             break;
-        }
         case MM_EV_PROBE:
-            rc = mm_probe(eng, x->comm, x->src, x->tag, &partner);
+            rc = mm_probe(eng, x->en.comm, x->en.src, x->en.tag, &partner);
             break;
         case MM_EV_MPROBE:
-            rc = mm_mprobe(eng, x->comm, x->src, x->tag, &partner);
+            rc = mm_mprobe(eng, x->en.comm, x->en.src, x->en.tag, &partner);
             break;
-        default: { /* MM_EV_CANCEL */
-            uint64_t slot = ev[x->ref].ref - 1;
+        default: { /* MM_EV_CANCEL; ref is its R's handle slot */
+            uint32_t slot = x->ref;
             /* A receive matched at post time never had a handle: a miss.
              * Otherwise the library answers NOTFOUND for a matched or
              * already cancelled receive. */
             rc = queued[slot] ? mm_cancel(eng, hs[slot]) : MM_NOTFOUND;
             if (rc == MM_MATCHED)
                 queued[slot] = 0; /* a second C on it is a miss */
-            partner = (uintptr_t)x->ref;
+            partner = (uintptr_t)r->s->ev[i].ref;
             break;
         }
         }

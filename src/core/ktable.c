@@ -1,6 +1,6 @@
 #include "core/ktable.h"
 
-int mm_ktable_init(mm_ktable *t, unsigned li, uint32_t capacity, mm_mem *mem)
+int mm_ktable_init(mm_ktable *t, unsigned li, uint32_t capacity, unsigned flags, mm_mem *mem)
 {
     uint32_t cap = 16;
     while (cap < capacity && cap < (1u << 30))
@@ -10,7 +10,9 @@ int mm_ktable_init(mm_ktable *t, unsigned li, uint32_t capacity, mm_mem *mem)
         return -1;
     t->mask = cap - 1;
     t->count = 0;
+    t->idle = 0;
     t->li = li;
+    t->flags = flags;
     t->mem = mem;
     mm_pool_init(&t->entries, sizeof(mm_kentry), mem);
     return 0;
@@ -33,33 +35,66 @@ static void place(mm_kslot *slots, uint32_t mask, uint32_t hash, mm_kentry *e)
     slots[i] = (mm_kslot){hash, e};
 }
 
-static int grow(mm_ktable *t)
+static inline int idle(const mm_ktable *t, const mm_kentry *e)
+{
+    return (t->flags & MM_KTABLE_KEEP_IDLE) && mm_queue_empty(&e->q);
+}
+
+/* Move the entries into a table of cap slots, dropping the idle ones. */
+static int rebuild(mm_ktable *t, uint32_t cap)
 {
     uint32_t oldcap = t->mask + 1;
-    if (oldcap >= (1u << 30))
-        return -1;
-    uint32_t cap = oldcap * 2;
     mm_kslot *slots = mm_mem_calloc(t->mem, cap, sizeof *slots);
     if (!slots)
         return -1;
-    for (uint32_t i = 0; i < oldcap; i++)
-        if (t->slots[i].e)
-            place(slots, cap - 1, t->slots[i].hash, t->slots[i].e);
+    for (uint32_t i = 0; i < oldcap; i++) {
+        mm_kentry *e = t->slots[i].e;
+        if (!e)
+            continue;
+        if (idle(t, e)) {
+            mm_pool_put(&t->entries, e);
+            t->count--;
+            continue;
+        }
+        place(slots, cap - 1, t->slots[i].hash, e);
+    }
+    t->idle = 0;
     mm_mem_free(t->mem, t->slots, (size_t)oldcap * sizeof *slots);
     t->slots = slots;
     t->mask = cap - 1;
     return 0;
 }
 
+/* Make room for one more entry: drop idle entries first, double if still
+ * half full. */
+static int make_room(mm_ktable *t)
+{
+    uint32_t cap = t->mask + 1;
+    if ((t->count + 1) * 2 <= cap)
+        return 0;
+    if (t->idle && (t->count - t->idle + 1) * 2 <= cap)
+        return rebuild(t, cap);
+    if (cap >= (1u << 30))
+        return -1;
+    return rebuild(t, cap * 2);
+}
+
 mm_kentry *mm_ktable_get(mm_ktable *t, const mm_key *k, uint32_t hash, int *created)
 {
-    mm_kentry *e = mm_ktable_find(t, k, hash);
-    *created = 0;
-    if (e)
-        return e;
-    if ((t->count + 1) * 2 > t->mask + 1 && grow(t) != 0)
+    if (created)
+        *created = 0;
+    /* Probe without mm_ktable_find's shortcut: an idle entry is wanted too. */
+    for (uint32_t i = hash & t->mask; t->slots[i].e; i = (i + 1) & t->mask) {
+        mm_kentry *e = t->slots[i].e;
+        if (t->slots[i].hash == hash && mm_key_eq(&e->key, k)) {
+            if (idle(t, e))
+                t->idle--;
+            return e;
+        }
+    }
+    if (make_room(t) != 0)
         return NULL;
-    e = mm_pool_get(&t->entries);
+    mm_kentry *e = mm_pool_get(&t->entries);
     if (!e)
         return NULL;
     e->key = *k;
@@ -68,7 +103,8 @@ mm_kentry *mm_ktable_get(mm_ktable *t, const mm_key *k, uint32_t hash, int *crea
     mm_queue_init(&e->q, t->li);
     place(t->slots, t->mask, hash, e);
     t->count++;
-    *created = 1;
+    if (created)
+        *created = 1;
     return e;
 }
 

@@ -4,8 +4,8 @@
  * no_any_tag every receive names one key, so the earliest partner is always
  * the head of one FIFO: a lookup, no search. The engine refuses to be
  * created without both hints, and the API refuses wildcard operations on it,
- * so it can never match wrongly. Empty FIFOs are dropped, so memory follows
- * the live keys. */
+ * so it can never match wrongly. A key whose FIFO empties stays in the table,
+ * idle, for its next use (MM_KTABLE_KEEP_IDLE), without growing it. */
 #include "engine.h"
 #include "core/ktable.h"
 
@@ -26,11 +26,11 @@ static int hash_init(mm_engine *e, char *err, size_t errlen)
     if (!H)
         return MM_ENOMEM;
     uint32_t cap = (uint32_t)e->param[P_CAPACITY];
-    if (mm_ktable_init(&H->prq, 0, cap, &e->prq_mem) != 0) {
+    if (mm_ktable_init(&H->prq, 0, cap, MM_KTABLE_KEEP_IDLE, &e->prq_mem) != 0) {
         mm_mem_free(&e->mem, H, sizeof *H);
         return MM_ENOMEM;
     }
-    if (mm_ktable_init(&H->umq, 0, cap, &e->umq_mem) != 0) {
+    if (mm_ktable_init(&H->umq, 0, cap, MM_KTABLE_KEEP_IDLE, &e->umq_mem) != 0) {
         mm_ktable_destroy(&H->prq);
         mm_mem_free(&e->mem, H, sizeof *H);
         return MM_ENOMEM;
@@ -53,25 +53,18 @@ static mm_elem *take_head(mm_ktable *t, mm_qstats *st, const mm_key *k, uint32_t
     mm_kentry *ke = mm_ktable_find(t, k, h);
     mm_elem *head = ke ? mm_queue_head(&ke->q) : NULL;
     mm_stat_search(st, head != NULL, head != NULL);
-    if (head && remove) {
-        mm_queue_remove(&ke->q, head);
-        if (mm_queue_empty(&ke->q)) {
-            mm_ktable_remove(t, ke);
-            mm_stat_queues(st, -1);
-        }
-    }
+    if (head && remove && mm_ktable_pull(t, ke, head))
+        mm_stat_queues(st, -1);
     return head;
 }
 
 static int append(mm_ktable *t, mm_qstats *st, mm_elem *x, uint32_t h)
 {
-    int created;
-    mm_kentry *ke = mm_ktable_get(t, &x->key, h, &created);
+    mm_kentry *ke = mm_ktable_get(t, &x->key, h, NULL);
     if (!ke)
         return MM_ENOMEM;
-    if (created)
+    if (mm_ktable_push(ke, x))
         mm_stat_queues(st, 1);
-    mm_queue_push(&ke->q, x);
     return MM_QUEUED;
 }
 
@@ -109,11 +102,8 @@ static void hash_cancel(mm_engine *e, mm_elem *r)
 {
     hash_impl *H = e->impl;
     mm_kentry *ke = mm_ktable_find(&H->prq, &r->key, mm_key_hash(&r->key));
-    mm_queue_remove(&ke->q, r);
-    if (mm_queue_empty(&ke->q)) {
-        mm_ktable_remove(&H->prq, ke);
+    if (mm_ktable_pull(&H->prq, ke, r))
         mm_stat_queues(&e->st.prq, -1);
-    }
 }
 
 static const mm_engine_ops hash_ops = {

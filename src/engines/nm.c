@@ -60,8 +60,8 @@ static int nm_init(mm_engine *e, char *err, size_t errlen)
         return MM_ENOMEM;
     e->impl = N;
     for (unsigned p = 0; p < NPAT; p++)
-        if (mm_ktable_init(&N->prq[p], 0, 16, &e->prq_mem) != 0 ||
-            mm_ktable_init(&N->umq[p], p, 16, &e->umq_mem) != 0) {
+        if (mm_ktable_init(&N->prq[p], 0, 16, MM_KTABLE_KEEP_IDLE, &e->prq_mem) != 0 ||
+            mm_ktable_init(&N->umq[p], p, 16, MM_KTABLE_KEEP_IDLE, &e->umq_mem) != 0) {
             nm_fini(e);
             return MM_ENOMEM;
         }
@@ -70,11 +70,8 @@ static int nm_init(mm_engine *e, char *err, size_t errlen)
 
 static void drop_from(mm_ktable *t, mm_kentry *ke, mm_elem *x, mm_qstats *st)
 {
-    mm_queue_remove(&ke->q, x);
-    if (mm_queue_empty(&ke->q)) {
-        mm_ktable_remove(t, ke);
+    if (mm_ktable_pull(t, ke, x))
         mm_stat_queues(st, -1);
-    }
 }
 
 /* Unlink message m from the tables it is filed in, among the first `upto`;
@@ -94,12 +91,13 @@ static void unlink_message(mm_engine *e, mm_elem *m, unsigned upto, unsigned kp,
     }
 }
 
-/* The one FIFO a receive of key k looks at: its head is the answer. */
-static mm_elem *find_message(mm_engine *e, const mm_key *k, mm_kentry **ke_out)
+/* The one FIFO a receive of key k (pattern p, hash h) looks at: its head is
+ * the answer. */
+static mm_elem *find_message(mm_engine *e, const mm_key *k, unsigned p, uint32_t h,
+                             mm_kentry **ke_out)
 {
     nm_impl *N = e->impl;
-    unsigned p = pattern_of(k);
-    mm_kentry *ke = mm_ktable_find(&N->umq[p], k, mm_key_hash(k));
+    mm_kentry *ke = mm_ktable_find(&N->umq[p], k, h);
     mm_elem *m = ke ? mm_queue_head(&ke->q) : NULL;
     mm_stat_search(&e->st.umq, m != NULL, m != NULL);
     *ke_out = ke;
@@ -110,20 +108,19 @@ static int nm_post(mm_engine *e, mm_elem *r, mm_elem **partner)
 {
     nm_impl *N = e->impl;
     mm_kentry *ke;
-    mm_elem *m = find_message(e, &r->key, &ke);
+    unsigned p = pattern_of(&r->key);
+    uint32_t h = mm_key_hash(&r->key);
+    mm_elem *m = find_message(e, &r->key, p, h, &ke);
     if (m) {
-        unlink_message(e, m, NPAT, pattern_of(&r->key), ke);
+        unlink_message(e, m, NPAT, p, ke);
         *partner = m;
         return MM_MATCHED;
     }
-    unsigned p = pattern_of(&r->key);
-    int created;
-    ke = mm_ktable_get(&N->prq[p], &r->key, mm_key_hash(&r->key), &created);
+    ke = mm_ktable_get(&N->prq[p], &r->key, h, NULL);
     if (!ke)
         return MM_ENOMEM;
-    if (created)
+    if (mm_ktable_push(ke, r))
         mm_stat_queues(&e->st.prq, 1);
-    mm_queue_push(&ke->q, r);
     return MM_QUEUED;
 }
 
@@ -134,14 +131,19 @@ static int nm_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
     mm_kentry *best_ke = NULL;
     unsigned best_p = 0;
     uint64_t depth = 0;
-    for (unsigned p = 0; p < NPAT; p++) {
-        if (!projects(m->key.tag, p) || N->prq[p].count == 0)
-            continue;
+    /* Only tables holding receives can match, and a negative tag only the two
+     * tables that name the tag: usually one table is left to look at. */
+    unsigned look = m->key.tag >= 0 ? 0xFu : 0x5u;
+    for (unsigned p = 0; p < NPAT; p++)
+        if (N->prq[p].count == N->prq[p].idle)
+            look &= ~(1u << p);
+    for (; look; look &= look - 1) {
+        unsigned p = (unsigned)__builtin_ctz(look);
         mm_key k = project(&m->key, p);
         mm_kentry *ke = mm_ktable_find(&N->prq[p], &k, mm_key_hash(&k));
-        if (!ke)
+        mm_elem *r = ke ? mm_queue_head(&ke->q) : NULL;
+        if (!r)
             continue;
-        mm_elem *r = mm_queue_head(&ke->q);
         depth++;
         if (!best || r->seq < best->seq) {
             best = r;
@@ -160,15 +162,13 @@ static int nm_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
         if (!projects(m->key.tag, p))
             continue;
         mm_key k = project(&m->key, p);
-        int created;
-        mm_kentry *ke = mm_ktable_get(&N->umq[p], &k, mm_key_hash(&k), &created);
+        mm_kentry *ke = mm_ktable_get(&N->umq[p], &k, mm_key_hash(&k), NULL);
         if (!ke) {
             unlink_message(e, m, p, NPAT, NULL);
             return MM_ENOMEM;
         }
-        if (created)
+        if (mm_ktable_push(ke, m))
             mm_stat_queues(&e->st.umq, 1);
-        mm_queue_push(&ke->q, m);
     }
     return MM_QUEUED;
 }
@@ -176,9 +176,10 @@ static int nm_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
 static mm_elem *nm_probe(mm_engine *e, const mm_key *k, int remove)
 {
     mm_kentry *ke;
-    mm_elem *m = find_message(e, k, &ke);
+    unsigned p = pattern_of(k);
+    mm_elem *m = find_message(e, k, p, mm_key_hash(k), &ke);
     if (m && remove)
-        unlink_message(e, m, NPAT, pattern_of(k), ke);
+        unlink_message(e, m, NPAT, p, ke);
     return m;
 }
 

@@ -310,6 +310,21 @@ static void rule_errors(void)
     mm_entry bad = ent(0, 1, 1, 9);
     bad.kind = MM_KIND_COLL; /* collective without an operation */
     CHECK_EQ(mm_arrive(e, &bad, &got), MM_EINVAL);
+    CHECK_EQ(mm_post(e, &bad, NULL, &got), MM_EINVAL);
+    bad = ent(0, 1, 1, 9);
+    bad.coll_op = MM_COLL_GATHER; /* an operation on point-to-point traffic */
+    CHECK_EQ(mm_arrive(e, &bad, &got), MM_EINVAL);
+    CHECK_EQ(mm_post(e, &bad, NULL, &got), MM_EINVAL);
+    bad = ent(0, 1, 1, 9);
+    bad.reserved = 1;
+    CHECK_EQ(mm_arrive(e, &bad, &got), MM_EINVAL);
+    CHECK_EQ(mm_post(e, &bad, NULL, &got), MM_EINVAL);
+    bad.reserved = 0;
+    bad.kind = 2; /* no such kind */
+    CHECK_EQ(mm_arrive(e, &bad, &got), MM_EINVAL);
+    bad.kind = MM_KIND_COLL;
+    bad.coll_op = MM_COLL_OP_COUNT; /* no such operation */
+    CHECK_EQ(mm_post(e, &bad, NULL, &got), MM_EINVAL);
     CHECK_EQ(mm_cancel(e, (mm_handle){NULL, 0}), MM_EINVAL);
     if (!wild_ok) {
         CHECK_EQ(post(e, 0, MM_ANY_SOURCE, 1, 4, &got), MM_EHINT);
