@@ -59,6 +59,10 @@ static const char *const coll_names[MM_COLL_OP_COUNT] = {
     [MM_COLL_IBCAST] = "ibcast", [MM_COLL_IREDUCE] = "ireduce",
     [MM_COLL_IALLREDUCE] = "iallreduce", [MM_COLL_IGATHER] = "igather",
     [MM_COLL_IALLGATHER] = "iallgather", [MM_COLL_IALLTOALL] = "ialltoall",
+    [MM_COLL_ISCATTER] = "iscatter", [MM_COLL_ISCATTERV] = "iscatterv",
+    [MM_COLL_IREDUCE_SCATTER] = "ireduce_scatter", [MM_COLL_ISCAN] = "iscan",
+    [MM_COLL_IEXSCAN] = "iexscan", [MM_COLL_REDUCE_SCATTER_BLOCK] = "reduce_scatter_block",
+    [MM_COLL_IREDUCE_SCATTER_BLOCK] = "ireduce_scatter_block",
 };
 
 const char *mm_coll_name(int op)

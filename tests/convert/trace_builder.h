@@ -176,7 +176,10 @@ static void tb_cancel(tb *b, int32_t at, uint64_t req, uint64_t t)
 
 /* A collective on MPI_COMM_WORLD at every rank: root or -1, bytes per
  * rank, start time per rank t[i]. */
-static void tb_coll(tb *b, int type, int op, int32_t root, uint64_t bytes, const uint64_t *t)
+/* A collective on the world at times t[]: rank i sent sent[i] and received
+ * recvd[i] bytes, as the tracer counts them (docs/trace-format.md). */
+static void tb_coll_sr(tb *b, int type, int op, int32_t root, const uint64_t *sent,
+                       const uint64_t *recvd, const uint64_t *t)
 {
     for (int32_t i = 0; i < b->n; i++) {
         mmt_record x = tb_rec(type, op, t[i]);
@@ -184,12 +187,21 @@ static void tb_coll(tb *b, int type, int op, int32_t root, uint64_t bytes, const
         x.peer = root;
         x.peer_world = root;
         x.n = (uint32_t)b->n;
-        x.bytes = bytes;
-        x.aux = bytes;
+        x.bytes = sent[i];
+        x.aux = recvd[i];
         if (type == MMT_ICOLL)
             x.req = ++b->r[i].nreq;
         tb_add(b, i, &x);
     }
+}
+
+/* The same with `bytes` sent and received by every rank. */
+static void tb_coll(tb *b, int type, int op, int32_t root, uint64_t bytes, const uint64_t *t)
+{
+    uint64_t v[TB_MAX_RANKS];
+    for (int32_t i = 0; i < b->n; i++)
+        v[i] = bytes;
+    tb_coll_sr(b, type, op, root, v, v, t);
 }
 
 /* Write DIR/rank-NNNNNN.mmt (with END unless no_end) and DIR/index.json

@@ -1,19 +1,24 @@
 /* test_coll_algo: the collective schedules of tools/gen/coll_algo.c deliver
  * exactly the data their collective promises.
  *
- * For every operation family, algorithm and a range of communicator sizes
- * (powers of two and not, 1 .. 64) and roots, the transfers are replayed
- * step by step on a model of every rank's data: per rank and block, the set
- * of ranks whose contribution it holds. A transfer sends what the sender
- * held at the start of its step; COPY needs the sender to hold the block and
- * must not resend what the receiver has, REDUCE must combine disjoint sets
- * (nothing counted twice), SYNC (barrier) merges. At the end: gather, the
- * root holds every rank's block; allgather, every rank does; bcast, every
- * rank holds the root's; reduce/allreduce, the root / every rank holds the
- * sum of all n contributions in every segment; barrier, every rank has
- * heard from all; alltoall, rank d holds block s->d from every s. Plus byte
- * counts, message counts per rank, the section 5.4 hot spot, tags and the
- * automatic selection. */
+ * For every operation family, algorithm, a range of communicator sizes
+ * (powers of two and not, 1 .. 100), roots and byte sizes, the transfers
+ * are replayed step by step on a model of every rank's data: per rank and
+ * block, the set of ranks whose contribution it holds (for scatter: the
+ * ranks whose block it is). A transfer sends what the sender held at the
+ * start of its step; COPY needs the sender to hold the block and must not
+ * resend what the receiver has, REDUCE must combine disjoint sets (nothing
+ * counted twice), SYNC (barrier) merges, PREFIX (scan) combines disjoint
+ * partial sums into block 1 and, from a lower rank, into the result, block
+ * 0. At the end: gather, the root holds every rank's block; allgather,
+ * every rank does; bcast, every rank holds the root's; reduce/allreduce,
+ * the root / every rank holds the sum of all n contributions in every
+ * segment; barrier, every rank has heard from all; alltoall, rank d holds
+ * block s->d from every s; scatter, rank r holds block r; reduce_scatter,
+ * rank r holds block r summed over all n ranks; scan, rank r's result is
+ * the sum of contributions 0..r, exscan 0..r-1 (nothing at rank 0). Plus
+ * byte counts, message counts per rank, the tags each transfer carries,
+ * the section 5.4 hot spot and the automatic selection. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,6 +88,15 @@ static int set_full(const uint64_t *a, int32_t n)
     return 1;
 }
 
+/* Exactly the ranks 0 .. hi-1 of n. */
+static int set_prefix(const uint64_t *a, int32_t n, int32_t hi)
+{
+    for (int32_t r = 0; r < n; r++)
+        if ((int)(a[r / 64] >> (r % 64) & 1) != (r < hi))
+            return 0;
+    return 1;
+}
+
 /* Initial data of each rank. */
 static void sim_init(sim *s, const mm_coll_desc *d)
 {
@@ -91,14 +105,17 @@ static void sim_init(sim *s, const mm_coll_desc *d)
     for (int32_t r = 0; r < n; r++)
         for (uint32_t b = 0; b < s->nb; b++) {
             int own = 0;
+            int32_t who = r; /* whose the data is */
             switch (fam) {
             case MM_COLL_GATHER: case MM_COLL_ALLGATHER: own = (int32_t)b == r; break;
             case MM_COLL_ALLTOALL: own = (int32_t)(b / (uint32_t)n) == r; break;
             case MM_COLL_BCAST: own = r == d->root; break;
-            default: own = 1; /* reduce, allreduce, barrier: everyone contributes */
+            case MM_COLL_SCATTER: own = r == d->root; who = (int32_t)b; break;
+            case MM_COLL_EXSCAN: own = b == 1; break; /* the result starts empty */
+            default: own = 1; /* reduce(_scatter), allreduce, barrier, scan: all contribute */
             }
             if (own)
-                set_add(set_of(s, r, b), r);
+                set_add(set_of(s, r, b), who);
         }
 }
 
@@ -128,6 +145,18 @@ static long sim_final(sim *s, const mm_coll_desc *d)
                 break;
             case MM_COLL_REDUCE:
                 ok = r != d->root || set_full(a, n);
+                break;
+            case MM_COLL_SCATTER:
+                ok = (int32_t)b != r || set_is(a, s->words, r);
+                break;
+            case MM_COLL_REDUCE_SCATTER:
+                ok = (int32_t)b != r || set_full(a, n);
+                break;
+            case MM_COLL_SCAN: /* block 1 is scratch */
+                ok = b != 0 || set_prefix(a, n, r + 1);
+                break;
+            case MM_COLL_EXSCAN: /* MPI leaves rank 0's result undefined; none arrives */
+                ok = b != 0 || set_prefix(a, n, r);
                 break;
             default: /* allreduce, barrier */
                 ok = set_full(a, n);
@@ -180,7 +209,8 @@ static int run(const mm_coll_desc *d, run_result *res)
     for (size_t i = 0; i < nx; i++) {
         const mm_coll_xfer *t = &x[i];
         if (t->src < 0 || t->src >= d->n || t->dst < 0 || t->dst >= d->n || t->src == t->dst ||
-            t->nblk < 1 || t->nblk > s.nb || t->blk >= s.nb || t->mode > MM_XFER_SYNC ||
+            t->nblk < 1 || t->nblk > s.nb || t->blk >= s.nb || t->mode > MM_XFER_PREFIX ||
+            (t->mode == MM_XFER_PREFIX && (t->blk != 1 || t->nblk != 1)) ||
             (i > 0 && t->step < x[i - 1].step)) {
             fprintf(stderr, "bad transfer %zu: step %u %d->%d blk %u+%u\n", i, t->step,
                     t->src, t->dst, t->blk, t->nblk);
@@ -225,6 +255,19 @@ static int run(const mm_coll_desc *d, run_result *res)
                     for (size_t w = 0; w < s.words; w++)
                         r[w] |= p[w];
                     break;
+                case MM_XFER_PREFIX: {
+                    /* the partial sum always; the result only from below */
+                    uint64_t *out = set_of(&s, x[k].dst, 0);
+                    int below = x[k].src < x[k].dst;
+                    ok = !set_empty(p, s.words) && set_disjoint(r, p, s.words) &&
+                         (!below || set_disjoint(out, p, s.words));
+                    for (size_t w = 0; w < s.words; w++) {
+                        r[w] |= p[w];
+                        if (below)
+                            out[w] |= p[w];
+                    }
+                    break;
+                }
                 default:
                     for (size_t w = 0; w < s.words; w++)
                         r[w] |= p[w];
@@ -288,15 +331,78 @@ static long expected_recvs(const mm_coll_desc *d, int32_t r)
         return d->alg == MM_ALG_DISSEMINATION || (n & (n - 1)) == 0 ? (long)ceil_log2(n) : -1;
     case MM_COLL_ALLTOALL:
         return n - 1;
+    case MM_COLL_SCATTER:
+        return vr == 0 ? 0 : 1;
+    case MM_COLL_REDUCE_SCATTER:
+        switch (d->alg) {
+        case MM_ALG_RING: case MM_ALG_PAIRWISE: return n - 1;
+        case MM_ALG_RECURSIVE_HALVING: {
+            int32_t pof2 = 1;
+            while (pof2 * 2 <= n)
+                pof2 *= 2;
+            int32_t rem = n - pof2;
+            if (r < 2 * rem) /* folded pairs: even r only gets its result back */
+                return r % 2 ? 1 + (long)ceil_log2(pof2) : 1;
+            return ceil_log2(pof2);
+        }
+        default: { /* nonoverlapping: binomial reduce to 0, then one block from 0 */
+            if (r == 0)
+                return ceil_log2(n);
+            long children = 0;
+            for (int32_t m = 1; m < (r & -r) && r + m < n; m <<= 1)
+                children++;
+            return children + 1;
+        }
+        }
+    case MM_COLL_SCAN: case MM_COLL_EXSCAN:
+        if (d->alg == MM_ALG_LINEAR)
+            return r == 0 ? 0 : 1;
+        long partners = 0;
+        for (int32_t m = 1; m < n; m <<= 1)
+            partners += (r ^ m) < n;
+        return partners;
     }
     return -1;
 }
 
 static const int families[] = {
     MM_COLL_GATHER, MM_COLL_BCAST, MM_COLL_REDUCE, MM_COLL_ALLREDUCE,
-    MM_COLL_ALLGATHER, MM_COLL_BARRIER, MM_COLL_ALLTOALL,
+    MM_COLL_ALLGATHER, MM_COLL_BARRIER, MM_COLL_ALLTOALL, MM_COLL_SCATTER,
+    MM_COLL_REDUCE_SCATTER, MM_COLL_SCAN, MM_COLL_EXSCAN,
 };
-static const int32_t sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 12, 13, 16, 31, 64};
+static const int32_t sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 16, 17,
+                                24, 31, 32, 33, 63, 64, 100};
+static const uint64_t byte_sizes[] = {0, 3, 1000};
+
+/* Replay one description and check it; 0 if the algorithm does not take
+ * it (recursive-doubling allgather, n = 6). */
+static int check_schedule(const mm_coll_desc *d)
+{
+    char err[256];
+    if (mm_coll_check(d, err, sizeof err) != MMS_OK)
+        return 0;
+    run_result res;
+    CHECK_EQ(run(d, &res), 0);
+    if (res.errors || res.wrong)
+        fprintf(stderr, "FAILED: %s/%s n=%d root=%d bytes=%llu: %ld errors, %ld wrong\n",
+                mm_coll_name(d->op), mm_coll_alg_name(d->alg), d->n, d->root,
+                (unsigned long long)d->bytes, res.errors, res.wrong);
+    CHECK_EQ(res.errors, 0);
+    CHECK_EQ(res.wrong, 0);
+    for (int32_t r = 0; r < d->n && res.recvs; r++) {
+        long want = expected_recvs(d, r);
+        if (want >= 0 && (long)res.recvs[r] != want) {
+            fprintf(stderr, "%s/%s n=%d root=%d rank %d: %zu receives, want %ld\n",
+                    mm_coll_name(d->op), mm_coll_alg_name(d->alg), d->n, d->root, r,
+                    res.recvs[r], want);
+            CHECK(0);
+        }
+    }
+    if (d->n == 1)
+        CHECK_EQ(res.nx, 0);
+    free(res.recvs);
+    return 1;
+}
 
 static void test_schedules(void)
 {
@@ -308,42 +414,32 @@ static void test_schedules(void)
             for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
                 int32_t n = sizes[si];
                 int32_t roots[3] = {0, n - 1, n / 2};
-                for (int ri = 0; ri < 3; ri++) {
-                    mm_coll_desc d = {families[f], alg, n, roots[ri], 1000};
-                    if (families[f] == MM_COLL_ALLREDUCE && alg == MM_ALG_RING && ri == 1)
-                        d.bytes = 3; /* fewer bytes than segments: empty segments */
-                    char err[256];
-                    if (mm_coll_check(&d, err, sizeof err) != MMS_OK)
-                        continue; /* e.g. recursive-doubling allgather, n = 6 */
-                    run_result res;
-                    CHECK_EQ(run(&d, &res), 0);
-                    combos++;
-                    if (res.errors || res.wrong)
-                        fprintf(stderr, "FAILED: %s/%s n=%d root=%d: %ld errors, %ld wrong\n",
-                                mm_coll_name(d.op), mm_coll_alg_name(alg), n, d.root,
-                                res.errors, res.wrong);
-                    CHECK_EQ(res.errors, 0);
-                    CHECK_EQ(res.wrong, 0);
-                    for (int32_t r = 0; r < n && res.recvs; r++) {
-                        long want = expected_recvs(&d, r);
-                        if (want >= 0 && (long)res.recvs[r] != want) {
-                            fprintf(stderr, "%s/%s n=%d root=%d rank %d: %zu receives, want %ld\n",
-                                    mm_coll_name(d.op), mm_coll_alg_name(alg), n, d.root, r,
-                                    res.recvs[r], want);
-                            CHECK(0);
-                        }
+                /* 3 bytes: fewer than the ring allreduce's segments, some empty */
+                for (int ri = 0; ri < 3; ri++)
+                    for (size_t bi = 0; bi < sizeof byte_sizes / sizeof *byte_sizes; bi++) {
+                        mm_coll_desc d = {families[f], alg, n, roots[ri], byte_sizes[bi]};
+                        combos += (size_t)check_schedule(&d);
                     }
-                    if (n == 1)
-                        CHECK_EQ(res.nx, 0);
-                    free(res.recvs);
-                }
             }
         }
     printf("schedules checked: %zu\n", combos);
-    CHECK(combos > 200);
+    CHECK(combos > 3000);
 }
 
-/* The nonblocking and v-variants expand exactly as their family. */
+/* Transfers equal but for the tag they carry. */
+static int same_but_tag(const mm_coll_xfer *a, const mm_coll_xfer *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        mm_coll_xfer x = a[i], y = b[i];
+        x.tag_op = y.tag_op = 0;
+        if (memcmp(&x, &y, sizeof x) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* The nonblocking and v-variants expand exactly as their family, with
+ * every algorithm. */
 static void test_variants(void)
 {
     static const int pairs[][2] = {
@@ -352,25 +448,99 @@ static void test_variants(void)
         {MM_COLL_IALLREDUCE, MM_COLL_ALLREDUCE}, {MM_COLL_IBCAST, MM_COLL_BCAST},
         {MM_COLL_IREDUCE, MM_COLL_REDUCE}, {MM_COLL_IBARRIER, MM_COLL_BARRIER},
         {MM_COLL_IALLTOALL, MM_COLL_ALLTOALL}, {MM_COLL_ALLTOALLV, MM_COLL_ALLTOALL},
+        {MM_COLL_ISCATTER, MM_COLL_SCATTER}, {MM_COLL_SCATTERV, MM_COLL_SCATTER},
+        {MM_COLL_ISCATTERV, MM_COLL_SCATTER},
+        {MM_COLL_IREDUCE_SCATTER, MM_COLL_REDUCE_SCATTER},
+        {MM_COLL_REDUCE_SCATTER_BLOCK, MM_COLL_REDUCE_SCATTER},
+        {MM_COLL_IREDUCE_SCATTER_BLOCK, MM_COLL_REDUCE_SCATTER},
+        {MM_COLL_ISCAN, MM_COLL_SCAN}, {MM_COLL_IEXSCAN, MM_COLL_EXSCAN},
     };
+    size_t compared = 0;
     for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
         CHECK_EQ(mm_coll_family(pairs[i][0]), pairs[i][1]);
-        int alg = mm_coll_auto(pairs[i][1], 13, 64, MM_COLL_LIB_MPICH).alg;
-        mm_coll_desc a = {pairs[i][0], alg, 13, 4, 64}, b = {pairs[i][1], alg, 13, 4, 64};
-        mm_coll_xfer *xa, *xb;
-        size_t na, nb;
-        char err[256];
-        CHECK_EQ(mm_coll_expand_array(&a, &xa, &na, err, sizeof err), MMS_OK);
-        CHECK_EQ(mm_coll_expand_array(&b, &xb, &nb, err, sizeof err), MMS_OK);
-        CHECK_EQ(na, nb);
-        CHECK(na == nb && memcmp(xa, xb, na * sizeof *xa) == 0);
-        free(xa);
-        free(xb);
+        for (int alg = 1; alg < MM_ALG_COUNT; alg++) {
+            if (!mm_coll_alg_valid(pairs[i][1], alg))
+                continue;
+            mm_coll_desc a = {pairs[i][0], alg, 13, 4, 64}, b = {pairs[i][1], alg, 13, 4, 64};
+            mm_coll_xfer *xa, *xb;
+            size_t na, nb;
+            char err[256];
+            if (mm_coll_check(&b, err, sizeof err) != MMS_OK)
+                continue;
+            CHECK_EQ(mm_coll_expand_array(&a, &xa, &na, err, sizeof err), MMS_OK);
+            CHECK_EQ(mm_coll_expand_array(&b, &xb, &nb, err, sizeof err), MMS_OK);
+            CHECK_EQ(na, nb);
+            CHECK(na == nb && same_but_tag(xa, xb, na));
+            compared++;
+            free(xa);
+            free(xb);
+        }
     }
-    CHECK_EQ(mm_coll_family(MM_COLL_SCATTER), -1);
-    CHECK_EQ(mm_coll_family(MM_COLL_REDUCE_SCATTER), -1);
+    CHECK(compared > 30);
+    CHECK_EQ(mm_coll_family(MM_COLL_NONE), -1);
+    CHECK_EQ(mm_coll_family(MM_COLL_OP_COUNT), -1);
     CHECK_EQ(mm_coll_nonblocking_of(MM_COLL_ALLGATHER), MM_COLL_IALLGATHER);
+    CHECK_EQ(mm_coll_nonblocking_of(MM_COLL_SCATTERV), MM_COLL_ISCATTERV);
+    CHECK_EQ(mm_coll_nonblocking_of(MM_COLL_REDUCE_SCATTER_BLOCK), MM_COLL_IREDUCE_SCATTER_BLOCK);
+    CHECK_EQ(mm_coll_nonblocking_of(MM_COLL_GATHERV), MM_COLL_GATHERV);
     CHECK(mm_coll_nonblocking(MM_COLL_IALLGATHER) && !mm_coll_nonblocking(MM_COLL_ALLGATHER));
+    /* every operation but NONE has a family; its nonblocking form is nonblocking */
+    for (int op = MM_COLL_NONE + 1; op < MM_COLL_OP_COUNT; op++) {
+        int fam = mm_coll_family(op);
+        CHECK(fam > 0);
+        int nbop = mm_coll_nonblocking_of(op);
+        if (nbop == op && !mm_coll_nonblocking(op))
+            nbop = mm_coll_nonblocking_of(fam);
+        CHECK(mm_coll_nonblocking(nbop) && mm_coll_family(nbop) == fam);
+    }
+}
+
+/* The tag each transfer carries: the call's own operation's, except in the
+ * blocking nonoverlapping reduce_scatter (Open MPI: a reduce, then a
+ * scatterv, or a scatter for reduce_scatter_block), whose reduce part is
+ * every step before the last. */
+static void test_tag_ops(void)
+{
+    static const int32_t ns[] = {1, 2, 5, 8, 13};
+    for (int op = MM_COLL_NONE + 1; op < MM_COLL_OP_COUNT; op++)
+        for (int alg = 1; alg < MM_ALG_COUNT; alg++)
+            for (size_t i = 0; i < sizeof ns / sizeof *ns; i++) {
+                mm_coll_desc d = {op, alg, ns[i], 0, 16};
+                mm_coll_xfer *x;
+                size_t nx;
+                char err[256];
+                if (mm_coll_check(&d, err, sizeof err) != MMS_OK)
+                    continue;
+                CHECK_EQ(mm_coll_expand_array(&d, &x, &nx, err, sizeof err), MMS_OK);
+                int two = alg == MM_ALG_NONOVERLAPPING && !mm_coll_nonblocking(op);
+                int scat = op == MM_COLL_REDUCE_SCATTER_BLOCK ? MM_COLL_SCATTER : MM_COLL_SCATTERV;
+                uint32_t last = nx ? x[nx - 1].step : 0;
+                for (size_t k = 0; k < nx; k++) {
+                    int want = !two ? op : x[k].step < last ? MM_COLL_REDUCE : scat;
+                    CHECK_EQ(x[k].tag_op, want);
+                    CHECK_EQ(mm_coll_xfer_tag(&x[k], 3), mm_coll_tag(want, 3));
+                    if (two)
+                        CHECK_EQ(x[k].mode, want == MM_COLL_REDUCE ? MM_XFER_REDUCE : MM_XFER_COPY);
+                }
+                free(x);
+            }
+    /* Open MPI: reduce -21, scatter -25, scatterv -26 */
+    mm_coll_desc d = {MM_COLL_REDUCE_SCATTER, MM_ALG_NONOVERLAPPING, 4, 0, 8};
+    mm_coll_xfer *x;
+    size_t nx;
+    char err[256];
+    CHECK_EQ(mm_coll_expand_array(&d, &x, &nx, err, sizeof err), MMS_OK);
+    CHECK_EQ(nx, 3 + 3); /* binomial reduce of 4 ranks, then 3 blocks */
+    CHECK(nx == 6 && mm_coll_xfer_tag(&x[0], 0) == -21 && mm_coll_xfer_tag(&x[5], 0) == -26);
+    free(x);
+    d.op = MM_COLL_REDUCE_SCATTER_BLOCK;
+    CHECK_EQ(mm_coll_expand_array(&d, &x, &nx, err, sizeof err), MMS_OK);
+    CHECK(nx == 6 && mm_coll_xfer_tag(&x[0], 0) == -21 && mm_coll_xfer_tag(&x[5], 0) == -25);
+    free(x);
+    d.op = MM_COLL_IREDUCE_SCATTER;
+    CHECK_EQ(mm_coll_expand_array(&d, &x, &nx, err, sizeof err), MMS_OK);
+    CHECK(nx == 6 && mm_coll_xfer_tag(&x[0], 2) == -29 && mm_coll_xfer_tag(&x[5], 2) == -29);
+    free(x);
 }
 
 /* Section 5.4 / 5.2 of paper 000: in a linear gather rank 0 of n ranks
@@ -422,9 +592,20 @@ static void test_check_errors(void)
     g.root = 0;
     g.n = 0;
     CHECK_EQ(mm_coll_check(&g, err, sizeof err), MMS_EFORMAT);
-    mm_coll_desc s = {MM_COLL_SCATTER, MM_ALG_LINEAR, 4, 0, 8};
+    mm_coll_desc s = {MM_COLL_NONE, MM_ALG_LINEAR, 4, 0, 8};
     CHECK_EQ(mm_coll_check(&s, err, sizeof err), MMS_EFORMAT);
-    CHECK(strstr(err, "scatter") != NULL);
+    CHECK(strstr(err, "not a collective") != NULL);
+    mm_coll_desc sc = {MM_COLL_SCATTER, MM_ALG_RING, 4, 0, 8};
+    CHECK_EQ(mm_coll_check(&sc, err, sizeof err), MMS_EFORMAT);
+    CHECK(strstr(err, "ring") != NULL && strstr(err, "scatter") != NULL);
+    sc.alg = MM_ALG_BINOMIAL;
+    sc.root = -1;
+    CHECK_EQ(mm_coll_check(&sc, err, sizeof err), MMS_EFORMAT);
+    CHECK(strstr(err, "root -1") != NULL);
+    mm_coll_desc sn = {MM_COLL_SCAN, MM_ALG_RECURSIVE_HALVING, 4, 0, 8};
+    CHECK_EQ(mm_coll_check(&sn, err, sizeof err), MMS_EFORMAT);
+    CHECK_EQ(mm_coll_alg_from_name("recursive_halving"), MM_ALG_RECURSIVE_HALVING);
+    CHECK_EQ(mm_coll_alg_from_name("nonoverlapping"), MM_ALG_NONOVERLAPPING);
     CHECK_EQ(mm_coll_alg_from_name("bruck"), MM_ALG_BRUCK);
     CHECK_EQ(mm_coll_alg_from_name("nope"), -1);
     CHECK(mm_coll_alg_name(MM_ALG_COUNT) == NULL);
@@ -435,7 +616,15 @@ static void test_tags(void)
     /* blocking: one fixed negative tag per operation, all distinct */
     int32_t seen[64];
     size_t ns = 0;
-    for (int op = MM_COLL_BARRIER; op <= MM_COLL_EXSCAN; op++) {
+    static const int blocking[] = {
+        MM_COLL_BARRIER, MM_COLL_BCAST, MM_COLL_REDUCE, MM_COLL_ALLREDUCE, MM_COLL_GATHER,
+        MM_COLL_GATHERV, MM_COLL_SCATTER, MM_COLL_SCATTERV, MM_COLL_ALLGATHER,
+        MM_COLL_ALLGATHERV, MM_COLL_ALLTOALL, MM_COLL_ALLTOALLV, MM_COLL_REDUCE_SCATTER,
+        MM_COLL_SCAN, MM_COLL_EXSCAN, MM_COLL_REDUCE_SCATTER_BLOCK,
+    };
+    for (size_t b = 0; b < sizeof blocking / sizeof *blocking; b++) {
+        int op = blocking[b];
+        CHECK(!mm_coll_nonblocking(op));
         int32_t t = mm_coll_tag(op, 0);
         CHECK(t < 0 && t > MM_COLL_TAG_NONBLOCKING_BASE);
         for (size_t i = 0; i < ns; i++)
@@ -444,6 +633,13 @@ static void test_tags(void)
     }
     CHECK_EQ(mm_coll_tag(MM_COLL_GATHER, 5), -19);
     CHECK_EQ(mm_coll_tag(MM_COLL_ALLREDUCE, 5), -12);
+    /* coll_tags.h of Open MPI 2.x-4.x */
+    CHECK_EQ(mm_coll_tag(MM_COLL_REDUCE_SCATTER_BLOCK, 0), -23);
+    CHECK_EQ(mm_coll_tag(MM_COLL_SCAN, 0), -24);
+    CHECK_EQ(mm_coll_tag(MM_COLL_SCATTER, 0), -25);
+    CHECK_EQ(mm_coll_tag(MM_COLL_SCATTERV, 0), -26);
+    CHECK_EQ(mm_coll_tag(MM_COLL_EXSCAN, 0), -18);
+    CHECK_EQ(mm_coll_tag(MM_COLL_ISCAN, 4), -31);
     /* nonblocking: a new tag per call, counting down from -27 */
     CHECK_EQ(mm_coll_tag(MM_COLL_IALLGATHER, 0), -27);
     CHECK_EQ(mm_coll_tag(MM_COLL_IALLGATHER, 1), -28);
@@ -456,23 +652,19 @@ static void test_tags(void)
  * checked against the published thresholds. */
 static void test_auto(void)
 {
-    static const int ops[] = {
-        MM_COLL_GATHER, MM_COLL_GATHERV, MM_COLL_IGATHER, MM_COLL_BCAST, MM_COLL_REDUCE,
-        MM_COLL_ALLREDUCE, MM_COLL_IALLREDUCE, MM_COLL_ALLGATHER, MM_COLL_IALLGATHER,
-        MM_COLL_BARRIER, MM_COLL_IBARRIER, MM_COLL_ALLTOALL,
-    };
-    static const uint64_t bytes[] = {0, 8, 100, 511, 1023, 2048, 6001, 9999, 10000, 50000, 100000, 1 << 20};
+    static const uint64_t bytes[] = {0, 8, 100, 299, 300, 511, 1023, 2048, 6001, 9999, 10000,
+                                     50000, 100000, 1 << 20, UINT64_MAX / 2};
     static const int32_t ns[] = {1, 2, 3, 7, 8, 11, 13, 61, 64, 100, 512, 1000};
     for (int lib = 0; lib < 2; lib++)
-        for (size_t o = 0; o < sizeof ops / sizeof *ops; o++)
+        for (int op = MM_COLL_NONE + 1; op < MM_COLL_OP_COUNT; op++)
             for (size_t b = 0; b < sizeof bytes / sizeof *bytes; b++)
                 for (size_t i = 0; i < sizeof ns / sizeof *ns; i++) {
-                    mm_coll_choice c = mm_coll_auto(ops[o], ns[i], bytes[b], lib);
-                    mm_coll_desc d = {ops[o], c.alg, ns[i], 0, bytes[b]};
+                    mm_coll_choice c = mm_coll_auto(op, ns[i], bytes[b], lib);
+                    mm_coll_desc d = {op, c.alg, ns[i], 0, bytes[b]};
                     char err[256];
                     int rc = mm_coll_check(&d, err, sizeof err);
                     if (rc != MMS_OK)
-                        fprintf(stderr, "auto %s n=%d bytes=%llu lib=%d: %s\n", mm_coll_name(ops[o]),
+                        fprintf(stderr, "auto %s n=%d bytes=%llu lib=%d: %s\n", mm_coll_name(op),
                                 ns[i], (unsigned long long)bytes[b], lib, err);
                     CHECK_EQ(rc, MMS_OK);
                     CHECK(c.rule != NULL && c.rule[0] != '\0');
@@ -483,33 +675,86 @@ static void test_auto(void)
     CHECK_EQ(mm_coll_auto(MM_COLL_BCAST, 16, 64, MM_COLL_LIB_OMPI).substitute, 0);
     CHECK_EQ(mm_coll_auto(MM_COLL_BCAST, 16, 4096, MM_COLL_LIB_OMPI).substitute, 1);
     CHECK_EQ(mm_coll_auto(MM_COLL_GATHER, 8, 8192, MM_COLL_LIB_OMPI).substitute, 1);
-    /* Open MPI tuned */
-    CHECK_EQ(mm_coll_auto(MM_COLL_GATHER, 512, 8, MM_COLL_LIB_OMPI).alg, MM_ALG_BINOMIAL);
-    CHECK_EQ(mm_coll_auto(MM_COLL_GATHER, 8, 8, MM_COLL_LIB_OMPI).alg, MM_ALG_LINEAR);
-    CHECK_EQ(mm_coll_auto(MM_COLL_IGATHER, 512, 8, MM_COLL_LIB_OMPI).alg, MM_ALG_DIRECT);
-    CHECK_EQ(mm_coll_auto(MM_COLL_ALLREDUCE, 512, 8, MM_COLL_LIB_OMPI).alg, MM_ALG_RECURSIVE_DOUBLING);
-    CHECK_EQ(mm_coll_auto(MM_COLL_ALLREDUCE, 16, 1 << 20, MM_COLL_LIB_OMPI).alg, MM_ALG_RING);
-    CHECK_EQ(mm_coll_auto(MM_COLL_ALLGATHER, 13, 8, MM_COLL_LIB_OMPI).alg, MM_ALG_BRUCK);
-    CHECK_EQ(mm_coll_auto(MM_COLL_ALLGATHER, 16, 8, MM_COLL_LIB_OMPI).alg, MM_ALG_RECURSIVE_DOUBLING);
-    CHECK_EQ(mm_coll_auto(MM_COLL_ALLGATHER, 512, 1024, MM_COLL_LIB_OMPI).alg, MM_ALG_NEIGHBOR_EXCHANGE);
-    CHECK_EQ(mm_coll_auto(MM_COLL_ALLGATHER, 513, 1024, MM_COLL_LIB_OMPI).alg, MM_ALG_RING);
-    CHECK_EQ(mm_coll_auto(MM_COLL_IALLGATHER, 512, 1024, MM_COLL_LIB_OMPI).alg, MM_ALG_LINEAR);
-    CHECK_EQ(mm_coll_auto(MM_COLL_BARRIER, 12, 0, MM_COLL_LIB_OMPI).alg, MM_ALG_DISSEMINATION);
-    CHECK_EQ(mm_coll_auto(MM_COLL_REDUCE, 4, 100, MM_COLL_LIB_OMPI).alg, MM_ALG_LINEAR);
-    /* MPICH */
-    CHECK_EQ(mm_coll_auto(MM_COLL_GATHER, 4, 8, MM_COLL_LIB_MPICH).alg, MM_ALG_BINOMIAL);
-    CHECK_EQ(mm_coll_auto(MM_COLL_ALLGATHER, 512, 1000, MM_COLL_LIB_MPICH).alg, MM_ALG_RECURSIVE_DOUBLING);
-    CHECK_EQ(mm_coll_auto(MM_COLL_ALLGATHER, 500, 1000, MM_COLL_LIB_MPICH).alg, MM_ALG_RING);
-    CHECK_EQ(mm_coll_auto(MM_COLL_ALLGATHER, 13, 8, MM_COLL_LIB_MPICH).alg, MM_ALG_BRUCK);
-    CHECK_EQ(mm_coll_auto(MM_COLL_ALLREDUCE, 64, 2048, MM_COLL_LIB_MPICH).alg, MM_ALG_RECURSIVE_DOUBLING);
-    CHECK_EQ(mm_coll_auto(MM_COLL_ALLREDUCE, 64, 4096, MM_COLL_LIB_MPICH).alg, MM_ALG_RING);
-    CHECK_EQ(mm_coll_auto(MM_COLL_BARRIER, 16, 0, MM_COLL_LIB_MPICH).alg, MM_ALG_DISSEMINATION);
+    /* the rules against the published thresholds: {op, n, bytes, lib, alg} */
+    enum { O = MM_COLL_LIB_OMPI, M = MM_COLL_LIB_MPICH };
+    static const struct { int op; int32_t n; uint64_t bytes; int lib, alg; } rules[] = {
+        /* Open MPI tuned */
+        {MM_COLL_GATHER, 512, 8, O, MM_ALG_BINOMIAL},
+        {MM_COLL_GATHER, 8, 8, O, MM_ALG_LINEAR},
+        {MM_COLL_IGATHER, 512, 8, O, MM_ALG_DIRECT},
+        {MM_COLL_ALLREDUCE, 512, 8, O, MM_ALG_RECURSIVE_DOUBLING},
+        {MM_COLL_ALLREDUCE, 16, 1 << 20, O, MM_ALG_RING},
+        {MM_COLL_ALLGATHER, 13, 8, O, MM_ALG_BRUCK},
+        {MM_COLL_ALLGATHER, 16, 8, O, MM_ALG_RECURSIVE_DOUBLING},
+        {MM_COLL_ALLGATHER, 512, 1024, O, MM_ALG_NEIGHBOR_EXCHANGE},
+        {MM_COLL_ALLGATHER, 513, 1024, O, MM_ALG_RING},
+        {MM_COLL_IALLGATHER, 512, 1024, O, MM_ALG_LINEAR},
+        {MM_COLL_BARRIER, 12, 0, O, MM_ALG_DISSEMINATION},
+        {MM_COLL_REDUCE, 4, 100, O, MM_ALG_LINEAR},
+        /* MPICH */
+        {MM_COLL_GATHER, 4, 8, M, MM_ALG_BINOMIAL},
+        {MM_COLL_ALLGATHER, 512, 1000, M, MM_ALG_RECURSIVE_DOUBLING},
+        {MM_COLL_ALLGATHER, 500, 1000, M, MM_ALG_RING},
+        {MM_COLL_ALLGATHER, 13, 8, M, MM_ALG_BRUCK},
+        {MM_COLL_ALLREDUCE, 64, 2048, M, MM_ALG_RECURSIVE_DOUBLING},
+        {MM_COLL_ALLREDUCE, 64, 4096, M, MM_ALG_RING},
+        {MM_COLL_BARRIER, 16, 0, M, MM_ALG_DISSEMINATION},
+        /* scatter: Open MPI tuned binomial for n > 10 and block < 300 B, basic
+         * linear for scatterv, libnbc linear; MPICH binomial, scatterv linear */
+        {MM_COLL_SCATTER, 11, 299, O, MM_ALG_BINOMIAL},
+        {MM_COLL_SCATTER, 11, 300, O, MM_ALG_LINEAR},
+        {MM_COLL_SCATTER, 10, 8, O, MM_ALG_LINEAR},
+        {MM_COLL_SCATTERV, 64, 8, O, MM_ALG_LINEAR},
+        {MM_COLL_ISCATTER, 64, 8, O, MM_ALG_LINEAR},
+        {MM_COLL_SCATTER, 4, 1 << 20, M, MM_ALG_BINOMIAL},
+        {MM_COLL_ISCATTER, 4, 8, M, MM_ALG_BINOMIAL},
+        {MM_COLL_SCATTERV, 64, 8, M, MM_ALG_LINEAR},
+        {MM_COLL_ISCATTERV, 64, 8, M, MM_ALG_LINEAR},
+        /* reduce_scatter, Open MPI: n*block <= 12 KiB, or <= 256 KiB and n a
+         * power of two, or n >= 0.0012 n*block + 8: recursive halving; else ring */
+        {MM_COLL_REDUCE_SCATTER, 12, 1024, O, MM_ALG_RECURSIVE_HALVING},
+        {MM_COLL_REDUCE_SCATTER, 12, 1025, O, MM_ALG_RING},
+        {MM_COLL_REDUCE_SCATTER, 16, 16384, O, MM_ALG_RECURSIVE_HALVING},
+        {MM_COLL_REDUCE_SCATTER, 16, 16385, O, MM_ALG_RING},
+        {MM_COLL_REDUCE_SCATTER, 1000, 100, O, MM_ALG_RECURSIVE_HALVING},
+        {MM_COLL_REDUCE_SCATTER, 1000, 1000, O, MM_ALG_RING},
+        {MM_COLL_IREDUCE_SCATTER, 1000, 1000, O, MM_ALG_NONOVERLAPPING},
+        /* MPICH: n*block < 524288: recursive halving, else pairwise */
+        {MM_COLL_REDUCE_SCATTER, 64, 8191, M, MM_ALG_RECURSIVE_HALVING},
+        {MM_COLL_REDUCE_SCATTER_BLOCK, 64, 8192, M, MM_ALG_PAIRWISE},
+        {MM_COLL_IREDUCE_SCATTER, 64, 8192, M, MM_ALG_PAIRWISE},
+        /* scan, exscan: Open MPI basic and libnbc linear */
+        {MM_COLL_SCAN, 64, 8, O, MM_ALG_LINEAR},
+        {MM_COLL_IEXSCAN, 64, 8, O, MM_ALG_LINEAR},
+    };
+    for (size_t i = 0; i < sizeof rules / sizeof *rules; i++) {
+        mm_coll_choice c = mm_coll_auto(rules[i].op, rules[i].n, rules[i].bytes, rules[i].lib);
+        if (c.alg != rules[i].alg)
+            fprintf(stderr, "auto %s n=%d bytes=%llu lib=%d: %s, want %s\n",
+                    mm_coll_name(rules[i].op), rules[i].n, (unsigned long long)rules[i].bytes,
+                    rules[i].lib, mm_coll_alg_name(c.alg), mm_coll_alg_name(rules[i].alg));
+        CHECK_EQ(c.alg, rules[i].alg);
+    }
+    /* reduce_scatter_block, Open MPI 4.0: always reduce + scatter */
+    mm_coll_choice rsb = mm_coll_auto(MM_COLL_REDUCE_SCATTER_BLOCK, 4, 1024, O);
+    CHECK(rsb.alg == MM_ALG_NONOVERLAPPING && !rsb.substitute);
+    rsb = mm_coll_auto(MM_COLL_REDUCE_SCATTER_BLOCK, 4, 64, O);
+    CHECK(rsb.alg == MM_ALG_NONOVERLAPPING && rsb.substitute);
+    rsb = mm_coll_auto(MM_COLL_REDUCE_SCATTER_BLOCK, 64, 1024, O);
+    CHECK(rsb.alg == MM_ALG_NONOVERLAPPING && rsb.substitute);
+    /* MPICH scan: recursive doubling, SMP scan (not implemented) when ranks
+     * share nodes */
+    mm_coll_choice sc = mm_coll_auto(MM_COLL_SCAN, 64, 8, M);
+    CHECK(sc.alg == MM_ALG_RECURSIVE_DOUBLING && sc.substitute && strstr(sc.rule, "SMP"));
+    sc = mm_coll_auto(MM_COLL_EXSCAN, 64, 8, M);
+    CHECK(sc.alg == MM_ALG_RECURSIVE_DOUBLING && !sc.substitute);
 }
 
 int main(void)
 {
     test_schedules();
     test_variants();
+    test_tag_ops();
     test_hot_spot();
     test_check_errors();
     test_tags();

@@ -115,7 +115,9 @@ for spec in burst:n=300,rounds=2 tags:n=300,rounds=2 shuffle:n=300,rounds=2 any:
             reverse_groups:per_group=2,rounds=2 stencil_naive:threads=16,msgs=26,phases=2 \
             stencil2d:lx=8,ly=8,points=5pt,phases=2 stencil2d:lx=6,ly=9,assign=geometric,phases=2 \
             stencil3d:lx=3,ly=4,lz=5,phases=2 stencil3d:points=7pt,assign=geometric,sched=roundrobin,phases=2 \
-            stencil_linear:lz=16,phases=2; do
+            stencil_linear:lz=16,phases=2 scan:n=12,rank=5,calls=20,lib=mpich \
+            scatter:n=13,rank=4,root=3,alg=binomial,calls=20 reduce_scatter:n=7,calls=20,nonblocking=1 \
+            reduce_scatter_block:n=7,rank=2,calls=20 exscan:n=6,rank=3,calls=20,alg=recursive_doubling; do
     run 0 "$REPLAY" --workload "$spec" --engine all --reps 1 --quiet --matches m.txt
     if [ -s m.txt ]; then ok; else bad "$spec: no outcome lines"; fi
 done

@@ -11,7 +11,9 @@
  * receives of the step and sends its messages at its clock, and its clock
  * then moves to the latest arrival it waited for. Every transfer becomes a
  * message (kind COLL) and a receive posted by its destination at the start
- * of the step, both on the operation's negative tag (mm_coll_tag).
+ * of the step, both on the operation's negative tag (mm_coll_xfer_tag: the
+ * reduce's, then the scatter's, in Open MPI's two-collective
+ * reduce_scatter).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -35,17 +37,22 @@ static int op_of(int sub)
     case MMT_C_ALLGATHERV: return MM_COLL_ALLGATHERV;
     case MMT_C_ALLTOALL:  return MM_COLL_ALLTOALL;
     case MMT_C_ALLTOALLV: case MMT_C_ALLTOALLW: return MM_COLL_ALLTOALLV;
-    case MMT_C_REDUCE_SCATTER: case MMT_C_REDUCE_SCATTER_BLOCK: return MM_COLL_REDUCE_SCATTER;
+    case MMT_C_REDUCE_SCATTER: return MM_COLL_REDUCE_SCATTER;
+    case MMT_C_REDUCE_SCATTER_BLOCK: return MM_COLL_REDUCE_SCATTER_BLOCK;
     case MMT_C_SCAN:      return MM_COLL_SCAN;
     case MMT_C_EXSCAN:    return MM_COLL_EXSCAN;
     default:              return MM_COLL_NONE;
     }
 }
 
-/* The nonblocking operation: igather also stands for igatherv, and so on
- * (the schedules are the same, counts are taken equal). */
+/* The nonblocking operation: its own where mm_coll_op has one (iscatterv,
+ * ireduce_scatter_block), else the family's: igather also stands for
+ * igatherv, and so on (the schedules are the same, counts are taken equal). */
 static int nb_op_of(int op)
 {
+    int nb = mm_coll_nonblocking_of(op);
+    if (nb != op)
+        return nb;
     int fam = mm_coll_family(op);
     return mm_coll_nonblocking_of(fam >= 0 ? fam : op);
 }
@@ -62,7 +69,8 @@ static int cmp_crec(const void *a, const void *b)
     return x->k < y->k ? -1 : x->k > y->k;
 }
 
-/* Bytes of the description (coll_algo.h) from the members' records. */
+/* Bytes of the description (coll_algo.h) from the members' records (what
+ * the tracer writes: docs/trace-format.md, "Bytes of collectives"). */
 static uint64_t desc_bytes(int fam, int32_t n, int32_t root, const mmt_record *const *rec)
 {
     uint64_t sum = 0, max = 0;
@@ -77,6 +85,13 @@ static uint64_t desc_bytes(int fam, int32_t n, int32_t root, const mmt_record *c
     case MM_COLL_ALLTOALL: return (sum + nn * nn - 1) / (nn * nn);
     case MM_COLL_BCAST: return rec[root]->bytes;
     case MM_COLL_REDUCE: case MM_COLL_ALLREDUCE: return max;
+    /* the root sends all n blocks (scatterv: its counts summed); the others
+     * record 0 sent */
+    case MM_COLL_SCATTER: return (rec[root]->bytes + nn - 1) / nn;
+    /* every member sends the whole vector of n blocks (the sum of the
+     * receive counts) */
+    case MM_COLL_REDUCE_SCATTER: return (max + nn - 1) / nn;
+    case MM_COLL_SCAN: case MM_COLL_EXSCAN: return max;
     default: return 0;
     }
 }
@@ -138,7 +153,8 @@ static int run_call(call_ctx *cc, const mmt_record *const *rec, char *err, size_
         return MMS_OK;
     }
     int32_t root = 0;
-    if (fam == MM_COLL_GATHER || fam == MM_COLL_BCAST || fam == MM_COLL_REDUCE) {
+    if (fam == MM_COLL_GATHER || fam == MM_COLL_BCAST || fam == MM_COLL_REDUCE ||
+        fam == MM_COLL_SCATTER) {
         root = r0->peer;
         if (root < 0 || root >= n) {
             c->skipped_op[r0->sub]++;
@@ -155,7 +171,6 @@ static int run_call(call_ctx *cc, const mmt_record *const *rec, char *err, size_
         return rc;
     c->coll_expanded++;
     uint32_t call = ++cc->calls[op];
-    int32_t tag = mm_coll_tag(op, nbc);
     for (int32_t i = 0; i < n; i++) {
         int32_t w = mmt_comm_world(cc->cm, i, 0);
         cc->clock[i] = cv_time(&c->r[w], rec[i]->t_start);
@@ -170,6 +185,7 @@ static int run_call(call_ctx *cc, const mmt_record *const *rec, char *err, size_
         for (size_t k = a; k < b; k++) {
             int32_t sw = mmt_comm_world(cc->cm, x[k].src, 0), dw = mmt_comm_world(cc->cm, x[k].dst, 0);
             uint64_t ts = cc->clock[x[k].src];
+            int32_t tag = mm_coll_xfer_tag(&x[k], nbc);
             uint64_t arr = cv_arrival(cv_link(c, sw, dw), ts, x[k].bytes);
             if (arr > cc->next[x[k].dst])
                 cc->next[x[k].dst] = arr;

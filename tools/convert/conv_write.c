@@ -343,8 +343,10 @@ int cv_write(cv_conv *c, const size_t *order, char *err, size_t errlen)
         goto out;
     for (int op = 1; op <= MMT_C_MAX; op++)
         if (c->skipped_op[op] &&
-            (rc = cv_warn(c, "%llu %s calls not expanded (no point-to-point schedule for it here)",
-                          (unsigned long long)c->skipped_op[op], mmt_coll_name(op))))
+            (rc = cv_warn(c, "%llu %s calls not expanded (root outside the communicator, or "
+                             "more ranks than the schedules take: %d, %d for alltoall)",
+                          (unsigned long long)c->skipped_op[op], mmt_coll_name(op),
+                          MM_COLL_MAX_N, MM_COLL_MAX_N_A2A)))
             goto out;
     for (int op = 1; op <= MMT_C_MAX; op++)
         if (c->substituted_op[op] &&

@@ -2,10 +2,12 @@
  * coll_algo.c - collective algorithms expanded into point-to-point transfers
  * (coll_algo.h, docs/collectives.md). Written from the textbook algorithms
  * (Thakur, Rabenseifner, Gropp 2005; Bruck et al. 1997; Hensgen et al. 1988
- * for dissemination); only published facts (tags, thresholds) come from
- * Open MPI and MPICH.
+ * for dissemination); only published facts (tags, thresholds, which peer a
+ * step talks to) come from Open MPI and MPICH. The selection rules are in
+ * coll_auto.c.
  */
 #include "coll_algo.h"
+#include "coll_pof2.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +34,16 @@ int mm_coll_family(int op)
         return MM_COLL_BARRIER;
     case MM_COLL_ALLTOALL: case MM_COLL_ALLTOALLV: case MM_COLL_IALLTOALL:
         return MM_COLL_ALLTOALL;
+    case MM_COLL_SCATTER: case MM_COLL_SCATTERV: case MM_COLL_ISCATTER:
+    case MM_COLL_ISCATTERV:
+        return MM_COLL_SCATTER;
+    case MM_COLL_REDUCE_SCATTER: case MM_COLL_REDUCE_SCATTER_BLOCK:
+    case MM_COLL_IREDUCE_SCATTER: case MM_COLL_IREDUCE_SCATTER_BLOCK:
+        return MM_COLL_REDUCE_SCATTER;
+    case MM_COLL_SCAN: case MM_COLL_ISCAN:
+        return MM_COLL_SCAN;
+    case MM_COLL_EXSCAN: case MM_COLL_IEXSCAN:
+        return MM_COLL_EXSCAN;
     default:
         return -1;
     }
@@ -39,7 +51,16 @@ int mm_coll_family(int op)
 
 int mm_coll_nonblocking(int op)
 {
-    return op >= MM_COLL_IBARRIER && op <= MM_COLL_IALLTOALL;
+    switch (op) {
+    case MM_COLL_IBARRIER: case MM_COLL_IBCAST: case MM_COLL_IREDUCE:
+    case MM_COLL_IALLREDUCE: case MM_COLL_IGATHER: case MM_COLL_IALLGATHER:
+    case MM_COLL_IALLTOALL: case MM_COLL_ISCATTER: case MM_COLL_ISCATTERV:
+    case MM_COLL_IREDUCE_SCATTER: case MM_COLL_IREDUCE_SCATTER_BLOCK:
+    case MM_COLL_ISCAN: case MM_COLL_IEXSCAN:
+        return 1;
+    default:
+        return 0;
+    }
 }
 
 int mm_coll_nonblocking_of(int op)
@@ -52,13 +73,20 @@ int mm_coll_nonblocking_of(int op)
     case MM_COLL_GATHER:    return MM_COLL_IGATHER;
     case MM_COLL_ALLGATHER: return MM_COLL_IALLGATHER;
     case MM_COLL_ALLTOALL:  return MM_COLL_IALLTOALL;
+    case MM_COLL_SCATTER:   return MM_COLL_ISCATTER;
+    case MM_COLL_SCATTERV:  return MM_COLL_ISCATTERV;
+    case MM_COLL_REDUCE_SCATTER:       return MM_COLL_IREDUCE_SCATTER;
+    case MM_COLL_REDUCE_SCATTER_BLOCK: return MM_COLL_IREDUCE_SCATTER_BLOCK;
+    case MM_COLL_SCAN:      return MM_COLL_ISCAN;
+    case MM_COLL_EXSCAN:    return MM_COLL_IEXSCAN;
     default:                return op;
     }
 }
 
 static const char *const alg_names[MM_ALG_COUNT] = {
     "auto", "linear", "direct", "binomial", "recursive_doubling", "ring",
-    "bruck", "neighbor_exchange", "dissemination", "pairwise",
+    "bruck", "neighbor_exchange", "dissemination", "pairwise", "recursive_halving",
+    "nonoverlapping",
 };
 
 const char *mm_coll_alg_name(int alg)
@@ -91,19 +119,17 @@ int mm_coll_alg_valid(int op, int alg)
         return alg == MM_ALG_DISSEMINATION || alg == MM_ALG_RECURSIVE_DOUBLING;
     case MM_COLL_ALLTOALL:
         return alg == MM_ALG_LINEAR || alg == MM_ALG_PAIRWISE;
+    case MM_COLL_SCATTER:
+        return alg == MM_ALG_LINEAR || alg == MM_ALG_BINOMIAL;
+    case MM_COLL_REDUCE_SCATTER:
+        return alg == MM_ALG_RECURSIVE_HALVING || alg == MM_ALG_RING ||
+               alg == MM_ALG_PAIRWISE || alg == MM_ALG_NONOVERLAPPING;
+    case MM_COLL_SCAN:
+    case MM_COLL_EXSCAN:
+        return alg == MM_ALG_LINEAR || alg == MM_ALG_RECURSIVE_DOUBLING;
     default:
         return 0;
     }
-}
-
-static int is_pof2(int32_t n) { return n > 0 && (n & (n - 1)) == 0; }
-
-static int32_t pof2_floor(int32_t n)
-{
-    int32_t p = 1;
-    while (p <= n / 2)
-        p <<= 1;
-    return p;
 }
 
 int mm_coll_check(const mm_coll_desc *d, char *err, size_t errlen)
@@ -111,9 +137,8 @@ int mm_coll_check(const mm_coll_desc *d, char *err, size_t errlen)
     const char *opn = mm_coll_name(d->op);
     int fam = mm_coll_family(d->op);
     if (fam < 0) {
-        snprintf(err, errlen, "collective '%s' has no point-to-point expansion "
-                 "(known: barrier, bcast, reduce, allreduce, gather(v), allgather(v), "
-                 "alltoall(v) and their nonblocking forms)", opn ? opn : "?");
+        snprintf(err, errlen, "operation %d (%s) is not a collective with a point-to-point "
+                 "expansion", d->op, opn ? opn : "unknown");
         return MMS_EFORMAT;
     }
     if (!mm_coll_alg_valid(d->op, d->alg)) {
@@ -127,12 +152,13 @@ int mm_coll_check(const mm_coll_desc *d, char *err, size_t errlen)
                  (long)d->n, (long)maxn, opn);
         return MMS_EFORMAT;
     }
-    int rooted = fam == MM_COLL_GATHER || fam == MM_COLL_BCAST || fam == MM_COLL_REDUCE;
+    int rooted = fam == MM_COLL_GATHER || fam == MM_COLL_BCAST || fam == MM_COLL_REDUCE ||
+                 fam == MM_COLL_SCATTER;
     if (rooted && (d->root < 0 || d->root >= d->n)) {
         snprintf(err, errlen, "root %ld outside 0..%ld", (long)d->root, (long)d->n - 1);
         return MMS_EFORMAT;
     }
-    if (fam == MM_COLL_ALLGATHER && d->alg == MM_ALG_RECURSIVE_DOUBLING && !is_pof2(d->n)) {
+    if (fam == MM_COLL_ALLGATHER && d->alg == MM_ALG_RECURSIVE_DOUBLING && !mm_is_pof2(d->n)) {
         snprintf(err, errlen, "recursive-doubling allgather needs a power-of-two "
                  "communicator size, not %ld (use bruck or ring)", (long)d->n);
         return MMS_EFORMAT;
@@ -152,7 +178,12 @@ uint32_t mm_coll_nblocks(const mm_coll_desc *d)
     switch (mm_coll_family(d->op)) {
     case MM_COLL_GATHER:
     case MM_COLL_ALLGATHER:
+    case MM_COLL_SCATTER:
+    case MM_COLL_REDUCE_SCATTER:
         return (uint32_t)d->n;
+    case MM_COLL_SCAN:
+    case MM_COLL_EXSCAN:
+        return 2;
     case MM_COLL_ALLTOALL:
         return (uint32_t)d->n * (uint32_t)d->n;
     case MM_COLL_ALLREDUCE:
@@ -187,6 +218,7 @@ typedef struct emitter {
     mm_coll_emit_fn     fn;
     void               *ctx;
     uint32_t            nb;
+    int                 tag_op; /* what put() writes into tag_op */
     int                 rc;
 } emitter;
 
@@ -204,6 +236,7 @@ static void put(emitter *e, uint32_t step, int32_t src, int32_t dst,
     x.blk = blk % e->nb;
     x.nblk = nblk;
     x.mode = (uint8_t)mode;
+    x.tag_op = (uint8_t)e->tag_op;
     if (segmented(e->d)) {
         x.bytes = 0;
         for (uint32_t i = 0; i < nblk; i++)
@@ -241,8 +274,9 @@ static void root_collects(emitter *e, int mode, int descending, int one_step)
 /* Binomial tree towards the root: in step k (mask 2^k) every relative rank
  * vr that is a multiple of 2*mask receives from vr+mask what that rank's
  * subtree holds: the blocks of relative ranks vr+mask .. vr+2*mask-1 (cut at
- * n) for gather, the partial sum for reduce. */
-static void binomial_up(emitter *e, int mode)
+ * n) for gather, the partial sum of blocks 0 .. nred-1 for reduce. Returns
+ * the number of steps, ceil(log2 n). */
+static uint32_t binomial_up(emitter *e, int mode, uint32_t nred)
 {
     const mm_coll_desc *d = e->d;
     uint32_t step = 0;
@@ -251,17 +285,21 @@ static void binomial_up(emitter *e, int mode)
             int64_t child = vr + mask;
             int64_t cnt = d->n - child < mask ? d->n - child : mask;
             if (mode == MM_XFER_REDUCE)
-                put(e, step, absr(d, child), absr(d, vr), 0, 1, mode);
+                put(e, step, absr(d, child), absr(d, vr), 0, nred, mode);
             else
                 put(e, step, absr(d, child), absr(d, vr), (uint32_t)absr(d, child),
                     (uint32_t)cnt, mode);
         }
+    return step;
 }
 
-/* Binomial bcast: the mirror image. With 2^L >= n > 2^(L-1), step k uses
- * mask 2^(L-1-k): every vr that is a multiple of 2*mask (it has the data
- * since an earlier step) sends to vr+mask. */
-static void binomial_down(emitter *e)
+/* Binomial bcast and scatter: the mirror image. With 2^L >= n > 2^(L-1),
+ * step k uses mask 2^(L-1-k): every vr that is a multiple of 2*mask (it has
+ * the data since an earlier step) sends to vr+mask: the whole vector
+ * (bcast), or the blocks of vr+mask's subtree, relative ranks vr+mask ..
+ * vr+2*mask-1 cut at n (scatter: Open MPI's in-order binomial tree and
+ * MPICH's both send the largest subtree first). */
+static void binomial_down(emitter *e, int blocks)
 {
     const mm_coll_desc *d = e->d;
     int64_t top = 1;
@@ -269,16 +307,27 @@ static void binomial_down(emitter *e)
         top <<= 1;
     uint32_t step = 0;
     for (int64_t mask = top >> 1; mask >= 1; mask >>= 1, step++)
-        for (int64_t vr = 0; vr + mask < d->n; vr += 2 * mask)
-            put(e, step, absr(d, vr), absr(d, vr + mask), 0, 1, MM_XFER_COPY);
+        for (int64_t vr = 0; vr + mask < d->n; vr += 2 * mask) {
+            int64_t child = vr + mask;
+            int64_t cnt = d->n - child < mask ? d->n - child : mask;
+            if (blocks)
+                put(e, step, absr(d, vr), absr(d, child), (uint32_t)absr(d, child),
+                    (uint32_t)cnt, MM_XFER_COPY);
+            else
+                put(e, step, absr(d, vr), absr(d, child), 0, 1, MM_XFER_COPY);
+        }
 }
 
-static void bcast_linear(emitter *e)
+/* Linear bcast and scatter: the root sends to every other rank in rank
+ * order, all in one step (Open MPI basic_linear sends one blocking send
+ * after the other, but the receivers take one message each; libnbc and
+ * MPICH's scatterv post them all at once). */
+static void root_sends(emitter *e, uint32_t step, int blocks)
 {
     const mm_coll_desc *d = e->d;
     for (int32_t p = 0; p < d->n; p++)
         if (p != d->root)
-            put(e, 0, d->root, p, 0, 1, MM_XFER_COPY);
+            put(e, step, d->root, p, blocks ? (uint32_t)p : 0, 1, MM_XFER_COPY);
 }
 
 /* Recursive doubling for allreduce and barrier, any n (the MPICH / Open MPI
@@ -292,7 +341,7 @@ static int32_t rd_real(int32_t nr, int32_t rem) { return nr < rem ? 2 * nr + 1 :
 static void recursive_doubling(emitter *e, int fold, int exchange, int unfold)
 {
     const mm_coll_desc *d = e->d;
-    int32_t pof2 = pof2_floor(d->n), rem = d->n - pof2;
+    int32_t pof2 = mm_pof2_floor(d->n), rem = d->n - pof2;
     uint32_t step = 0;
     if (rem > 0) {
         for (int32_t r = 0; r < 2 * rem; r += 2)
@@ -432,31 +481,151 @@ static void alltoall_linear(emitter *e)
         }
 }
 
+/* ---- reduce_scatter: n blocks, rank r ends with block r summed ---- */
+
+/* Recursive halving (Open MPI basic_recursivehalving, MPICH; commutative
+ * operations). With pof2 and rem as in recursive_doubling, step 0 folds:
+ * even r < 2*rem sends its whole vector to r+1 and sits out. New rank i
+ * (real rank rd_real) then answers for the blocks of real ranks
+ * rh_first(i) .. rh_first(i+1)-1: its own and, if it took in a neighbour,
+ * that one's. In the step with mask m (pof2/2 down to 1) a new rank works
+ * on the aligned window of 2m new ranks around it: it sends the half of the
+ * window its partner (new rank XOR m) keeps, and combines the half it keeps.
+ * A last step sends each odd r < 2*rem's result for r-1 to r-1. */
+static int32_t rh_first(int32_t i, int32_t rem) { return i < rem ? 2 * i : i + rem; }
+
+static void reduce_scatter_halving(emitter *e)
+{
+    int32_t n = e->d->n, pof2 = mm_pof2_floor(n), rem = n - pof2;
+    uint32_t step = 0;
+    if (rem > 0) {
+        for (int32_t r = 0; r < 2 * rem; r += 2)
+            put(e, step, r, r + 1, 0, (uint32_t)n, MM_XFER_REDUCE);
+        step++;
+    }
+    for (int32_t mask = pof2 / 2; mask >= 1; mask >>= 1, step++)
+        for (int32_t nr = 0; nr < pof2; nr++) {
+            int32_t peer = nr ^ mask, lo = nr & ~(2 * mask - 1);
+            int32_t a = nr < peer ? lo + mask : lo; /* the half the peer keeps */
+            int32_t first = rh_first(a, rem), last = rh_first(a + mask, rem);
+            put(e, step, rd_real(nr, rem), rd_real(peer, rem), (uint32_t)first,
+                (uint32_t)(last - first), MM_XFER_REDUCE);
+        }
+    for (int32_t r = 1; r < 2 * rem; r += 2)
+        put(e, step, r, r - 1, (uint32_t)(r - 1), 1, MM_XFER_COPY);
+}
+
+/* Ring (Open MPI reduce_scatter ring): in step k rank r sends block
+ * r-1-k, summed so far, to r+1, which adds its own; after n-1 steps rank r
+ * holds block r complete. */
+static void reduce_scatter_ring(emitter *e)
+{
+    int32_t n = e->d->n;
+    for (int32_t k = 0; k + 1 < n; k++)
+        for (int32_t r = 0; r < n; r++)
+            put(e, (uint32_t)k, r, mod(r + 1, n), (uint32_t)mod((int64_t)r - 1 - k, n), 1,
+                MM_XFER_REDUCE);
+}
+
+/* Pairwise (MPICH): in step i-1 rank r sends its contribution to block r+i
+ * to r+i and receives the one to its own block from r-i. */
+static void reduce_scatter_pairwise(emitter *e)
+{
+    int32_t n = e->d->n;
+    for (int32_t i = 1; i < n; i++)
+        for (int32_t r = 0; r < n; r++) {
+            int32_t to = mod((int64_t)r + i, n);
+            put(e, (uint32_t)(i - 1), r, to, (uint32_t)to, 1, MM_XFER_REDUCE);
+        }
+}
+
+/* Reduce, then scatter (Open MPI's "nonoverlapping" reduce_scatter and
+ * basic_linear reduce_scatter_block; libnbc ireduce_scatter(_block)): the
+ * whole vector is reduced to rank 0 on the binomial tree, then rank 0 sends
+ * every other rank its block, all in one step. Open MPI's blocking forms are
+ * two collectives, so their transfers carry the reduce's tag, then the
+ * scatter's (scatterv for reduce_scatter); libnbc's one schedule has one
+ * tag. */
+static void reduce_then_scatter(emitter *e)
+{
+    const mm_coll_desc *d = e->d;
+    mm_coll_desc at0 = *d;
+    at0.root = 0;
+    int nb = mm_coll_nonblocking(d->op);
+    e->d = &at0;
+    e->tag_op = nb ? d->op : MM_COLL_REDUCE;
+    uint32_t steps = binomial_up(e, MM_XFER_REDUCE, (uint32_t)d->n);
+    e->tag_op = nb ? d->op
+                   : d->op == MM_COLL_REDUCE_SCATTER_BLOCK ? MM_COLL_SCATTER : MM_COLL_SCATTERV;
+    root_sends(e, steps, 1);
+    e->d = d;
+}
+
+/* ---- scan, exscan: block 0 the result, block 1 the partial sum ---- */
+
+/* Linear (Open MPI basic, libnbc): in step r rank r sends the sum of
+ * contributions 0..r to r+1. */
+static void scan_linear(emitter *e)
+{
+    for (int32_t r = 0; r + 1 < e->d->n; r++)
+        put(e, (uint32_t)r, r, r + 1, 1, 1, MM_XFER_PREFIX);
+}
+
+/* Recursive doubling (MPICH; Open MPI's scan_intra_recursivedoubling): in
+ * step k rank r and r XOR 2^k (if it exists) swap their partial sums, the
+ * sum over their aligned group of 2^k ranks; the upper one folds what it
+ * got into its result too. */
+static void scan_recursive_doubling(emitter *e)
+{
+    int32_t n = e->d->n;
+    uint32_t step = 0;
+    for (int32_t mask = 1; mask < n; mask <<= 1, step++)
+        for (int32_t r = 0; r < n; r++)
+            if ((r ^ mask) < n)
+                put(e, step, r, r ^ mask, 1, 1, MM_XFER_PREFIX);
+}
+
 int mm_coll_expand(const mm_coll_desc *d, mm_coll_emit_fn fn, void *ctx,
                    char *err, size_t errlen)
 {
     int rc = mm_coll_check(d, err, errlen);
     if (rc != MMS_OK)
         return rc;
-    emitter e = {d, fn, ctx, mm_coll_nblocks(d), 0};
+    emitter e = {d, fn, ctx, mm_coll_nblocks(d), d->op, 0};
     switch (mm_coll_family(d->op)) {
     case MM_COLL_GATHER:
         if (d->alg == MM_ALG_BINOMIAL)
-            binomial_up(&e, MM_XFER_COPY);
+            binomial_up(&e, MM_XFER_COPY, 0);
         else
             root_collects(&e, MM_XFER_COPY, 0, d->alg == MM_ALG_DIRECT);
         break;
     case MM_COLL_REDUCE:
         if (d->alg == MM_ALG_BINOMIAL)
-            binomial_up(&e, MM_XFER_REDUCE);
+            binomial_up(&e, MM_XFER_REDUCE, 1);
         else
             root_collects(&e, MM_XFER_REDUCE, 1, 0);
         break;
     case MM_COLL_BCAST:
+    case MM_COLL_SCATTER: /* scatter: the same trees, carrying each rank's block */
         if (d->alg == MM_ALG_BINOMIAL)
-            binomial_down(&e);
+            binomial_down(&e, mm_coll_family(d->op) == MM_COLL_SCATTER);
         else
-            bcast_linear(&e);
+            root_sends(&e, 0, mm_coll_family(d->op) == MM_COLL_SCATTER);
+        break;
+    case MM_COLL_REDUCE_SCATTER:
+        switch (d->alg) {
+        case MM_ALG_RECURSIVE_HALVING: reduce_scatter_halving(&e); break;
+        case MM_ALG_RING:     reduce_scatter_ring(&e); break;
+        case MM_ALG_PAIRWISE: reduce_scatter_pairwise(&e); break;
+        default:              reduce_then_scatter(&e);
+        }
+        break;
+    case MM_COLL_SCAN:
+    case MM_COLL_EXSCAN:
+        if (d->alg == MM_ALG_RECURSIVE_DOUBLING)
+            scan_recursive_doubling(&e);
+        else
+            scan_linear(&e);
         break;
     case MM_COLL_ALLREDUCE:
         if (d->alg == MM_ALG_RING)
@@ -551,6 +720,7 @@ int32_t mm_coll_tag(int op, uint32_t nbc_index)
     case MM_COLL_GATHERV:        return -20;
     case MM_COLL_REDUCE:         return -21;
     case MM_COLL_REDUCE_SCATTER: return -22;
+    case MM_COLL_REDUCE_SCATTER_BLOCK: return -23;
     case MM_COLL_SCAN:           return -24;
     case MM_COLL_SCATTER:        return -25;
     case MM_COLL_SCATTERV:       return -26;
@@ -561,131 +731,7 @@ int32_t mm_coll_tag(int op, uint32_t nbc_index)
     }
 }
 
-/* ---- automatic selection ---- */
-
-static mm_coll_choice pick(int alg, const char *rule)
+int32_t mm_coll_xfer_tag(const mm_coll_xfer *x, uint32_t nbc_index)
 {
-    mm_coll_choice c = {alg, rule, 0};
-    return c;
-}
-
-/* The library's choice is not implemented here: alg stands in for it. */
-static mm_coll_choice subst(int alg, const char *rule)
-{
-    mm_coll_choice c = {alg, rule, 1};
-    return c;
-}
-
-/* Open MPI coll/tuned ompi_coll_tuned_*_intra_dec_fixed (releases 2.x-4.0)
- * and libnbc for the nonblocking operations. Bytes per element are taken
- * as 8 where a rule needs an element count. */
-static mm_coll_choice auto_ompi(int op, int32_t n, uint64_t bytes)
-{
-    int fam = mm_coll_family(op);
-    if (mm_coll_nonblocking(op)) {
-        if (fam == MM_COLL_ALLGATHER)
-            return pick(MM_ALG_LINEAR, "libnbc iallgather: one round, n-1 receives");
-        if (fam == MM_COLL_GATHER)
-            return pick(MM_ALG_DIRECT, "libnbc igather: root posts all receives in one round");
-        if (fam == MM_COLL_BARRIER)
-            return pick(MM_ALG_DISSEMINATION, "libnbc ibarrier: dissemination");
-    }
-    switch (fam) {
-    case MM_COLL_ALLREDUCE:
-        if (bytes < 10000)
-            return pick(MM_ALG_RECURSIVE_DOUBLING, "tuned: block < 10000 B: recursive doubling");
-        if (bytes / 8 > (uint64_t)n)
-            return (uint64_t)n * (1u << 20) >= bytes
-                ? pick(MM_ALG_RING, "tuned: count > n: ring")
-                : subst(MM_ALG_RING, "tuned: count > n, block > n MiB: segmented ring (as ring)");
-        return subst(MM_ALG_RECURSIVE_DOUBLING,
-                     "tuned: count <= n: nonoverlapping reduce+bcast (as recursive doubling)");
-    case MM_COLL_ALLGATHER: {
-        uint64_t total = bytes * (uint64_t)n;
-        if (n == 2)
-            return pick(MM_ALG_RECURSIVE_DOUBLING, "tuned: n = 2: two_procs (one exchange)");
-        if (total < 50000)
-            return is_pof2(n)
-                   ? pick(MM_ALG_RECURSIVE_DOUBLING, "tuned: total < 50000 B, n power of 2: recursive doubling")
-                   : pick(MM_ALG_BRUCK, "tuned: total < 50000 B: bruck");
-        return n % 2 ? pick(MM_ALG_RING, "tuned: total >= 50000 B, n odd: ring")
-                     : pick(MM_ALG_NEIGHBOR_EXCHANGE, "tuned: total >= 50000 B, n even: neighbor exchange");
-    }
-    case MM_COLL_BCAST:
-        if (bytes < 2048)
-            return pick(MM_ALG_BINOMIAL, "tuned: message < 2048 B: binomial");
-        return subst(MM_ALG_BINOMIAL, "tuned: message >= 2048 B: segmented split-binary/pipeline (as binomial)");
-    case MM_COLL_REDUCE:
-        if (n < 8 && bytes < 512)
-            return pick(MM_ALG_LINEAR, "tuned: n < 8, message < 512 B: linear");
-        if (n < 8 && bytes < 20480)
-            return pick(MM_ALG_BINOMIAL, "tuned: n < 8, message < 20480 B: binomial");
-        return subst(MM_ALG_BINOMIAL, "tuned: binary tree / pipeline (as binomial)");
-    case MM_COLL_GATHER:
-        if (bytes > 6000)
-            return subst(MM_ALG_LINEAR, "tuned: block > 6000 B: linear_sync (as linear)");
-        if (n > 60 || (n > 10 && bytes < 1024))
-            return pick(MM_ALG_BINOMIAL, "tuned: n > 60, or n > 10 and block < 1024 B: binomial");
-        return pick(MM_ALG_LINEAR, "tuned: small n: basic linear");
-    case MM_COLL_BARRIER:
-        if (n == 2 || is_pof2(n))
-            return pick(MM_ALG_RECURSIVE_DOUBLING, "tuned: n power of 2: recursive doubling");
-        return pick(MM_ALG_DISSEMINATION, "tuned: n not a power of 2: bruck (dissemination)");
-    case MM_COLL_ALLTOALL:
-        if (n == 2)
-            return pick(MM_ALG_PAIRWISE, "tuned: n = 2: two_procs (one exchange)");
-        if (bytes < 200 && n > 12)
-            return subst(MM_ALG_LINEAR, "tuned: block < 200 B, n > 12: bruck (as linear)");
-        if (bytes < 3000)
-            return pick(MM_ALG_LINEAR, "tuned: block < 3000 B: basic linear");
-        return pick(MM_ALG_PAIRWISE, "tuned: block >= 3000 B: pairwise");
-    default:
-        return pick(MM_ALG_AUTO, "no expansion for this operation");
-    }
-}
-
-/* MPICH 3.x defaults (MPIR_CVAR_*), the rules of Thakur, Rabenseifner and
- * Gropp 2005; nonblocking schedules choose like the blocking ones. */
-static mm_coll_choice auto_mpich(int op, int32_t n, uint64_t bytes)
-{
-    uint64_t pof2 = (uint64_t)pof2_floor(n);
-    switch (mm_coll_family(op)) {
-    case MM_COLL_ALLREDUCE:
-        if (bytes <= 2048 || bytes / 8 < pof2)
-            return pick(MM_ALG_RECURSIVE_DOUBLING, "mpich: <= ALLREDUCE_SHORT_MSG_SIZE (2048 B): recursive doubling");
-        return subst(MM_ALG_RING, "mpich: long: Rabenseifner reduce-scatter+allgather (as ring)");
-    case MM_COLL_ALLGATHER: {
-        uint64_t total = bytes * (uint64_t)n;
-        if (is_pof2(n) && total < 524288)
-            return pick(MM_ALG_RECURSIVE_DOUBLING, "mpich: n power of 2, total < ALLGATHER_LONG_MSG_SIZE (524288 B): recursive doubling");
-        if (total < 81920)
-            return pick(MM_ALG_BRUCK, "mpich: total < ALLGATHER_SHORT_MSG_SIZE (81920 B): bruck");
-        return pick(MM_ALG_RING, "mpich: long: ring");
-    }
-    case MM_COLL_BCAST:
-        if (bytes < 12288 || n < 8)
-            return pick(MM_ALG_BINOMIAL, "mpich: < BCAST_SHORT_MSG_SIZE (12288 B) or n < BCAST_MIN_PROCS (8): binomial");
-        return subst(MM_ALG_BINOMIAL, "mpich: scatter + allgather (as binomial)");
-    case MM_COLL_REDUCE:
-        if (bytes <= 2048 || bytes / 8 < pof2)
-            return pick(MM_ALG_BINOMIAL, "mpich: <= REDUCE_SHORT_MSG_SIZE (2048 B): binomial");
-        return subst(MM_ALG_BINOMIAL, "mpich: long: Rabenseifner reduce-scatter+gather (as binomial)");
-    case MM_COLL_GATHER:
-        return pick(MM_ALG_BINOMIAL, "mpich: binomial");
-    case MM_COLL_BARRIER:
-        return pick(MM_ALG_DISSEMINATION, "mpich: dissemination");
-    case MM_COLL_ALLTOALL:
-        if (bytes <= 256 && n >= 8)
-            return subst(MM_ALG_LINEAR, "mpich: <= ALLTOALL_SHORT_MSG_SIZE (256 B), n >= 8: bruck (as linear)");
-        if (bytes <= 32768)
-            return pick(MM_ALG_LINEAR, "mpich: <= ALLTOALL_MEDIUM_MSG_SIZE (32768 B): isend/irecv");
-        return pick(MM_ALG_PAIRWISE, "mpich: long: pairwise");
-    default:
-        return pick(MM_ALG_AUTO, "no expansion for this operation");
-    }
-}
-
-mm_coll_choice mm_coll_auto(int op, int32_t n, uint64_t bytes, int lib)
-{
-    return lib == MM_COLL_LIB_MPICH ? auto_mpich(op, n, bytes) : auto_ompi(op, n, bytes);
+    return mm_coll_tag(x->tag_op, nbc_index);
 }

@@ -17,18 +17,21 @@
  * after the other) are written as one step per receive.
  *
  * Data carried. The data of the collective is cut into nblocks blocks
- * (mm_coll_nblocks): one per rank for gather and allgather, n*n for alltoall
- * (block s*n+d goes from s to d), n segments of the vector for the ring
- * allreduce, one block for bcast, reduce, allreduce (recursive doubling) and
- * barrier. A transfer carries blocks blk, blk+1, ..., blk+nblk-1 (modulo
- * nblocks) and its bytes are the sum of their sizes; mode says what the
- * receiver does with them (store, combine with its own, or, for barriers,
- * only learn who has arrived). tests/gen/test_coll_algo.c replays these
- * transfers and checks that every rank ends with exactly what the
+ * (mm_coll_nblocks): one per rank for gather, allgather, scatter and
+ * reduce_scatter (block b is rank b's: its contribution, or what it is to
+ * receive), n*n for alltoall (block s*n+d goes from s to d), n segments of
+ * the vector for the ring allreduce, two for scan and exscan (block 0: the
+ * rank's result, block 1: the partial sum it passes on), one block for
+ * bcast, reduce, allreduce (recursive doubling) and barrier. A transfer
+ * carries blocks blk, blk+1, ..., blk+nblk-1 (modulo nblocks) and its bytes
+ * are the sum of their sizes; mode says what the receiver does with them
+ * (store, combine with its own, for scans also fold into its result, or, for
+ * barriers, only learn who has arrived). tests/gen/test_coll_algo.c replays
+ * these transfers and checks that every rank ends with exactly what the
  * collective promises.
  *
- * Tags: mm_coll_tag() gives the negative tag Open MPI uses for the
- * operation (blocking: a fixed tag per operation; nonblocking: a new tag per
+ * Tags: mm_coll_xfer_tag() gives the negative tag Open MPI uses for a
+ * transfer (blocking: a fixed tag per operation; nonblocking: a new tag per
  * call taken from a per-communicator counter).
  */
 #ifndef MM_TOOLS_COLL_ALGO_H
@@ -43,16 +46,22 @@
 enum mm_coll_alg {
     MM_ALG_AUTO = 0,          /* pick by size as a library would (mm_coll_auto) */
     MM_ALG_LINEAR,            /* gather/reduce: root receives from one peer after the
-                                 other; bcast: root sends to all; allgather, alltoall:
-                                 every rank posts all receives in one step */
+                                 other; bcast, scatter: root sends to all; allgather,
+                                 alltoall: every rank posts all receives in one step;
+                                 scan, exscan: a chain, r receives from r-1, sends to r+1 */
     MM_ALG_DIRECT,            /* gather: root posts all n-1 receives at once */
-    MM_ALG_BINOMIAL,          /* gather, bcast, reduce: binomial tree */
-    MM_ALG_RECURSIVE_DOUBLING, /* allreduce, barrier (any n); allgather (n a power of two) */
-    MM_ALG_RING,              /* allreduce (reduce-scatter + allgather rings), allgather */
+    MM_ALG_BINOMIAL,          /* gather, bcast, reduce, scatter: binomial tree */
+    MM_ALG_RECURSIVE_DOUBLING, /* allreduce, barrier, scan, exscan (any n); allgather
+                                  (n a power of two) */
+    MM_ALG_RING,              /* allreduce (reduce-scatter + allgather rings), allgather,
+                                 reduce_scatter */
     MM_ALG_BRUCK,             /* allgather: ceil(log2 n) steps, any n */
     MM_ALG_NEIGHBOR_EXCHANGE, /* allgather: n/2 steps, n even */
     MM_ALG_DISSEMINATION,     /* barrier */
-    MM_ALG_PAIRWISE,          /* alltoall: n-1 steps */
+    MM_ALG_PAIRWISE,          /* alltoall, reduce_scatter: n-1 steps */
+    MM_ALG_RECURSIVE_HALVING, /* reduce_scatter: log2 pof2 steps (+2), any n */
+    MM_ALG_NONOVERLAPPING,    /* reduce_scatter: binomial reduce of the whole vector to
+                                 rank 0, then rank 0 sends every rank its block */
     MM_ALG_COUNT
 };
 
@@ -60,7 +69,10 @@ enum mm_coll_alg {
 enum mm_xfer_mode {
     MM_XFER_COPY   = 0, /* store them (they replace a partial result)      */
     MM_XFER_REDUCE = 1, /* combine them with its own (the reduction)        */
-    MM_XFER_SYNC   = 2  /* barrier: zero bytes, it learns who has arrived    */
+    MM_XFER_SYNC   = 2, /* barrier: zero bytes, it learns who has arrived    */
+    MM_XFER_PREFIX = 3  /* scan: combine the sender's partial sum (block 1)
+                           with its own and, when the sender is a lower
+                           rank, with its result (block 0) too             */
 };
 
 typedef struct mm_coll_xfer {
@@ -69,16 +81,22 @@ typedef struct mm_coll_xfer {
     int32_t  src, dst;  /* ranks in the communicator, src != dst             */
     uint32_t blk, nblk; /* blocks carried: blk .. blk+nblk-1 modulo nblocks  */
     uint8_t  mode;      /* enum mm_xfer_mode                                 */
+    uint8_t  tag_op;    /* the operation whose tag it carries: the call's own,
+                           except in an algorithm that is two blocking
+                           collectives (Open MPI's nonoverlapping
+                           reduce_scatter: a reduce, then a scatter(v))     */
 } mm_coll_xfer;
 
 typedef struct mm_coll_desc {
     int      op;    /* enum mm_coll_op (blocking or nonblocking)                */
     int      alg;   /* enum mm_coll_alg, not MM_ALG_AUTO                        */
     int32_t  n;     /* communicator size, 1..MM_COLL_MAX_N                      */
-    int32_t  root;  /* rooted operations (gather, bcast, reduce); else ignored  */
-    uint64_t bytes; /* gather, allgather: each rank's block; alltoall: each
-                       (src, dst) block; bcast, reduce, allreduce: the vector;
-                       barrier: ignored (its messages are empty)              */
+    int32_t  root;  /* rooted operations (gather, bcast, reduce, scatter); else
+                       ignored                                                 */
+    uint64_t bytes; /* gather, allgather, scatter, reduce_scatter: each rank's
+                       block; alltoall: each (src, dst) block; bcast, reduce,
+                       allreduce, scan, exscan: the vector; barrier: ignored
+                       (its messages are empty)                               */
 } mm_coll_desc;
 
 /* Communicator sizes the expansion accepts (alltoall: n*n blocks fit 32 bits). */
@@ -86,13 +104,16 @@ typedef struct mm_coll_desc {
 #define MM_COLL_MAX_N_A2A 65535
 
 /* The algorithm family of an operation: MM_COLL_GATHER for gather, gatherv
- * and igather; MM_COLL_ALLGATHER for allgather(v) and iallgather; and so on
- * for BCAST, REDUCE, ALLREDUCE, BARRIER, ALLTOALL(V). -1 for operations
- * without an expansion here (scatter, reduce_scatter, scan, exscan). */
+ * and igather; MM_COLL_ALLGATHER for allgather(v) and iallgather;
+ * MM_COLL_SCATTER for scatter(v) and iscatter(v); MM_COLL_REDUCE_SCATTER for
+ * reduce_scatter(_block) and their nonblocking forms; and so on for BCAST,
+ * REDUCE, ALLREDUCE, BARRIER, ALLTOALL(V), SCAN, EXSCAN. -1 for anything
+ * else (MM_COLL_NONE, out of range). */
 int  mm_coll_family(int op);
 /* 1 for the nonblocking operations (ibarrier, ibcast, ...). */
 int  mm_coll_nonblocking(int op);
-/* The nonblocking operation of a blocking one, or the op itself. */
+/* The nonblocking operation of a blocking one (scatterv: iscatterv), or the
+ * op itself when it has none of its own (gatherv: use the family's). */
 int  mm_coll_nonblocking_of(int op);
 
 const char *mm_coll_alg_name(int alg);      /* "binomial"; NULL out of range */
@@ -101,7 +122,7 @@ int         mm_coll_alg_from_name(const char *name); /* -1 if unknown        */
 int         mm_coll_alg_valid(int op, int alg);
 
 /* Check a description: known family, valid algorithm, n in range, root in
- * 0..n-1, and the algorithm's own limits (recursive-doubling allgather
+ * 0..n-1 (rooted operations), and the algorithm's own limits (recursive-doubling allgather
  * needs a power of two, neighbor exchange an even n). MMS_OK or
  * MMS_EFORMAT with the reason in err. */
 int  mm_coll_check(const mm_coll_desc *d, char *err, size_t errlen);
@@ -122,12 +143,14 @@ int  mm_coll_expand_array(const mm_coll_desc *d, mm_coll_xfer **out, size_t *cou
 
 /* ---- tags (Open MPI ompi/mca/coll/base/coll_tags.h, releases 2.x-4.x) ---- */
 #define MM_COLL_TAG_NONBLOCKING_BASE (-27)
-/* The tag of a transfer of op. Blocking operations have one fixed negative
- * tag each (allgather -10 ... scatterv -26). A nonblocking operation takes
- * a new tag per call from a per-communicator counter that starts at -27 and
- * counts down (libnbc): nbc_index is how many nonblocking collectives the
+/* The tag of op. Blocking operations have one fixed negative tag each
+ * (allgather -10 ... scatterv -26). A nonblocking operation takes a new tag
+ * per call from a per-communicator counter that starts at -27 and counts
+ * down (libnbc): nbc_index is how many nonblocking collectives the
  * communicator started before this one. */
 int32_t mm_coll_tag(int op, uint32_t nbc_index);
+/* The tag of one transfer of a call: mm_coll_tag(x->tag_op, nbc_index). */
+int32_t mm_coll_xfer_tag(const mm_coll_xfer *x, uint32_t nbc_index);
 
 /* ---- automatic selection ---- */
 enum mm_coll_lib {
@@ -140,12 +163,15 @@ typedef struct mm_coll_choice {
     const char *rule; /* the rule that fired, in the library's own terms  */
     int substitute;   /* 1: the library runs an algorithm not implemented
                          here (segmented pipeline, Rabenseifner, Bruck
-                         alltoall, linear_sync); alg is the nearest one and
-                         rule ends "(as ALG)". Callers should say so.     */
+                         alltoall, linear_sync, MPICH's SMP scan); alg is
+                         the nearest one and rule ends "(as ALG)". Callers
+                         should say so.                                   */
 } mm_coll_choice;
 
 /* What the library would run for op on n ranks with the given bytes (as in
- * mm_coll_desc). The thresholds and their sources: docs/collectives.md. */
+ * mm_coll_desc), taking reductions as commutative (the trace does not
+ * record the MPI_Op). The thresholds and their sources:
+ * docs/collectives.md. Written in coll_auto.c. */
 mm_coll_choice mm_coll_auto(int op, int32_t n, uint64_t bytes, int lib);
 
 #endif /* MM_TOOLS_COLL_ALGO_H */

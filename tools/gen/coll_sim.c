@@ -145,7 +145,7 @@ int mm_csim_collective(mm_csim *s, const mm_csim_plan *p, char *err, size_t errl
 {
     int op = p->d.op, rc;
     uint32_t call = ++s->calls[op];
-    int32_t tag = mm_coll_nonblocking(op) ? mm_coll_tag(op, s->nbc++) : mm_coll_tag(op, 0);
+    uint32_t nbc = mm_coll_nonblocking(op) ? s->nbc++ : 0;
     for (int32_t r = 0; r < s->n; r++)
         s->clock[r] += mm_rng_below(&s->rng, s->net.skew_ns + 1);
     for (size_t i = 0; i < p->nx;) {
@@ -162,6 +162,7 @@ int mm_csim_collective(mm_csim *s, const mm_csim_plan *p, char *err, size_t errl
             s->scratch[k - i] = t;
             if (x->dst != s->rank)
                 continue;
+            int32_t tag = mm_coll_xfer_tag(x, nbc);
             if ((rc = observe(s, MM_EV_RECV, s->clock[s->rank], x->src, tag, x->bytes, op, call,
                               err, errlen)) != MMS_OK ||
                 (rc = observe(s, MM_EV_MSG, t, x->src, tag, x->bytes, op, call,

@@ -24,6 +24,10 @@ static const char *const allgather_algs[] = {
     "auto", "linear", "ring", "bruck", "recursive_doubling", "neighbor_exchange", NULL};
 static const char *const barrier_algs[] = {"auto", "dissemination", "recursive_doubling", NULL};
 static const char *const alltoall_algs[] = {"auto", "linear", "pairwise", NULL};
+static const char *const scatter_algs[] = {"auto", "linear", "binomial", NULL};
+static const char *const reduce_scatter_algs[] = {
+    "auto", "recursive_halving", "ring", "pairwise", "nonoverlapping", NULL};
+static const char *const scan_algs[] = {"auto", "linear", "recursive_doubling", NULL};
 
 enum { P_ALG, P_N, P_RANK, P_BYTES, P_CALLS, P_SKEW, P_NB, P_LIB, P_LAT, P_COMPUTE, P_ROOT };
 
@@ -55,6 +59,12 @@ static const mm_gen_param barrier_params[] = {
     COLL_PARAMS(barrier_algs, 3, "unused: barrier messages are empty", 0, 0)};
 static const mm_gen_param alltoall_params[] = {
     COLL_PARAMS(alltoall_algs, 3, "bytes each rank sends to each other rank", 64, 0)};
+static const mm_gen_param scatter_params[] = {
+    COLL_PARAMS(scatter_algs, 3, "bytes each rank receives", 64, 1), ROOT_PARAM};
+static const mm_gen_param reduce_scatter_params[] = {
+    COLL_PARAMS(reduce_scatter_algs, 5, "bytes of each rank's block of the reduced vector", 64, 0)};
+static const mm_gen_param scan_params[] = {
+    COLL_PARAMS(scan_algs, 3, "bytes of the reduced vector", 64, 1)};
 
 /* The simulated transfers of a run must stay within reason (time); the
  * simulation itself bounds the events (MM_CSIM_MAX_EVENTS). */
@@ -134,4 +144,19 @@ GEN_COLL(barrier, MM_COLL_BARRIER, barrier_algs, 0, barrier_params,
          "collective microbenchmark (docs/collectives.md)");
 GEN_COLL(alltoall, MM_COLL_ALLTOALL, alltoall_algs, 0, alltoall_params,
          "repeated MPI_Alltoall seen at one rank",
+         "collective microbenchmark (docs/collectives.md)");
+GEN_COLL(scatter, MM_COLL_SCATTER, scatter_algs, 1, scatter_params,
+         "repeated MPI_Scatter / MPI_Iscatter (nonblocking=1) seen at one rank",
+         "collective microbenchmark (docs/collectives.md)");
+GEN_COLL(reduce_scatter, MM_COLL_REDUCE_SCATTER, reduce_scatter_algs, 0, reduce_scatter_params,
+         "repeated MPI_Reduce_scatter (equal counts) seen at one rank",
+         "paper 000, sec. 5.4 (Radix uses MPI_Reduce_scatter)");
+GEN_COLL(reduce_scatter_block, MM_COLL_REDUCE_SCATTER_BLOCK, reduce_scatter_algs, 0,
+         reduce_scatter_params, "repeated MPI_Reduce_scatter_block seen at one rank",
+         "collective microbenchmark (docs/collectives.md)");
+GEN_COLL(scan, MM_COLL_SCAN, scan_algs, 0, scan_params,
+         "repeated MPI_Scan seen at one rank",
+         "collective microbenchmark (docs/collectives.md; LAMMPS calls MPI_Scan)");
+GEN_COLL(exscan, MM_COLL_EXSCAN, scan_algs, 0, scan_params,
+         "repeated MPI_Exscan seen at one rank",
          "collective microbenchmark (docs/collectives.md)");

@@ -3,7 +3,8 @@
  * (docs/collectives.md), for the generator registry (gen_registry.c).
  *
  * Collectives at one rank of an n-process job: gather, bcast, reduce,
- * allreduce, allgather, barrier, alltoall (gen_coll.c). Application
+ * allreduce, allgather, barrier, alltoall, scatter, reduce_scatter,
+ * reduce_scatter_block, scan, exscan (gen_coll.c). Application
  * profiles of paper 000, Fig. 1, all synthetic: radix, nbody, miniamr, fds
  * (gen_apps.c).
  */
@@ -19,6 +20,11 @@ extern const mm_gen mm_gen_allreduce;
 extern const mm_gen mm_gen_allgather;
 extern const mm_gen mm_gen_barrier;
 extern const mm_gen mm_gen_alltoall;
+extern const mm_gen mm_gen_scatter;
+extern const mm_gen mm_gen_reduce_scatter;
+extern const mm_gen mm_gen_reduce_scatter_block;
+extern const mm_gen mm_gen_scan;
+extern const mm_gen mm_gen_exscan;
 
 extern const mm_gen mm_gen_radix;
 extern const mm_gen mm_gen_nbody;

@@ -33,6 +33,11 @@ static const mm_gen *const generators[] = {
     &mm_gen_allgather,
     &mm_gen_barrier,
     &mm_gen_alltoall,
+    &mm_gen_scatter,
+    &mm_gen_reduce_scatter,
+    &mm_gen_reduce_scatter_block,
+    &mm_gen_scan,
+    &mm_gen_exscan,
     /* synthetic application profiles (paper 000, figure 1) */
     &mm_gen_radix,
     &mm_gen_nbody,
