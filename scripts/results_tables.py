@@ -16,6 +16,8 @@ import sys
 from collections import OrderedDict
 from typing import Dict, List
 
+from results_paths import path_tables  # paper 002 Table I and paper 003 drain times, by path
+
 
 def fmt(v, digits=1) -> str:
     if v is None:
@@ -106,6 +108,10 @@ def main(argv: List[str]) -> int:
             continue
         print(f"### {fig}\n")
         print(table([r for r in recs if fig in r["figures"]]))
+        print()
+    for title, text in path_tables(recs):
+        print(f"### {title}\n")
+        print(text)
         print()
     print("### speed targets\n")
     print(targets(recs))

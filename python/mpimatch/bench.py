@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from . import __version__, pystreams, specs, tools
+from . import __version__, paths, pystreams, specs, tools
 from .errors import EXIT_FAILURE, MpimatchError
 from .replay import hints_of
 from .suites import Item, StreamFile, Suite
@@ -98,6 +98,7 @@ class Run:
     needs: List[str]                    # hints the engine requires
     figures: List[str] = field(default_factory=list)
     x: Optional[str] = None
+    paths: bool = False                 # time each matching path (--paths)
 
     @property
     def label(self) -> str:
@@ -156,6 +157,7 @@ def plan(items: Sequence[Item], cat: Catalogues, only: Optional[Sequence[str]] =
             if item.figure and item.figure not in run.figures:
                 run.figures.append(item.figure)
             run.x = run.x or item.x
+            run.paths = run.paths or item.paths
     order = {spec: i for i, spec in enumerate(sources)}
     return sorted(runs.values(), key=lambda r: (order[r.source.spec], bool(r.needs)))
 
@@ -169,7 +171,7 @@ def replay_command(exe: Path, run: Run, reps: int, json_path: Path) -> List[str]
     where = ["--workload", run.source.spec] if run.source.generator == GEN else [str(run.source.path)]
     params = [a for k, v in run.params.items() for a in ("--param", f"{run.engine}:{k}={v}")]
     return [str(exe), *where, "--engine", run.engine, *params, "--reps", str(reps),
-            "--json", str(json_path), "--quiet"]
+            *(["--paths"] if run.paths else []), "--json", str(json_path), "--quiet"]
 
 
 def _replay(exe: Path, run: Run, reps: int, tmp: Path) -> Dict[str, Any]:
@@ -213,7 +215,7 @@ def make_record(run: Run, data: Mapping[str, Any], wall: float) -> Dict[str, Any
     stats = res.get("stats") or {}
     wl = data.get("workload") or {}         # the C tool's canonical spec, when it built one
     src = run.source
-    return {
+    rec = {
         "workload": {"name": wl.get("name", src.name), "params": wl.get("params", src.params),
                      "synthetic": bool(wl.get("synthetic", src.synthetic)), "spec": src.spec,
                      "origin": wl.get("origin", src.origin), "generator": src.generator,
@@ -230,6 +232,9 @@ def make_record(run: Run, data: Mapping[str, Any], wall: float) -> Dict[str, Any
         "outcomes": res.get("outcomes") or {},
         "wall_seconds": round(wall, 3),
     }
+    if run.paths:
+        rec["paths"] = paths.compact(res.get("paths"))
+    return rec
 
 
 @dataclass

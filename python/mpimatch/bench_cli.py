@@ -9,6 +9,7 @@ atomically, and print the table.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import shutil
 import tempfile
@@ -67,6 +68,12 @@ def add_parser(sub: Any, formatter: Callable[[str], argparse.HelpFormatter], epi
                    help=f"directory for the outputs (default: {DEFAULT_OUT})")
     p.add_argument("--json", metavar="FILE", help="also write the JSON results to FILE")
     p.add_argument("--quiet", action="store_true", help="no progress display")
+    p.add_argument("--figure", action="append", default=[], metavar="LABEL",
+                   help="only the suite's items whose figure label starts with LABEL, "
+                        "e.g. p003 or p002-table1 (repeatable)")
+    p.add_argument("--paths", action="store_true",
+                   help="time each matching path in every run (mpimatch-replay --paths); "
+                        "items of the suite may ask for it themselves")
     p.set_defaults(func=cmd_bench)
 
 
@@ -85,10 +92,34 @@ def choose_suite(args: argparse.Namespace) -> Suite:
     custom = [*args.workload, *(StreamFile(Path(s)) for s in args.stream)]
     if custom and args.suite:
         raise MpimatchError("give --suite, or --workload/--stream, not both")
+    if custom and args.figure:
+        raise MpimatchError("--figure selects items of a suite; it does not go with "
+                            "--workload/--stream")
     if not custom:
-        return SUITES[args.suite or DEFAULT_SUITE]
+        return with_paths(select_figures(SUITES[args.suite or DEFAULT_SUITE], args.figure),
+                          args.paths)
     return Suite("custom", "workloads and streams named on the command line",
-                 SUITES[DEFAULT_SUITE].reps, [Item(c, figure="custom") for c in custom])
+                 SUITES[DEFAULT_SUITE].reps,
+                 [Item(c, figure="custom", paths=args.paths) for c in custom])
+
+
+def select_figures(suite: Suite, prefixes: List[str]) -> Suite:
+    """The suite's items whose figure label starts with one of prefixes (all without any)."""
+    if not prefixes:
+        return suite
+    items = [i for i in suite.items if any(i.figure.startswith(p) for p in prefixes)]
+    if not items:
+        labels = ", ".join(dict.fromkeys(i.figure for i in suite.items if i.figure))
+        raise MpimatchError(f"--figure {' '.join(prefixes)}: no item of suite {suite.name} has "
+                            f"such a figure label; labels: {labels}")
+    return dataclasses.replace(suite, items=items)
+
+
+def with_paths(suite: Suite, paths: bool) -> Suite:
+    """--paths: every item of the suite times its matching paths."""
+    if not paths:
+        return suite
+    return dataclasses.replace(suite, items=[dataclasses.replace(i, paths=True) for i in suite.items])
 
 
 class Display:
