@@ -42,8 +42,9 @@ def table(engine: str, paths: Mapping[str, Any]) -> Table:
     t = Table(title=f"paths of {engine}: {paths.get('segments')} segments, one clock read "
                     f"({_fmt(paths.get('clock_ns'), '.1f')} ns) subtracted per segment",
               title_justify="left")
-    for head in ("path", "events", "segments", "ns/event", "q1", "q3", "ns/segment", "timer"):
-        t.add_column(head, justify="left" if head in ("path", "timer") else "right")
+    t.add_column("path", no_wrap=True)      # the names must stay readable on narrow terminals
+    for head in ("events", "segments", "ns/event", "q1", "q3", "ns/segment", "timer"):
+        t.add_column(head, justify="left" if head == "timer" else "right")
     by = paths.get("by_path") or {}
     for name in PATHS:
         p = by.get(name) or {}
