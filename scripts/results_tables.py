@@ -22,6 +22,8 @@ import statistics
 from collections import OrderedDict
 from typing import Dict, List
 
+from results_paths import path_tables  # paper 002 Table I and paper 003 drain times, by path
+
 
 def fmt(v, digits=1) -> str:
     if v is None:
@@ -162,6 +164,10 @@ def main(argv: List[str]) -> int:
             continue
         print(f"### {fig}\n")
         print(TABLES.get(fig, table)([r for r in recs if fig in r["figures"]]))
+        print()
+    for title, text in path_tables(recs):
+        print(f"### {title}\n")
+        print(text)
         print()
     if any("targets" in r["figures"] for r in recs):     # not in a --figure run
         print("### speed targets\n")

@@ -13,6 +13,7 @@
 #include "outfile.h"
 #include "replay.h"
 #include "replay_analysis.h"
+#include "replay_paths.h"
 #include "replay_engines.h"
 #include "replay_report.h"
 #include "stream.h"
@@ -36,6 +37,9 @@ static const char usage[] =
     "  --matches FILE       write the outcome lines ('-': standard output)\n"
     "  --json FILE          write results as JSON ('-': standard output)\n"
     "  --reps R             timed repetitions after one warm-up (default 5)\n"
+    "  --paths              also time each matching path (fail/success from\n"
+    "                       recv/send, probe, mprobe, cancel) in R more runs\n"
+    "                       that read the clock where the path changes\n"
     "  --np N               number of processes (overrides the stream's)\n"
     "  --hints H            auto (default: what the stream satisfies), none, or\n"
     "                       a comma list of no_any_source, no_any_tag\n"
@@ -66,6 +70,7 @@ typedef struct args {
     int32_t np;
     uint32_t hints;
     int quiet, list;
+    int paths;                   /* --paths: per-path timing (replay_paths.h) */
 } args;
 
 static int add_list(const char **list, size_t *n, const char *v, const char *opt)
@@ -97,6 +102,8 @@ static int parse_args(int argc, char **argv, args *a)
             return -1;
         } else if (strcmp(arg, "--list") == 0) {
             continue;
+        } else if (strcmp(arg, "--paths") == 0) {
+            a->paths = 1;
         } else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
             a->quiet = 1;
         } else if (a->list && strcmp(arg, "--json") == 0 &&
@@ -162,6 +169,11 @@ static int parse_args(int argc, char **argv, args *a)
             return CLI_USAGE;
         }
     }
+    if (a->paths && (a->list || a->nengines == 0)) {
+        cli_error("--paths times the engines' matching paths: it needs --engine%s",
+                  a->list ? ", not --list" : "");
+        return CLI_USAGE;
+    }
     if (!a->list && a->stream && a->workload) {
         cli_error("give STREAM or --workload, not both ('%s' and '%s')", a->stream, a->workload);
         return CLI_USAGE;
@@ -207,6 +219,8 @@ typedef struct run {
     mm_plan     plan;
     mm_replay   rep;
     uint64_t   *ref_out;   /* outcomes of the first engine, for comparison */
+    mm_paths    paths;     /* --paths: classification and per-rep totals  */
+    mm_paths_result *pres; /* --paths: one result per plan engine          */
     const mm_plan_engine *ref;
     int         table;     /* print the table on standard output */
 } run;
@@ -270,6 +284,23 @@ static int check_engines(run *r)
     return 0;
 }
 
+/* --paths: classify by this engine's outcomes (the same as every other
+ * engine's, compared above), then time the paths. */
+static int time_paths(run *r, mm_plan_engine *e, size_t i)
+{
+    char err[1024];
+    mm_config cfg = config_for(r, e);
+    mm_paths_classify(&r->paths, r->rep.out);
+    int rc = mm_paths_run(&r->paths, &r->rep, e->info->name, &cfg, r->a.reps, e->res.hash,
+                          &r->pres[i], err, sizeof err);
+    if (rc != MMR_OK) {
+        cli_error("%s", err);
+        return exit_code_for(rc);
+    }
+    e->paths = &r->pres[i];
+    return 0;
+}
+
 static int run_engines(run *r)
 {
     char err[1024];
@@ -295,6 +326,8 @@ static int run_engines(run *r)
         } else if ((rc = compare(r, e))) {
             return rc;
         }
+        if (r->a.paths && (rc = time_paths(r, e, i)))
+            return rc;
         if (r->table) {
             if (!printed_head++)
                 mm_report_table_head(stdout, &r->s, &r->plan);
@@ -400,6 +433,11 @@ static int replay_main(run *r)
         cli_error("%s", err);
         return CLI_FAIL;
     }
+    if (a->paths && (mm_paths_init(&r->paths, &r->s, a->reps, err, sizeof err) != MMR_OK ||
+                     !(r->pres = calloc(r->plan.n + 1, sizeof *r->pres)))) {
+        cli_error("%s", r->paths.s ? "out of memory" : err);
+        return CLI_FAIL;
+    }
     r->ref_out = malloc((r->s.n + 1) * sizeof *r->ref_out);
     if (!r->ref_out) {
         cli_error("out of memory");
@@ -442,6 +480,8 @@ int main(int argc, char **argv)
     mm_outfile_abort(&r.series);
     free(r.ref_out);
     mm_replay_free(&r.rep);
+    mm_paths_free(&r.paths);
+    free(r.pres);
     mm_plan_free(&r.plan);
     if (r.have_stream)
         mm_stream_free(&r.s);

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "replay.h"
+#include "replay_stats.h"
 
 static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -142,22 +143,6 @@ static int64_t now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Quantile of sorted v[0..n) with linear interpolation between ranks. */
-static double quantile(const double *v, unsigned n, double p)
-{
-    double pos = p * (n - 1);
-    unsigned lo = (unsigned)pos;
-    if (lo + 1 >= n)
-        return v[n - 1];
-    return v[lo] + (pos - lo) * (v[lo + 1] - v[lo]);
-}
-
 int mm_replay_run(mm_replay *r, const char *engine, const mm_config *cfg,
                   unsigned warmup, unsigned reps, mm_replay_result *res,
                   char *err, size_t errlen)
@@ -227,10 +212,10 @@ int mm_replay_run(mm_replay *r, const char *engine, const mm_config *cfg,
 
     res->hash = first_hash;
     mm_outcomes_count(s, r->out, &res->counts);
-    qsort(r->times, reps, sizeof *r->times, cmp_double);
-    res->ns_min = r->times[0];
-    res->ns_q1 = quantile(r->times, reps, 0.25);
-    res->ns_median = quantile(r->times, reps, 0.5);
-    res->ns_q3 = quantile(r->times, reps, 0.75);
+    mm_quartiles q = mm_quartiles_of(r->times, reps);
+    res->ns_min = q.min;
+    res->ns_q1 = q.q1;
+    res->ns_median = q.median;
+    res->ns_q3 = q.q3;
     return MMR_OK;
 }

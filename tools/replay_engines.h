@@ -24,6 +24,7 @@ typedef struct mm_plan_engine {
     char   **param_strs;     /* "key=value" strings for mm_config          */
     size_t   nparam_strs;
     mm_replay_result res;
+    const struct mm_paths_result *paths; /* --paths: per-path timing, else NULL */
 } mm_plan_engine;
 
 typedef struct mm_plan {

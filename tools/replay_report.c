@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "replay_paths.h"
 #include "replay_report.h"
 
 static double mean_depth(const mm_qstats *q)
@@ -53,6 +54,8 @@ void mm_report_table_row(FILE *f, const mm_plan *p, const mm_plan_engine *e)
             (unsigned long long)r->stats.prq.max_length,
             (unsigned long long)r->stats.umq.max_length, qs,
             (unsigned long long)r->stats.peak_bytes);
+    if (e->paths)
+        mm_paths_table(f, e->info->name, e->paths);
 }
 
 static void json_hints(mmj *j, uint32_t h)
@@ -131,6 +134,10 @@ static void json_result(mmj *j, const mm_plan_engine *e)
     mmj_ku64(j, "events", r->stats.overhead.events);
     mmj_obj_end(j);
     mmj_obj_end(j);
+    if (e->paths) {
+        mmj_key(j, "paths");
+        mm_paths_json(j, e->paths);
+    }
     mmj_obj_end(j);
 }
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from . import __version__, bench_clusters, pystreams, specs, tools
+from . import __version__, bench_clusters, paths, pystreams, specs, tools
 from .errors import EXIT_FAILURE, MpimatchError
 from .replay import hints_of
 from .suites import Item, StreamFile, Suite
@@ -100,6 +100,7 @@ class Run:
     x: Optional[str] = None
     cluster: Optional[bench_clusters.ClusterRun] = None   # its file parameter is written by the bench
     clustering: Optional[Dict[str, Any]] = None           # the record's "clustering", once written
+    paths: bool = False                 # time each matching path (--paths)
 
     @property
     def label(self) -> str:
@@ -152,6 +153,7 @@ def _add_run(runs: Dict[Tuple[str, str], Run], item: Item, new: Run) -> None:
     if item.figure and item.figure not in run.figures:
         run.figures.append(item.figure)
     run.x = run.x or item.x
+    run.paths = run.paths or item.paths
 
 
 def plan(items: Sequence[Item], cat: Catalogues, only: Optional[Sequence[str]] = None,
@@ -188,7 +190,7 @@ def replay_command(exe: Path, run: Run, reps: int, json_path: Path) -> List[str]
     where = ["--workload", run.source.spec] if run.source.generator == GEN else [str(run.source.path)]
     params = [a for k, v in run.params.items() for a in ("--param", f"{run.engine}:{k}={v}")]
     return [str(exe), *where, "--engine", run.engine, *params, "--reps", str(reps),
-            "--json", str(json_path), "--quiet"]
+            *(["--paths"] if run.paths else []), "--json", str(json_path), "--quiet"]
 
 
 def _replay(exe: Path, run: Run, reps: int, tmp: Path) -> Dict[str, Any]:
@@ -232,7 +234,7 @@ def make_record(run: Run, data: Mapping[str, Any], wall: float) -> Dict[str, Any
     stats = res.get("stats") or {}
     wl = data.get("workload") or {}         # the C tool's canonical spec, when it built one
     src = run.source
-    return {
+    rec = {
         "workload": {"name": wl.get("name", src.name), "params": wl.get("params", src.params),
                      "synthetic": bool(wl.get("synthetic", src.synthetic)), "spec": src.spec,
                      "origin": wl.get("origin", src.origin), "generator": src.generator,
@@ -250,6 +252,9 @@ def make_record(run: Run, data: Mapping[str, Any], wall: float) -> Dict[str, Any
         "clustering": run.clustering,
         "wall_seconds": round(wall, 3),
     }
+    if run.paths:
+        rec["paths"] = paths.compact(res.get("paths"))
+    return rec
 
 
 @dataclass

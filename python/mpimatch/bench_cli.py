@@ -9,6 +9,7 @@ atomically, and print the table.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import shutil
 import tempfile
@@ -59,9 +60,6 @@ def add_parser(sub: Any, formatter: Callable[[str], argparse.HelpFormatter], epi
                    help="run this workload instead of a suite (repeatable)")
     p.add_argument("--stream", action="append", default=[], metavar="FILE",
                    help="run this stream file instead of a suite (repeatable)")
-    p.add_argument("--figure", action="append", default=[], metavar="LABEL",
-                   help="only the suite's items with this figure label, e.g. p001-fig3 "
-                        "(repeatable)")
     p.add_argument("--engines", metavar="a,b,...", help="only these engines (default: all)")
     p.add_argument("--param", action="append", default=[], metavar="ENGINE:KEY=VALUE",
                    help="engine parameter for every run of ENGINE (repeatable)")
@@ -70,6 +68,12 @@ def add_parser(sub: Any, formatter: Callable[[str], argparse.HelpFormatter], epi
                    help=f"directory for the outputs (default: {DEFAULT_OUT})")
     p.add_argument("--json", metavar="FILE", help="also write the JSON results to FILE")
     p.add_argument("--quiet", action="store_true", help="no progress display")
+    p.add_argument("--figure", action="append", default=[], metavar="LABEL",
+                   help="only the suite's items whose figure label starts with LABEL, "
+                        "e.g. p003 or p002-table1 (repeatable)")
+    p.add_argument("--paths", action="store_true",
+                   help="time each matching path in every run (mpimatch-replay --paths); "
+                        "items of the suite may ask for it themselves")
     p.set_defaults(func=cmd_bench)
 
 
@@ -88,26 +92,37 @@ def choose_suite(args: argparse.Namespace) -> Suite:
     custom = [*args.workload, *(StreamFile(Path(s)) for s in args.stream)]
     if custom and args.suite:
         raise MpimatchError("give --suite, or --workload/--stream, not both")
-    if not custom:
-        return only_figures(SUITES[args.suite or DEFAULT_SUITE], args.figure)
-    if args.figure:
-        raise MpimatchError("--figure selects items of a suite; it does not apply to "
+    if custom and args.figure:
+        raise MpimatchError("--figure selects items of a suite; it does not go with "
                             "--workload/--stream")
+    if not custom:
+        return with_paths(select_figures(SUITES[args.suite or DEFAULT_SUITE], args.figure),
+                          args.paths)
     return Suite("custom", "workloads and streams named on the command line",
-                 SUITES[DEFAULT_SUITE].reps, [Item(c, figure="custom") for c in custom])
+                 SUITES[DEFAULT_SUITE].reps,
+                 [Item(c, figure="custom", paths=args.paths) for c in custom])
 
 
-def only_figures(suite: Suite, figures: List[str]) -> Suite:
-    """The suite's items labelled with one of the figures (all items without --figure)."""
-    if not figures:
+def select_figures(suite: Suite, prefixes: List[str]) -> Suite:
+    """The suite's items whose figure label starts with one of prefixes (all without any);
+    a prefix that selects nothing is an error listing the labels."""
+    if not prefixes:
         return suite
-    labels = list(dict.fromkeys(i.figure for i in suite.items))
-    unknown = [f for f in figures if f not in labels]
+    labels = list(dict.fromkeys(i.figure for i in suite.items if i.figure))
+    unknown = [p for p in prefixes if not any(label.startswith(p) for label in labels)]
     if unknown:
-        raise MpimatchError(f"--figure {unknown[0]}: suite {suite.name} has no such label; "
-                            f"labels: {', '.join(labels)}")
-    return Suite(suite.name, f"{suite.summary}; only {', '.join(figures)}", suite.reps,
-                 [i for i in suite.items if i.figure in figures])
+        raise MpimatchError(f"--figure {unknown[0]}: no item of suite {suite.name} has such a "
+                            f"figure label; labels: {', '.join(labels)}")
+    items = [i for i in suite.items if any(i.figure.startswith(p) for p in prefixes)]
+    return dataclasses.replace(suite, summary=f"{suite.summary}; only {', '.join(prefixes)}",
+                               items=items)
+
+
+def with_paths(suite: Suite, paths: bool) -> Suite:
+    """--paths: every item of the suite times its matching paths."""
+    if not paths:
+        return suite
+    return dataclasses.replace(suite, items=[dataclasses.replace(i, paths=True) for i in suite.items])
 
 
 class Display:

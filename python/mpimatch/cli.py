@@ -15,7 +15,7 @@ from typing import Any, List, Optional, Sequence
 
 from rich.console import Console
 
-from . import __version__, bench_cli, cluster_cli, tools
+from . import __version__, bench_cli, cluster_cli, paths, tools
 from .errors import EXIT_FAILURE, MpimatchError
 from .replay import list_engines, replay_json, run_tool
 from .report import engines_view, stream_report, stream_title
@@ -86,6 +86,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--matches", metavar="FILE", help="write the outcome lines to FILE ('-': standard output)")
     p.add_argument("--json", metavar="FILE", help="write the C tool's JSON results to FILE ('-': standard output, no table)")
     p.add_argument("--quiet", action="store_true", help="print no table")
+    p.add_argument("--paths", action="store_true",
+                   help="also time each matching path (fail/success from recv/send, probe, "
+                        "mprobe, cancel; docs/replay.md)")
     _add_replay_dir_options(p)
     p.set_defaults(func=cmd_replay)
 
@@ -207,8 +210,11 @@ def cmd_engines(args: argparse.Namespace, out: Console) -> int:
 
 def cmd_replay(args: argparse.Namespace, out: Console) -> int:
     if Path(args.stream).is_dir():
+        if args.paths:
+            raise MpimatchError(f"--paths times the paths of one stream; {args.stream} is a "
+                                f"directory of per-rank streams (replay one rank's file)")
         return cmd_replay_dir(args, out)
-    passthrough = _replay_args(args, args.reps)
+    passthrough = _replay_args(args, args.reps) + ["--paths"] * args.paths
     if args.matches:
         passthrough += ["--matches", args.matches]
     if args.json == "-":            # JSON to standard output: no table beside it
@@ -217,6 +223,8 @@ def cmd_replay(args: argparse.Namespace, out: Console) -> int:
                              Path(args.json) if args.json else None)
     if data is not None and not args.quiet:
         out.print(stream_report(data, stream_title(data, args.stream), detailed=True))
+        if args.paths and paths.view(data) is not None:
+            out.print(paths.view(data))
     if code == 0 and data is None:
         raise MpimatchError("mpimatch-replay exited 0 but wrote no JSON", EXIT_FAILURE)
     return code

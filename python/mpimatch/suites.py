@@ -12,14 +12,16 @@ A suite is a list of items. An item is
   - clusterings: kmeans runs whose cluster file the bench writes before
     timing, from a peer group -> queue mapping or K-means on a profile of
     the source (bench_clusters.py: hand(), learned()).
+  - paths: also time each matching path (mpimatch-replay --paths); the
+    records then carry a "paths" object.
 `sweep()` makes one item per value of x. Items naming the same source and
 engine run are run once; the record carries every label.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from .bench_clusters import ClusterRun, hand, learned
 from .tools import REPO_ROOT
@@ -40,6 +42,7 @@ class Item:
     figure: str = ""
     x: Optional[str] = None
     clusterings: Tuple[ClusterRun, ...] = ()
+    paths: bool = False                     # per-path timing (mpimatch-replay --paths)
 
 
 @dataclass
@@ -60,6 +63,11 @@ def sweep(workload: str, x: str, values: Sequence[int], figure: str, engines: En
         spec = workload + ":" + ",".join(f"{k}={p}" for k, p in params.items())
         items.append(Item(spec, engines, dict(engine_params or {}), figure, x))
     return items
+
+
+def with_paths(items: Iterable[Item]) -> List[Item]:
+    """The items, each timing its matching paths (mpimatch-replay --paths)."""
+    return [replace(i, paths=True) for i in items]
 
 
 TARGET_TAG = "targets"       # items that the speed targets (bench.TARGETS) read
@@ -124,11 +132,11 @@ PAPER = Suite("paper", "the papers' figures (needs the C generators, mpimatch-ge
     *sweep("burst", "n", [2 ** k for k in range(4, 15)], "p002-fig5", engines=HINTED, rounds=2),
     # paper 002 fig. 6: preposted ping-pong, 0..200 dead receives
     *sweep("pingpong", "n", [0, 25, 50, 100, 150, 200], "p002-fig6", engines=("list", "hash")),
-    # paper 002 table I: hash against NewMadeleine's four tables. Receives first
-    # (fail from recv, success from send): tags, shuffle; messages first (fail
-    # from send, success from recv): reverse.
-    *(Item(w, ("hash", "nm"), figure="p002-table1")
-      for w in ("tags:n=1024", "shuffle:n=1024", "reverse:n=500,m=4,rounds=2")),
+    # paper 002 table I: one matching operation on each of the four paths, hash
+    # against NewMadeleine's four tables (nm), on the paper's random fully
+    # specified keys (0 <= comm, tag <= 100, 0 <= source <= 500); receives first
+    # and messages first in alternate rounds, timed path by path (--paths)
+    Item("random_keys:n=1024,rounds=8", ("hash", "nm"), figure="p002-table1", paths=True),
     # paper 000 fig. 5 (sec. 5.2): gather, allreduce, iallgather at 1024/2048/4096
     # processes, COL+PNP with k = 1; rank 0's PRQs must reach floor(sqrt(n)).
     *sweep("gather", "n", PROCS, "p000-fig5a", engines=("list", "col+pnp"),
@@ -150,17 +158,21 @@ PAPER = Suite("paper", "the papers' figures (needs the C generators, mpimatch-ge
            engines=("list", "kmeans:k=2", "kmeans:k=4", "rank"), m=50, rounds=2),
     *p001_fig3("p001-fig3", "random"), *p001_fig3("p001-fig3-seq", "sequential"),
     # paper 003 figs. 1-4: the four thread decompositions; the paper measures
-    # the MPICH-style list's search depth (list), hash shows the constant case
-    *(i for m, t in ((8, [16, 64, 256]), (26, [16, 64, 256]), (512, [8, 16, 32, 64]))
-      for i in sweep("stencil_naive", "threads", t, f"p003-fig1-m{m}",
-                     engines=("list", "hash"), msgs=m, phases=2)),
-    *(Item(f"stencil2d:lx={x},ly={x},points={p}", ("list", "hash"), figure=f"p003-fig2-{p}", x="lx")
-      for p in ("5pt", "9pt") for x in (2, 4, 8, 16, 32)),
-    *(Item(f"stencil3d:lx={x},ly={x},lz={z},points={p}", ("list", "hash"), figure=f"p003-fig3-{p}")
-      for p in ("7pt", "27pt") for x, z in ((2, 2), (4, 4), (8, 4))),
-    *(i for p in ("7pt", "27pt")
-      for i in sweep("stencil_linear", "lz", [32, 64, 128, 256], f"p003-fig4-{p}",
-                     engines=("list", "hash"), points=p)),
+    # the MPICH-style list's search depth (list), hash shows the constant case.
+    # Timed path by path: a phase's success-from-send segment is the time to
+    # drain the M_t preposted receives (figs. 1b-4b).
+    *with_paths(i for m, t in ((8, [16, 64, 256]), (26, [16, 64, 256]), (512, [8, 16, 32, 64]))
+                for i in sweep("stencil_naive", "threads", t, f"p003-fig1-m{m}",
+                               engines=("list", "hash"), msgs=m, phases=2)),
+    *with_paths(Item(f"stencil2d:lx={x},ly={x},points={p}", ("list", "hash"),
+                     figure=f"p003-fig2-{p}", x="lx")
+                for p in ("5pt", "9pt") for x in (2, 4, 8, 16, 32)),
+    *with_paths(Item(f"stencil3d:lx={x},ly={x},lz={z},points={p}", ("list", "hash"),
+                     figure=f"p003-fig3-{p}")
+                for p in ("7pt", "27pt") for x, z in ((2, 2), (4, 4), (8, 4))),
+    *with_paths(i for p in ("7pt", "27pt")
+                for i in sweep("stencil_linear", "lz", [32, 64, 128, 256], f"p003-fig4-{p}",
+                               engines=("list", "hash"), points=p)),
 ])
 
 SUITES: Dict[str, Suite] = {s.name: s for s in (QUICK, DEFAULT, PAPER)}

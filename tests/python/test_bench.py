@@ -119,7 +119,8 @@ C_GENS = [("shuffle", "n rounds", []), ("burst", "n rounds", []), ("tags", "n ro
           ("gather", "n calls", [("alg", "linear binomial direct")]),
           ("allreduce", "n calls", [("alg", "recursive_doubling ring")]),
           ("allgather", "n calls nonblocking", [("alg", "ring bruck")]),
-          ("radix", "", []), ("nbody", "", []), ("miniamr", "", []), ("fds", "n", [])]
+          ("radix", "", []), ("nbody", "", []), ("miniamr", "", []), ("fds", "n", []),
+          ("random_keys", "n rounds", [])]
 PAPER_ENGINES = [{"name": n, "hints_required": [], "params": [
                      {"name": p, "default": 8, "min": 0, "max": 1024, "doc": ""} for p in ps.split()]}
                  for n, ps in (("nm", ""), ("rank", ""), ("kmeans", "k"), ("pnp", "kp"),

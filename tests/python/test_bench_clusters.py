@@ -195,9 +195,9 @@ def test_stream_file_sources_and_the_temporary_directory(engines):
 
 def test_cli_figure_filter(tmp_path, replay_exe):
     proc = run_cli("bench", "--suite", "paper", "--figure", "p001-figX", "--out", tmp_path)
-    assert proc.returncode == 2 and "--figure p001-figX: suite paper has no such label" in proc.stderr
+    assert proc.returncode == 2 and "--figure p001-figX: no item of suite paper has such a figure label" in proc.stderr
     proc = run_cli("bench", "--workload", SMALL, "--figure", "p001-fig3", "--out", tmp_path)
-    assert proc.returncode == 2 and "does not apply to --workload" in proc.stderr
+    assert proc.returncode == 2 and "does not go with --workload" in proc.stderr
 
 
 def test_results_table_for_fig3(small_run, tmp_path):
