@@ -726,6 +726,9 @@ static void test_auto(void)
         /* scan, exscan: Open MPI basic and libnbc linear */
         {MM_COLL_SCAN, 64, 8, O, MM_ALG_LINEAR},
         {MM_COLL_IEXSCAN, 64, 8, O, MM_ALG_LINEAR},
+        /* MPICH gather: binomial; gatherv: linear, all receives posted at once */
+        {MM_COLL_GATHER, 64, 8, M, MM_ALG_BINOMIAL},
+        {MM_COLL_GATHERV, 64, 8, M, MM_ALG_DIRECT},
     };
     for (size_t i = 0; i < sizeof rules / sizeof *rules; i++) {
         mm_coll_choice c = mm_coll_auto(rules[i].op, rules[i].n, rules[i].bytes, rules[i].lib);

@@ -196,6 +196,10 @@ static mm_coll_choice auto_mpich(int op, int32_t n, uint64_t bytes)
             return pick(MM_ALG_BINOMIAL, "mpich: <= REDUCE_SHORT_MSG_SIZE (2048 B): binomial");
         return subst(MM_ALG_BINOMIAL, "mpich: long: Rabenseifner reduce-scatter+gather (as binomial)");
     case MM_COLL_GATHER:
+        /* Gatherv's counts are known at the root only, so no tree:
+         * MPIR_Gatherv_allcomm_linear posts all n-1 receives, then waits. */
+        if (op == MM_COLL_GATHERV)
+            return pick(MM_ALG_DIRECT, "mpich: gatherv: linear (root posts all receives)");
         return pick(MM_ALG_BINOMIAL, "mpich: binomial");
     case MM_COLL_BARRIER:
         return pick(MM_ALG_DISSEMINATION, "mpich: dissemination");
