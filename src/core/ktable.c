@@ -35,11 +35,6 @@ static void place(mm_kslot *slots, uint32_t mask, uint32_t hash, mm_kentry *e)
     slots[i] = (mm_kslot){hash, e};
 }
 
-static inline int idle(const mm_ktable *t, const mm_kentry *e)
-{
-    return (t->flags & MM_KTABLE_KEEP_IDLE) && mm_queue_empty(&e->q);
-}
-
 /* Move the entries into a table of cap slots, dropping the idle ones. */
 static int rebuild(mm_ktable *t, uint32_t cap)
 {
@@ -51,7 +46,7 @@ static int rebuild(mm_ktable *t, uint32_t cap)
         mm_kentry *e = t->slots[i].e;
         if (!e)
             continue;
-        if (idle(t, e)) {
+        if (mm_ktable_idle(t, e)) {
             mm_pool_put(&t->entries, e);
             t->count--;
             continue;
@@ -79,19 +74,10 @@ static int make_room(mm_ktable *t)
     return rebuild(t, cap * 2);
 }
 
-mm_kentry *mm_ktable_get(mm_ktable *t, const mm_key *k, uint32_t hash, int *created)
+mm_kentry *mm_ktable_insert(mm_ktable *t, const mm_key *k, uint32_t hash, int *created)
 {
     if (created)
         *created = 0;
-    /* Probe without mm_ktable_find's shortcut: an idle entry is wanted too. */
-    for (uint32_t i = hash & t->mask; t->slots[i].e; i = (i + 1) & t->mask) {
-        mm_kentry *e = t->slots[i].e;
-        if (t->slots[i].hash == hash && mm_key_eq(&e->key, k)) {
-            if (idle(t, e))
-                t->idle--;
-            return e;
-        }
-    }
     if (make_room(t) != 0)
         return NULL;
     mm_kentry *e = mm_pool_get(&t->entries);

@@ -49,6 +49,12 @@ typedef struct mm_ktable {
 } mm_ktable;
 
 int  mm_ktable_init(mm_ktable *t, unsigned li, uint32_t capacity, unsigned flags, mm_mem *mem);
+
+/* Is e kept only for its key's next use (an emptied FIFO of a KEEP_IDLE table)? */
+static inline int mm_ktable_idle(const mm_ktable *t, const mm_kentry *e)
+{
+    return (t->flags & MM_KTABLE_KEEP_IDLE) && mm_queue_empty(&e->q);
+}
 void mm_ktable_destroy(mm_ktable *t);
 
 /* The entry for k, or NULL. In a FIFO table the entry may be idle (empty
@@ -70,8 +76,26 @@ static inline mm_kentry *mm_ktable_find(const mm_ktable *t, const mm_key *k, uin
 
 /* The entry for k, created (with an empty FIFO) if absent; NULL when out of
  * memory, with the table unchanged. *created (if not NULL) tells whether it
- * is new. An idle entry is handed back as no longer idle: push onto it next. */
-mm_kentry *mm_ktable_get(mm_ktable *t, const mm_key *k, uint32_t hash, int *created);
+ * is new. An idle entry is handed back as no longer idle: push onto it next.
+ * mm_ktable_insert is the creating half: k must be absent. */
+mm_kentry *mm_ktable_insert(mm_ktable *t, const mm_key *k, uint32_t hash, int *created);
+
+static inline mm_kentry *mm_ktable_get(mm_ktable *t, const mm_key *k, uint32_t hash, int *created)
+{
+    /* Probe without mm_ktable_find's shortcut: an idle entry is wanted too.
+     * Inline, because finding the key is the steady state of a FIFO table. */
+    for (uint32_t i = hash & t->mask; t->slots[i].e; i = (i + 1) & t->mask) {
+        mm_kentry *e = t->slots[i].e;
+        if (t->slots[i].hash == hash && mm_key_eq(&e->key, k)) {
+            if (mm_ktable_idle(t, e))
+                t->idle--;
+            if (created)
+                *created = 0;
+            return e;
+        }
+    }
+    return mm_ktable_insert(t, k, hash, created);
+}
 
 /* Remove an entry (its FIFO must be empty) and return it to the pool. */
 void mm_ktable_remove(mm_ktable *t, mm_kentry *e);
