@@ -16,6 +16,7 @@
 #include "replay_paths.h"
 #include "replay_engines.h"
 #include "replay_report.h"
+#include "replay_stats.h"
 #include "stream.h"
 
 static const char usage[] =
@@ -40,6 +41,9 @@ static const char usage[] =
     "  --paths              also time each matching path (fail/success from\n"
     "                       recv/send, probe, mprobe, cancel) in R more runs\n"
     "                       that read the clock where the path changes\n"
+    "  --interleave         take the engines' repetitions in turn (engine 1 rep 1,\n"
+    "                       engine 2 rep 1, ..., engine 1 rep 2, ...): on a shared\n"
+    "                       machine both sides of a ratio then see the same load\n"
     "  --np N               number of processes (overrides the stream's)\n"
     "  --hints H            auto (default: what the stream satisfies), none, or\n"
     "                       a comma list of no_any_source, no_any_tag\n"
@@ -71,6 +75,7 @@ typedef struct args {
     uint32_t hints;
     int quiet, list;
     int paths;                   /* --paths: per-path timing (replay_paths.h) */
+    int interleave;              /* --interleave: repetitions round-robin      */
 } args;
 
 static int add_list(const char **list, size_t *n, const char *v, const char *opt)
@@ -104,6 +109,8 @@ static int parse_args(int argc, char **argv, args *a)
             continue;
         } else if (strcmp(arg, "--paths") == 0) {
             a->paths = 1;
+        } else if (strcmp(arg, "--interleave") == 0) {
+            a->interleave = 1;
         } else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
             a->quiet = 1;
         } else if (a->list && strcmp(arg, "--json") == 0 &&
@@ -172,6 +179,11 @@ static int parse_args(int argc, char **argv, args *a)
     if (a->paths && (a->list || a->nengines == 0)) {
         cli_error("--paths times the engines' matching paths: it needs --engine%s",
                   a->list ? ", not --list" : "");
+        return CLI_USAGE;
+    }
+    if (a->interleave && (a->list || a->nengines == 0 || a->paths)) {
+        cli_error("--interleave takes the engines' repetitions in turn: it needs --engine%s",
+                  a->list ? ", not --list" : a->paths ? ", not --paths" : "");
         return CLI_USAGE;
     }
     if (!a->list && a->stream && a->workload) {
@@ -301,39 +313,117 @@ static int time_paths(run *r, mm_plan_engine *e, size_t i)
     return 0;
 }
 
+/* One engine's first (or only) timing is done: check it against the
+ * reference outcomes, time its paths, print its row. */
+static int engine_done(run *r, mm_plan_engine *e, size_t i, int *printed_head)
+{
+    int rc;
+    if (!r->ref) {
+        r->ref = e;
+        memcpy(r->ref_out, r->rep.out, r->s.n * sizeof *r->ref_out);
+    } else if ((rc = compare(r, e))) {
+        return rc;
+    }
+    if (r->a.paths && (rc = time_paths(r, e, i)))
+        return rc;
+    if (r->table) {
+        if (!(*printed_head)++)
+            mm_report_table_head(stdout, &r->s, &r->plan);
+        mm_report_table_row(stdout, &r->plan, e);
+        fflush(stdout);
+    }
+    return 0;
+}
+
+/* --interleave: round k times every engine once (one warm-up first in round
+ * 0), so that slow and fast spells of a shared machine fall on all engines
+ * alike; each engine's repetitions are then summarised as usual. */
+static int run_interleaved(run *r, char *err, size_t errlen)
+{
+    size_t n = r->plan.n;
+    double *times = calloc(n * r->a.reps + 1, sizeof *times);
+    if (!times) {
+        snprintf(err, errlen, "out of memory");
+        return MMR_ENOMEM;
+    }
+    int rc = MMR_OK;
+    for (unsigned k = 0; k < r->a.reps && rc == MMR_OK; k++)
+        for (size_t i = 0; i < n && rc == MMR_OK; i++) {
+            mm_plan_engine *e = &r->plan.e[i];
+            if (e->skipped)
+                continue;
+            mm_config cfg = config_for(r, e);
+            mm_replay_result one;
+            rc = mm_replay_run(&r->rep, e->info->name, &cfg, k == 0, 1, &one, err, errlen);
+            if (rc != MMR_OK)
+                break;
+            if (k > 0 && one.hash != e->res.hash) {
+                snprintf(err, errlen, "engine '%s': repetition %u produced different outcomes "
+                         "than repetition 1", e->info->name, k + 1);
+                rc = MMR_EUNSTABLE;
+                break;
+            }
+            e->res = one;            /* statistics and counts of the latest repetition */
+            times[i * r->a.reps + k] = one.ns_median;
+        }
+    for (size_t i = 0; i < n && rc == MMR_OK; i++) {
+        mm_plan_engine *e = &r->plan.e[i];
+        if (e->skipped)
+            continue;
+        mm_quartiles q = mm_quartiles_of(&times[i * r->a.reps], r->a.reps);
+        e->res.ns_min = q.min;
+        e->res.ns_q1 = q.q1;
+        e->res.ns_median = q.median;
+        e->res.ns_q3 = q.q3;
+    }
+    free(times);
+    return rc;
+}
+
 static int run_engines(run *r)
 {
     char err[1024];
-    int printed_head = 0;
+    int printed_head = 0, rc;
     /* Notes first, so they do not interleave with the table. */
     for (size_t i = 0; i < r->plan.n && !r->a.quiet; i++)
         if (r->plan.e[i].skipped)
             fprintf(stderr, "%s: note: skipping engine '%s': %s\n", cli_prog,
                     r->plan.e[i].info->name, r->plan.e[i].reason);
-    for (size_t i = 0; i < r->plan.n; i++) {
+    r->plan.interleaved = r->a.interleave;
+    if (r->a.interleave) {
+        /* Agreement is checked on the last repetition's outcomes, which
+         * every repetition reproduced (the hash check above). */
+        if ((rc = run_interleaved(r, err, sizeof err)) != MMR_OK) {
+            cli_error("%s", err);
+            return exit_code_for(rc);
+        }
+        for (size_t i = 0; i < r->plan.n; i++) {
+            mm_plan_engine *e = &r->plan.e[i];
+            if (e->skipped)
+                continue;
+            mm_config cfg = config_for(r, e);
+            /* one untimed run leaves this engine's outcomes in r->rep.out */
+            if ((rc = mm_replay_run(&r->rep, e->info->name, &cfg, 0, 1, &(mm_replay_result){0},
+                                    err, sizeof err)) != MMR_OK) {
+                cli_error("%s", err);
+                return exit_code_for(rc);
+            }
+            if ((rc = engine_done(r, e, i, &printed_head)))
+                return rc;
+        }
+    }
+    for (size_t i = 0; i < r->plan.n && !r->a.interleave; i++) {
         mm_plan_engine *e = &r->plan.e[i];
         if (e->skipped)
             continue;
         mm_config cfg = config_for(r, e);
-        int rc = mm_replay_run(&r->rep, e->info->name, &cfg, 1, r->a.reps, &e->res, err, sizeof err);
+        rc = mm_replay_run(&r->rep, e->info->name, &cfg, 1, r->a.reps, &e->res, err, sizeof err);
         if (rc != MMR_OK) {
             cli_error("%s", err);
             return exit_code_for(rc);
         }
-        if (!r->ref) {
-            r->ref = e;
-            memcpy(r->ref_out, r->rep.out, r->s.n * sizeof *r->ref_out);
-        } else if ((rc = compare(r, e))) {
+        if ((rc = engine_done(r, e, i, &printed_head)))
             return rc;
-        }
-        if (r->a.paths && (rc = time_paths(r, e, i)))
-            return rc;
-        if (r->table) {
-            if (!printed_head++)
-                mm_report_table_head(stdout, &r->s, &r->plan);
-            mm_report_table_row(stdout, &r->plan, e);
-            fflush(stdout);
-        }
     }
     if (!r->ref) {
         cli_error("no engine can run this stream (all selected engines were skipped)");

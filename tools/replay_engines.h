@@ -31,6 +31,7 @@ typedef struct mm_plan {
     mm_plan_engine *e;
     size_t          n;
     uint32_t        hints;   /* asserted                                   */
+    int             interleaved; /* repetitions taken in turn (--interleave) */
 } mm_plan;
 
 #define MM_HINTS_AUTO UINT32_MAX

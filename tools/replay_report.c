@@ -160,6 +160,8 @@ int mm_report_json(FILE *f, const mm_stream *s, const mm_plan *p, unsigned reps,
     mmj_key(&j, "hints");
     json_hints(&j, p->hints);
     mmj_ku64(&j, "reps", reps);
+    mmj_key(&j, "interleaved");
+    mmj_bool(&j, p->interleaved);
     mmj_key(&j, "results");
     mmj_arr(&j);
     for (size_t i = 0; i < p->n; i++)
