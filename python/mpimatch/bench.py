@@ -101,6 +101,7 @@ class Run:
     cluster: Optional[bench_clusters.ClusterRun] = None   # its file parameter is written by the bench
     clustering: Optional[Dict[str, Any]] = None           # the record's "clustering", once written
     paths: bool = False                 # time each matching path (--paths)
+    paired: bool = False                # also time list, interleaved (--interleave)
 
     @property
     def label(self) -> str:
@@ -154,6 +155,7 @@ def _add_run(runs: Dict[Tuple[str, str], Run], item: Item, new: Run) -> None:
         run.figures.append(item.figure)
     run.x = run.x or item.x
     run.paths = run.paths or item.paths
+    run.paired = run.paired or item.paired
 
 
 def plan(items: Sequence[Item], cat: Catalogues, only: Optional[Sequence[str]] = None,
@@ -189,8 +191,14 @@ def replay_command(exe: Path, run: Run, reps: int, json_path: Path) -> List[str]
     (--workload SPEC), or a stream file (the pystreams ones included)."""
     where = ["--workload", run.source.spec] if run.source.generator == GEN else [str(run.source.path)]
     params = [a for k, v in run.params.items() for a in ("--param", f"{run.engine}:{k}={v}")]
-    return [str(exe), *where, "--engine", run.engine, *params, "--reps", str(reps),
+    pair = ["--engine", BASELINE, "--interleave"] if _paired(run) else []
+    return [str(exe), *where, "--engine", run.engine, *params, *pair, "--reps", str(reps),
             *(["--paths"] if run.paths else []), "--json", str(json_path), "--quiet"]
+
+
+def _paired(run: Run) -> bool:
+    """Does this run also time list, interleaved with its own repetitions?"""
+    return run.paired and run.engine != BASELINE and not run.paths
 
 
 def _replay(exe: Path, run: Run, reps: int, tmp: Path) -> Dict[str, Any]:
@@ -208,8 +216,10 @@ def _replay(exe: Path, run: Run, reps: int, tmp: Path) -> Dict[str, Any]:
     except (OSError, ValueError) as err:
         raise MpimatchError(f"{what}: mpimatch-replay wrote no valid JSON: {err}",
                             EXIT_FAILURE) from None
-    if len(data.get("results") or []) != 1:
-        raise MpimatchError(f"{what}: expected one result in mpimatch-replay's JSON", EXIT_FAILURE)
+    want = [run.engine, BASELINE] if _paired(run) else [run.engine]
+    if [r.get("engine") for r in data.get("results") or []] != want:
+        raise MpimatchError(f"{what}: expected results of {', '.join(want)} in mpimatch-replay's "
+                            "JSON", EXIT_FAILURE)
     return data
 
 
@@ -254,6 +264,9 @@ def make_record(run: Run, data: Mapping[str, Any], wall: float) -> Dict[str, Any
     }
     if run.paths:
         rec["paths"] = paths.compact(res.get("paths"))
+    if _paired(run):
+        base = data["results"][1].get("ns_per_event") or {}
+        rec["paired_list"] = {"ns_per_event": {k: base.get(k) for k in ("median", "q1", "q3", "min")}}
     return rec
 
 
@@ -364,8 +377,10 @@ def measure(t: Target, records: Sequence[Mapping[str, Any]]) -> Optional[float]:
         return None
     if t.measure == "rate":
         return mine.get("events_per_second")
-    base = _find([r for r in records if r["workload"]["spec"] == mine["workload"]["spec"]],
-                 t, BASELINE)
+    # A paired run timed list in its own process, repetitions in turn: compare
+    # with that (same load); else with the list run of the same workload.
+    base = mine.get("paired_list") or _find(
+        [r for r in records if r["workload"]["spec"] == mine["workload"]["spec"]], t, BASELINE)
     a, b = (base or {}).get("ns_per_event", {}).get("median"), mine["ns_per_event"]["median"]
     if not a or not b:
         return None

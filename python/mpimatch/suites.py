@@ -14,6 +14,9 @@ A suite is a list of items. An item is
     the source (bench_clusters.py: hand(), learned()).
   - paths: also time each matching path (mpimatch-replay --paths); the
     records then carry a "paths" object.
+  - paired: every run also times list in the same process, the two
+    engines' repetitions taken in turn (mpimatch-replay --interleave); the
+    records carry "paired_list" and the speed targets use it.
 `sweep()` makes one item per value of x. Items naming the same source and
 engine run are run once; the record carries every label.
 """
@@ -43,6 +46,7 @@ class Item:
     x: Optional[str] = None
     clusterings: Tuple[ClusterRun, ...] = ()
     paths: bool = False                     # per-path timing (mpimatch-replay --paths)
+    paired: bool = False                    # each run also times list, interleaved (--interleave)
 
 
 @dataclass
@@ -74,8 +78,10 @@ TARGET_TAG = "targets"       # items that the speed targets (bench.TARGETS) read
 HINTED = ("list", "hash", "nm")
 POW2 = [64, 256, 1024, 4096, 16384]
 # The speed targets' workloads (docs/bench.md), in every suite.
-TARGET_ITEMS = [Item("shuffle:n=4096", figure=TARGET_TAG, x="n"),
-                Item("burst:n=4096", figure=TARGET_TAG, x="n")]
+# Paired: every engine's run also times list, repetitions taken in turn in one
+# process, so a target's ratio compares two engines under the same load.
+TARGET_ITEMS = [Item("shuffle:n=4096", figure=TARGET_TAG, x="n", paired=True),
+                Item("burst:n=4096", figure=TARGET_TAG, x="n", paired=True)]
 
 QUICK = Suite("quick", "the speed targets and one wildcard workload, all engines; < 1 min", 5, [
     *TARGET_ITEMS,
