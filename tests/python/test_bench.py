@@ -411,6 +411,18 @@ def test_quick_suite_targets_measured(quick):
     assert [t["name"] for t in doc["targets"]] == [t.name for t in bench.TARGETS]
     for t in doc["targets"]:
         assert bench.finite_positive(t["measured"]) and t["met"] in (True, False), t
+    # The targets' runs are paired: every engine but list timed list beside it,
+    # and the targets are computed from that pair.
+    recs = {(r["workload"]["name"], r["engine"]): r for r in doc["records"] if "targets" in r["figures"]}
+    assert "paired_list" not in recs[("shuffle", "list")]
+    for (w, e), r in recs.items():
+        if e != "list":
+            assert bench.finite_positive(r["paired_list"]["ns_per_event"]["median"]), r
+    hash_r = recs[("shuffle", "hash")]
+    want = hash_r["paired_list"]["ns_per_event"]["median"] / hash_r["ns_per_event"]["median"]
+    got = next(t["measured"] for t in doc["targets"] if t["name"] == "shuffle-hash-speedup")
+    assert got == pytest.approx(want)
+    assert all("paired_list" not in r for r in doc["records"] if "targets" not in r["figures"])
 
 
 def test_quick_suite_outputs(quick):
