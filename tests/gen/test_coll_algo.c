@@ -726,6 +726,8 @@ static void test_auto(void)
         /* scan, exscan: Open MPI basic and libnbc linear */
         {MM_COLL_SCAN, 64, 8, O, MM_ALG_LINEAR},
         {MM_COLL_IEXSCAN, 64, 8, O, MM_ALG_LINEAR},
+        /* Open MPI gatherv: coll/basic's, one rank after the other */
+        {MM_COLL_GATHERV, 512, 8, O, MM_ALG_LINEAR},
         /* MPICH gather: binomial; gatherv: linear, all receives posted at once */
         {MM_COLL_GATHER, 64, 8, M, MM_ALG_BINOMIAL},
         {MM_COLL_GATHERV, 64, 8, M, MM_ALG_DIRECT},

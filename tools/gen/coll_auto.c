@@ -132,6 +132,11 @@ static mm_coll_choice auto_ompi(int op, int32_t n, uint64_t bytes)
             return pick(MM_ALG_BINOMIAL, "tuned: n < 8, message < 20480 B: binomial");
         return subst(MM_ALG_BINOMIAL, "tuned: binary tree / pipeline (as binomial)");
     case MM_COLL_GATHER:
+        /* tuned has no gatherv (its module leaves it to coll/basic), and
+         * basic gatherv in 2.x-4.x receives from rank 0, 1, ... in turn with
+         * blocking receives (5.x posts them all at once). */
+        if (op == MM_COLL_GATHERV)
+            return pick(MM_ALG_LINEAR, "basic gatherv: root receives from each rank in turn");
         if (bytes > 6000)
             return subst(MM_ALG_LINEAR, "tuned: block > 6000 B: linear_sync (as linear)");
         if (n > 60 || (n > 10 && bytes < 1024))
