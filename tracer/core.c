@@ -168,6 +168,19 @@ void tr_req_issued(MPI_Request req, uint64_t id, tr_comm *c, int type)
         c->refs++;
 }
 
+int tr_req_done(uint64_t key, tr_entry *out)
+{
+    tr_entry *e = tr_table_get(&tr.reqs, key);
+    if (!e || e->id == 0)
+        return 0;
+    if (!e->tmpl)
+        return tr_table_take(&tr.reqs, key, out);
+    /* Persistent: it stays allocated, inactive until the next start. */
+    *out = *e;
+    e->id = 0;
+    return 1;
+}
+
 /* World ranks of a group (n members) into out. */
 static void translate(MPI_Group g, int n, int32_t *out)
 {

@@ -68,7 +68,10 @@ int tr_table_put(tr_table *t, uint64_t key, uint64_t id, tr_comm *comm, uint8_t 
             i = (i + 1) & (t->cap - 1);
         e = &t->e[i];
         t->n++;
+    } else {
+        free(e->tmpl);
     }
+    e->tmpl = NULL;
     e->key = key;
     e->id = id;
     e->comm = comm;

@@ -41,8 +41,12 @@ typedef struct tr_comm {
 /* Handle-keyed table entry. */
 typedef struct tr_entry {
     uint64_t key;        /* the handle's bits                        */
-    uint64_t id;         /* request or message id                    */
+    uint64_t id;         /* request or message id (0: an inactive
+                            persistent request)                      */
     tr_comm *comm;       /* its communicator (NULL: unknown)         */
+    mmt_record *tmpl;    /* persistent request: the ISEND or IRECV
+                            record each start emits (owned by the
+                            entry); NULL for every other handle      */
     uint8_t  used, type; /* type: the record type that issued it     */
 } tr_entry;
 
@@ -51,9 +55,12 @@ typedef struct tr_table {
     size_t cap, n;       /* cap a power of two, n <= cap / 2         */
 } tr_table;
 
+/* Enter or overwrite key's entry, with no template (an overwritten
+ * entry's template is freed). */
 int  tr_table_put(tr_table *t, uint64_t key, uint64_t id, tr_comm *comm, uint8_t type) TR_HIDDEN;
 tr_entry *tr_table_get(const tr_table *t, uint64_t key) TR_HIDDEN;
-/* Remove and return the entry (copied into *out); 0 if absent. */
+/* Remove and return the entry (copied into *out, which then owns its
+ * template); 0 if absent. */
 int  tr_table_take(tr_table *t, uint64_t key, tr_entry *out) TR_HIDDEN;
 
 /* The tracer's state (one per process). */
@@ -145,6 +152,19 @@ void tr_comm_created(MPI_Comm parent, MPI_Comm newc, int how, int color, uint64_
 
 /* Register a nonblocking request (lock held). */
 void tr_req_issued(MPI_Request req, uint64_t id, tr_comm *c, int type) TR_HIDDEN;
+/* The request with key completed (lock held): its entry into *out and 1,
+ * or 0 when the tracer did not issue it or it is an inactive persistent
+ * request. An ordinary request leaves the table (the caller drops its
+ * communicator reference); a persistent one stays, inactive, with its
+ * reference, until MPI_Request_free. */
+int  tr_req_done(uint64_t key, tr_entry *out) TR_HIDDEN;
+
+/* The record of a send-like call and the receive-side record (source and
+ * tag as named, capacity in bytes) of a receive or probe (wrap_p2p.c). */
+mmt_record tr_send_record(int type, int mode, int dest, int tag, int count, MPI_Datatype dt,
+                          const tr_comm *c, uint64_t t0, uint64_t t1) TR_HIDDEN;
+mmt_record tr_recv_record(int type, int src, int tag, int count, MPI_Datatype dt,
+                          const tr_comm *c, uint64_t t0, uint64_t t1) TR_HIDDEN;
 
 /* Start and stop (MPI_Init*, MPI_Finalize). */
 void tr_start(int provided) TR_HIDDEN;

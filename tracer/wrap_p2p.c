@@ -3,14 +3,17 @@
  * probes, cancel and request free (docs/trace-format.md, record types).
  * Each wrapper times the PMPI call and appends one record (two for
  * MPI_Sendrecv[_replace]); failed nonblocking calls are not recorded.
+ * Cancel and free also serve persistent requests (wrap_persist.c).
  */
+#include <stdlib.h>
+
 #include "tracer.h"
 
 static uint16_t err_flag(int rc) { return rc == MPI_SUCCESS ? 0 : MMT_F_ERROR; }
 
 /* The send record of a send-like call (lock held). */
-static mmt_record send_record(int type, int mode, int dest, int tag, int count, MPI_Datatype dt,
-                              const tr_comm *c, uint64_t t0, uint64_t t1)
+mmt_record tr_send_record(int type, int mode, int dest, int tag, int count, MPI_Datatype dt,
+                          const tr_comm *c, uint64_t t0, uint64_t t1)
 {
     mmt_record r = tr_rec(type, t0, t1);
     r.sub = (uint8_t)mode;
@@ -23,8 +26,8 @@ static mmt_record send_record(int type, int mode, int dest, int tag, int count, 
 }
 
 /* The receive-side record: source and tag as named, capacity in bytes. */
-static mmt_record recv_record(int type, int src, int tag, int count, MPI_Datatype dt,
-                              const tr_comm *c, uint64_t t0, uint64_t t1)
+mmt_record tr_recv_record(int type, int src, int tag, int count, MPI_Datatype dt,
+                          const tr_comm *c, uint64_t t0, uint64_t t1)
 {
     mmt_record r = tr_rec(type, t0, t1);
     tr_set_comm(&r, c);
@@ -44,7 +47,7 @@ static void send_done(int mode, int dest, int tag, int count, MPI_Datatype dt, M
         return;
     tr_lock();
     tr_comm *c = tr_comm_find(comm);
-    mmt_record r = send_record(req ? MMT_ISEND : MMT_SEND, mode, dest, tag, count, dt, c, t0, t1);
+    mmt_record r = tr_send_record(req ? MMT_ISEND : MMT_SEND, mode, dest, tag, count, dt, c, t0, t1);
     r.flags |= err_flag(rc);
     if (req) {
         r.req = tr.next_id++;
@@ -93,7 +96,7 @@ TR_API int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI
     uint64_t t1 = tr_now();
     tr_lock();
     tr_comm *c = tr_comm_find(comm);
-    mmt_record r = recv_record(MMT_RECV, src, tag, count, dt, c, t0, t1);
+    mmt_record r = tr_recv_record(MMT_RECV, src, tag, count, dt, c, t0, t1);
     r.flags |= err_flag(rc);
     if (rc == MPI_SUCCESS)
         r.aux = tr_set_status(&r, c, st);
@@ -115,7 +118,7 @@ TR_API int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MP
         return rc;
     tr_lock();
     tr_comm *c = tr_comm_find(comm);
-    mmt_record r = recv_record(MMT_IRECV, src, tag, count, dt, c, t0, t1);
+    mmt_record r = tr_recv_record(MMT_IRECV, src, tag, count, dt, c, t0, t1);
     r.req = tr.next_id++;
     tr_req_issued(*req, r.req, c, MMT_IRECV);
     tr_emit(&r);
@@ -132,10 +135,10 @@ static void sendrecv_done(int dest, int stag, int scount, MPI_Datatype stype, in
     uint64_t t1 = tr_now();
     tr_lock();
     tr_comm *c = tr_comm_find(comm);
-    mmt_record r = send_record(MMT_SEND, MMT_MODE_STD, dest, stag, scount, stype, c, t0, t1);
+    mmt_record r = tr_send_record(MMT_SEND, MMT_MODE_STD, dest, stag, scount, stype, c, t0, t1);
     r.flags |= flags | err_flag(rc);
     tr_emit(&r);
-    r = recv_record(MMT_RECV, src, rtag, rcount, rtype, c, t0, t1);
+    r = tr_recv_record(MMT_RECV, src, rtag, rcount, rtype, c, t0, t1);
     r.flags |= flags | err_flag(rc);
     if (rc == MPI_SUCCESS)
         r.aux = tr_set_status(&r, c, st);
@@ -181,7 +184,7 @@ static void probe_done(int type, int src, int tag, MPI_Comm comm, int found,
     uint64_t t1 = tr_now();
     tr_lock();
     tr_comm *c = tr_comm_find(comm);
-    mmt_record r = recv_record(type, src, tag, 0, MPI_DATATYPE_NULL, c, t0, t1);
+    mmt_record r = tr_recv_record(type, src, tag, 0, MPI_DATATYPE_NULL, c, t0, t1);
     r.flags |= err_flag(rc);
     if (type == MMT_IPROBE || type == MMT_IMPROBE)
         r.flags |= found ? MMT_F_FOUND : 0;
@@ -301,7 +304,7 @@ TR_API int MPI_Cancel(MPI_Request *req)
     uint64_t t1 = tr_now();
     tr_lock();
     tr_entry *e = tr_table_get(&tr.reqs, key);
-    if (e) {
+    if (e && e->id) { /* not an inactive persistent request */
         mmt_record r = tr_rec(MMT_CANCEL, t0, t1);
         r.req = e->id;
         r.flags |= err_flag(rc);
@@ -321,9 +324,12 @@ TR_API int MPI_Request_free(MPI_Request *req)
     tr_lock();
     tr_entry e;
     if (rc == MPI_SUCCESS && tr_table_take(&tr.reqs, key, &e)) {
-        mmt_record r = tr_rec(MMT_REQFREE, t0, t1);
-        r.req = e.id;
-        tr_emit(&r);
+        if (e.id) { /* pending; an inactive persistent request is not */
+            mmt_record r = tr_rec(MMT_REQFREE, t0, t1);
+            r.req = e.id;
+            tr_emit(&r);
+        }
+        free(e.tmpl);
         tr_comm_unref(e.comm);
     }
     tr_unlock();

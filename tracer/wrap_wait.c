@@ -5,7 +5,8 @@
  * actual source and tag from the status, which is how wildcard receives
  * are resolved. The request handles are copied before the call (MPI resets
  * them to MPI_REQUEST_NULL), and when the caller ignores statuses the
- * wrapper passes its own array.
+ * wrapper passes its own array. A persistent request stays allocated and
+ * becomes inactive (tr_req_done); completing an inactive one records nothing.
  */
 #include <stdlib.h>
 
@@ -62,7 +63,7 @@ static void scratch_free(scratch *s)
 static void completed(uint64_t key, const MPI_Status *st, int index, uint64_t t0, uint64_t t1)
 {
     tr_entry e;
-    if (!tr_table_take(&tr.reqs, key, &e))
+    if (!tr_req_done(key, &e))
         return;
     mmt_record r = tr_rec(MMT_COMPLETE, t0, t1);
     r.sub = e.type;
@@ -78,7 +79,8 @@ static void completed(uint64_t key, const MPI_Status *st, int index, uint64_t t0
             r.bytes = tr_set_status(&r, e.comm, st);
     }
     tr_emit(&r);
-    tr_comm_unref(e.comm);
+    if (!e.tmpl) /* a persistent request keeps it until MPI_Request_free */
+        tr_comm_unref(e.comm);
 }
 
 /* `n` requests completed: those at indices idx[0..n-1], or 0..n-1 when

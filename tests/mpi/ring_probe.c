@@ -23,19 +23,9 @@
  *  8 Bcast 16 ints from 0, Allreduce 1 double, Gather 2 ints to 2,
  *    Iallgather 1 int and Wait
  */
-#include <mpi.h>
-#include <stdio.h>
 #include <stdlib.h>
 
-static int rank, size, failures;
-
-#define EXPECT(cond)                                                                  \
-    do {                                                                              \
-        if (!(cond)) {                                                                \
-            fprintf(stderr, "ring_probe: rank %d: line %d: %s\n", rank, __LINE__, #cond); \
-            failures++;                                                               \
-        }                                                                             \
-    } while (0)
+#include "mpi_check.h"
 
 static void ring(void)
 {
@@ -189,26 +179,12 @@ static void collectives(void)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size != 4) {
-        if (rank == 0)
-            fprintf(stderr, "ring_probe: run with 4 processes, not %d\n", size);
-        MPI_Finalize();
-        return 2;
-    }
-    void (*phase[])(void) = { ring, wildcards, probes, matched_probes, cancel, sendrecv };
-    for (size_t i = 0; i < sizeof phase / sizeof phase[0]; i++) {
-        phase[i]();
-        MPI_Barrier(MPI_COMM_WORLD);
-    }
+    int rc = check_start("ring_probe", &argc, &argv);
+    if (rc)
+        return rc;
+    void (*const phase[])(void) = { ring, wildcards, probes, matched_probes, cancel, sendrecv };
+    check_phases(phase, sizeof phase / sizeof phase[0]);
     communicators();
     collectives();
-    int bad = 0;
-    MPI_Allreduce(&failures, &bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0 && bad == 0)
-        printf("ring_probe: ok\n");
-    MPI_Finalize();
-    return bad ? 1 : 0;
+    return check_finish();
 }

@@ -26,32 +26,31 @@ LAUNCH = {
 }
 
 
-def build_paths(mpi: str):
+def build_paths(mpi: str, prog: str = "mm_ring_probe"):
     """(tracer library, test program) for `mpi`, or None when not built."""
     for lib in tracer_candidates(mpi):
-        prog = lib.parent.parent.parent / "bin" / mpi / "mm_ring_probe"
-        if lib.is_file() and prog.is_file():
-            return lib, prog
+        exe = lib.parent.parent.parent / "bin" / mpi / prog
+        if lib.is_file() and exe.is_file():
+            return lib, exe
     return None
 
 
-@pytest.fixture(scope="module", params=["openmpi", "mpich"])
-def traced(request, tmp_path_factory) -> Dict:
-    """Trace ring_probe once per MPI; the dump of each rank."""
-    mpi = request.param
-    found = build_paths(mpi)
+def trace_program(mpi: str, prog: str, tmp_path_factory) -> Dict:
+    """Trace the project's MPI test program `prog` (4 ranks) under `mpi`; the dump of
+    each rank. Skips when that MPI or build is missing (fails where Open MPI is required)."""
+    found = build_paths(mpi, prog)
     launcher = shutil.which(LAUNCH[mpi][0])
     if found is None or launcher is None:
-        why = (f"{mpi}: the tracer or mm_ring_probe is not built ({LIB_NAME})" if found is None
+        why = (f"{mpi}: the tracer or {prog} is not built ({LIB_NAME})" if found is None
                else f"{mpi}: {LAUNCH[mpi][0]} not found")
         if mpi == "openmpi" and _tools_required():
             pytest.fail(f"Open MPI tracing is required here: {why}")
         pytest.skip(why)
     dump = _find("mpimatch-trace-dump")
-    out = tmp_path_factory.mktemp(f"trace-{mpi}")
+    out = tmp_path_factory.mktemp(f"trace-{prog}-{mpi}")
     proc = run_cli("trace", "--out", str(out / "t"), "--", *LAUNCH[mpi], str(found[1]))
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "ring_probe: ok" in proc.stdout
+    assert f"{prog[3:]}: ok" in proc.stdout
     assert "traced 4 rank(s)" in proc.stdout
     ranks = []
     for r in range(4):
@@ -60,6 +59,12 @@ def traced(request, tmp_path_factory) -> Dict:
         assert d.returncode == 0 and d.stderr == "", d.stderr
         ranks.append(d.stdout.splitlines())
     return {"mpi": mpi, "dir": out / "t", "ranks": ranks, "dump": dump}
+
+
+@pytest.fixture(scope="module", params=["openmpi", "mpich"])
+def traced(request, tmp_path_factory) -> Dict:
+    """Trace ring_probe once per MPI; the dump of each rank."""
+    return trace_program(request.param, "mm_ring_probe", tmp_path_factory)
 
 
 def body(line: str) -> str:
