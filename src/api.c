@@ -197,7 +197,9 @@ int mm_create(mm_engine **out, const char *name, const mm_config *cfg, char *err
         free(e);
         return rc;
     }
-    mm_pool_init(&e->elems, mm_elem_size(def->ops->nlinks), &e->mem);
+    unsigned rlinks = def->ops->nlinks_recv ? def->ops->nlinks_recv : def->ops->nlinks;
+    mm_pool_init(&e->recvs, mm_elem_size(rlinks), &e->mem);
+    mm_pool_init(&e->msgs, mm_elem_size(def->ops->nlinks), &e->mem);
     if (cfg->flags & MM_CFG_THREAD_SAFE) {
         if (pthread_mutex_init(&e->lock, NULL) != 0) {
             free_params(e);
@@ -209,7 +211,8 @@ int mm_create(mm_engine **out, const char *name, const mm_config *cfg, char *err
     }
     rc = def->ops->init(e, err, errlen);
     if (rc != 0) {
-        mm_pool_destroy(&e->elems);
+        mm_pool_destroy(&e->recvs);
+        mm_pool_destroy(&e->msgs);
         if (e->locked)
             pthread_mutex_destroy(&e->lock);
         free_params(e);
@@ -225,7 +228,8 @@ void mm_destroy(mm_engine *e)
     if (!e)
         return;
     e->def->ops->fini(e);
-    mm_pool_destroy(&e->elems);
+    mm_pool_destroy(&e->recvs);
+    mm_pool_destroy(&e->msgs);
     if (e->locked)
         pthread_mutex_destroy(&e->lock);
     free_params(e);
@@ -287,24 +291,31 @@ static void fill(mm_elem *x, const mm_entry *d, uint64_t seq, uint8_t flags)
     x->call = d->call;
 }
 
-static inline void release(mm_engine *e, mm_elem *x)
+static inline mm_pool *pool_of(mm_engine *e, int is_recv)
 {
-    x->flags = 0;
-    mm_pool_put(&e->elems, x);
+    return is_recv ? &e->recvs : &e->msgs;
 }
 
-/* An element joins or leaves side q (with its byte account m). */
-static inline void side_add(mm_engine *e, mm_qstats *q, mm_mem *m)
+/* Return x to its pool p (receives to recvs, messages to msgs). */
+static inline void release(mm_pool *p, mm_elem *x)
+{
+    x->flags = 0;
+    mm_pool_put(p, x);
+}
+
+/* An element joins or leaves side q (with its byte account m); the side's
+ * elements come from pool p. */
+static inline void side_add(mm_qstats *q, mm_mem *m, const mm_pool *p)
 {
     if (++q->length > q->max_length)
         q->max_length = q->length;
-    mm_mem_charge(m, e->elems.obj_size);
+    mm_mem_charge(m, p->obj_size);
 }
 
-static inline void side_del(mm_engine *e, mm_qstats *q, mm_mem *m)
+static inline void side_del(mm_qstats *q, mm_mem *m, const mm_pool *p)
 {
     q->length--;
-    mm_mem_uncharge(m, e->elems.obj_size);
+    mm_mem_uncharge(m, p->obj_size);
 }
 
 /* ---- operations ---- */
@@ -313,8 +324,9 @@ static inline void side_del(mm_engine *e, mm_qstats *q, mm_mem *m)
  * swapped: search the other side, take the earliest partner or queue self. */
 static int enter(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *h, uintptr_t *partner)
 {
+    mm_pool *mine_pool = pool_of(e, is_recv), *their_pool = pool_of(e, !is_recv);
     LOCK(e);
-    mm_elem *self = mm_pool_get(&e->elems);
+    mm_elem *self = mm_pool_get(mine_pool);
     if (!self) {
         UNLOCK(e);
         return MM_ENOMEM;
@@ -330,15 +342,15 @@ static int enter(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *h, uin
     mm_handle queued = {NULL, 0};
     if (rc == MM_MATCHED) {
         cookie = other->cookie;
-        release(e, other);
-        release(e, self);
-        side_del(e, theirs, theirs_mem);
+        release(their_pool, other);
+        release(mine_pool, self);
+        side_del(theirs, theirs_mem, their_pool);
     } else if (rc == MM_QUEUED) {
         self->flags |= MM_ELEM_QUEUED;
-        side_add(e, mine, mine_mem);
+        side_add(mine, mine_mem, mine_pool);
         queued = (mm_handle){self, self->seq};
     } else {
-        release(e, self);
+        release(mine_pool, self);
     }
     UNLOCK(e);
     if (rc >= 0 && h)
@@ -377,8 +389,8 @@ static int probe(mm_engine *e, int32_t comm, int32_t src, int32_t tag, uintptr_t
     mm_elem *m = e->def->ops->probe(e, &k, remove);
     uintptr_t cookie = m ? m->cookie : 0;
     if (m && remove) {
-        release(e, m);
-        side_del(e, &e->st.umq, &e->umq_mem);
+        release(&e->msgs, m);
+        side_del(&e->st.umq, &e->umq_mem, &e->msgs);
     }
     UNLOCK(e);
     if (m && found)
@@ -403,15 +415,15 @@ int mm_cancel(mm_engine *e, mm_handle h)
     LOCK(e);
     int rc;
     mm_elem *r = h.elem;
-    if (!mm_pool_owns(&e->elems, r)) {
+    if (!mm_pool_owns(&e->recvs, r)) {
         rc = MM_EHANDLE;
     } else if ((r->flags & (MM_ELEM_RECV | MM_ELEM_QUEUED)) != (MM_ELEM_RECV | MM_ELEM_QUEUED) ||
                r->seq != h.seq) {
         rc = MM_NOTFOUND; /* matched or cancelled already */
     } else {
         e->def->ops->cancel(e, r);
-        release(e, r);
-        side_del(e, &e->st.prq, &e->prq_mem);
+        release(&e->recvs, r);
+        side_del(&e->st.prq, &e->prq_mem, &e->recvs);
         e->st.cancels++;
         rc = MM_MATCHED;
     }

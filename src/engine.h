@@ -19,6 +19,9 @@
 
 typedef struct mm_engine_ops {
     unsigned nlinks; /* links per element */
+    unsigned nlinks_recv; /* links per receive, if fewer than nlinks (0: nlinks): an
+                             engine whose receives sit in one structure while its
+                             messages sit in several saves the memory of the rest */
     /* Build the engine's structures from e->param[]; 0 or MM_E* (with err). */
     int  (*init)(mm_engine *e, char *err, size_t errlen);
     void (*fini)(mm_engine *e);
@@ -48,7 +51,8 @@ struct mm_engine {
     mm_mem    mem;          /* everything the engine holds                 */
     mm_mem    prq_mem;      /* PRQ structures and queued receives (in mem) */
     mm_mem    umq_mem;      /* UMQ structures and queued messages (in mem) */
-    mm_pool   elems;
+    mm_pool   recvs;        /* receive elements (nlinks_recv links)        */
+    mm_pool   msgs;         /* message elements (nlinks links)             */
     void     *impl;         /* the engine's own state */
     int64_t   param[MM_MAX_PARAMS];
     char     *param_str[MM_MAX_PARAMS]; /* MM_PARAM_FILE values, or NULL */

@@ -193,6 +193,7 @@ static void nm_cancel(mm_engine *e, mm_elem *r)
 
 static const mm_engine_ops nm_ops = {
     .nlinks = NPAT,
+    .nlinks_recv = 1,   /* a receive sits in one table: 64-byte receives, not 112 */
     .init = nm_init, .fini = nm_fini,
     .post = nm_post, .arrive = nm_arrive,
     .probe = nm_probe, .cancel = nm_cancel,

@@ -293,6 +293,35 @@ static void rank_memory_grows_with_n(void)
 }
 
 /* Bad arguments return an error and leave the engine unchanged. */
+/* nm files a receive in one table but a message in four: receives come from
+ * their own pool of one-link (64-byte) elements, messages from four-link ones.
+ * Consecutive receives on a fresh engine sit one element apart; and a
+ * message's element can never be taken for a receive handle. */
+static void nm_receives_take_one_link(void)
+{
+    mm_engine *e;
+    mm_config cfg = {.nprocs = 4};
+    uintptr_t got;
+    mm_handle h[3];
+    CHECK_EQ(mm_create(&e, "nm", &cfg, NULL, 0), 0);
+    mm_entry m = ent(0, 2, 9, 50);
+    CHECK_EQ(mm_arrive(e, &m, &got), MM_QUEUED);           /* a message in between */
+    for (int i = 0; i < 3; i++) {
+        mm_entry r = ent(0, 1, i, (uintptr_t)(i + 1));
+        CHECK_EQ(mm_post(e, &r, &h[i], &got), MM_QUEUED);
+    }
+    CHECK_EQ((char *)h[1].elem - (char *)h[0].elem, 64);
+    CHECK_EQ((char *)h[2].elem - (char *)h[1].elem, 64);
+    CHECK_EQ(mm_cancel(e, h[1]), MM_MATCHED);
+    mm_entry again = ent(0, 1, 7, 9);                       /* reuses h[1]'s element */
+    mm_handle h2;
+    CHECK_EQ(mm_post(e, &again, &h2, &got), MM_QUEUED);
+    CHECK(h2.elem == h[1].elem);
+    CHECK_EQ(mm_cancel(e, h[1]), MM_NOTFOUND);              /* stale: a new receive there */
+    CHECK_EQ(mm_cancel(e, h2), MM_MATCHED);
+    mm_destroy(e);
+}
+
 static void rule_errors(void)
 {
     mm_engine *e = make(4);
@@ -389,6 +418,7 @@ int main(void)
 {
     registry_and_create();
     rank_memory_grows_with_n();
+    nm_receives_take_one_link();
     for (size_t i = 0; i < mm_engine_count(); i++) {
         const mm_engine_info *info = mm_engine_at(i);
         ename = info->name;
