@@ -675,6 +675,8 @@ static void test_auto(void)
     CHECK_EQ(mm_coll_auto(MM_COLL_BCAST, 16, 64, MM_COLL_LIB_OMPI).substitute, 0);
     CHECK_EQ(mm_coll_auto(MM_COLL_BCAST, 16, 4096, MM_COLL_LIB_OMPI).substitute, 1);
     CHECK_EQ(mm_coll_auto(MM_COLL_GATHER, 8, 8192, MM_COLL_LIB_OMPI).substitute, 1);
+    CHECK_EQ(mm_coll_auto(MM_COLL_REDUCE, 64, 2047, MM_COLL_LIB_OMPI).substitute, 0);
+    CHECK_EQ(mm_coll_auto(MM_COLL_REDUCE, 64, 2048, MM_COLL_LIB_OMPI).substitute, 1);
     /* the rules against the published thresholds: {op, n, bytes, lib, alg} */
     enum { O = MM_COLL_LIB_OMPI, M = MM_COLL_LIB_MPICH };
     static const struct { int op; int32_t n; uint64_t bytes; int lib, alg; } rules[] = {
@@ -691,6 +693,8 @@ static void test_auto(void)
         {MM_COLL_IALLGATHER, 512, 1024, O, MM_ALG_LINEAR},
         {MM_COLL_BARRIER, 12, 0, O, MM_ALG_DISSEMINATION},
         {MM_COLL_REDUCE, 4, 100, O, MM_ALG_LINEAR},
+        /* tuned reduce: any n, message < 2048 B (or count <= 1): unsegmented binomial */
+        {MM_COLL_REDUCE, 64, 2047, O, MM_ALG_BINOMIAL},
         /* MPICH */
         {MM_COLL_GATHER, 4, 8, M, MM_ALG_BINOMIAL},
         {MM_COLL_ALLGATHER, 512, 1000, M, MM_ALG_RECURSIVE_DOUBLING},

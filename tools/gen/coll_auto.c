@@ -128,9 +128,11 @@ static mm_coll_choice auto_ompi(int op, int32_t n, uint64_t bytes)
     case MM_COLL_REDUCE:
         if (n < 8 && bytes < 512)
             return pick(MM_ALG_LINEAR, "tuned: n < 8, message < 512 B: linear");
-        if (n < 8 && bytes < 20480)
-            return pick(MM_ALG_BINOMIAL, "tuned: n < 8, message < 20480 B: binomial");
-        return subst(MM_ALG_BINOMIAL, "tuned: binary tree / pipeline (as binomial)");
+        if ((n < 8 && bytes < 20480) || bytes < 2048)
+            return pick(MM_ALG_BINOMIAL, "tuned: n < 8 and message < 20480 B, or message < 2048 B: "
+                        "binomial, unsegmented");
+        return subst(MM_ALG_BINOMIAL, "tuned: message >= 2048 B: segmented binomial / pipeline / "
+                     "binary tree (as binomial)");
     case MM_COLL_GATHER:
         /* tuned has no gatherv (its module leaves it to coll/basic), and
          * basic gatherv in 2.x-4.x receives from rank 0, 1, ... in turn with
