@@ -198,8 +198,9 @@ int mm_create(mm_engine **out, const char *name, const mm_config *cfg, char *err
         return rc;
     }
     unsigned rlinks = def->ops->nlinks_recv ? def->ops->nlinks_recv : def->ops->nlinks;
-    mm_pool_init(&e->recvs, mm_elem_size(rlinks), &e->mem);
     mm_pool_init(&e->msgs, mm_elem_size(def->ops->nlinks), &e->mem);
+    mm_pool_init(&e->recvs, mm_elem_size(rlinks), &e->mem);  /* allocates nothing yet */
+    e->recv_pool = rlinks < def->ops->nlinks ? &e->recvs : &e->msgs;
     if (cfg->flags & MM_CFG_THREAD_SAFE) {
         if (pthread_mutex_init(&e->lock, NULL) != 0) {
             free_params(e);
@@ -293,10 +294,10 @@ static void fill(mm_elem *x, const mm_entry *d, uint64_t seq, uint8_t flags)
 
 static inline mm_pool *pool_of(mm_engine *e, int is_recv)
 {
-    return is_recv ? &e->recvs : &e->msgs;
+    return is_recv ? e->recv_pool : &e->msgs;
 }
 
-/* Return x to its pool p (receives to recvs, messages to msgs). */
+/* Return x to its pool p (pool_of its side). */
 static inline void release(mm_pool *p, mm_elem *x)
 {
     x->flags = 0;
@@ -415,15 +416,15 @@ int mm_cancel(mm_engine *e, mm_handle h)
     LOCK(e);
     int rc;
     mm_elem *r = h.elem;
-    if (!mm_pool_owns(&e->recvs, r)) {
+    if (!mm_pool_owns(e->recv_pool, r)) {
         rc = MM_EHANDLE;
     } else if ((r->flags & (MM_ELEM_RECV | MM_ELEM_QUEUED)) != (MM_ELEM_RECV | MM_ELEM_QUEUED) ||
                r->seq != h.seq) {
         rc = MM_NOTFOUND; /* matched or cancelled already */
     } else {
         e->def->ops->cancel(e, r);
-        release(&e->recvs, r);
-        side_del(&e->st.prq, &e->prq_mem, &e->recvs);
+        release(e->recv_pool, r);
+        side_del(&e->st.prq, &e->prq_mem, e->recv_pool);
         e->st.cancels++;
         rc = MM_MATCHED;
     }

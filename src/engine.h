@@ -51,8 +51,10 @@ struct mm_engine {
     mm_mem    mem;          /* everything the engine holds                 */
     mm_mem    prq_mem;      /* PRQ structures and queued receives (in mem) */
     mm_mem    umq_mem;      /* UMQ structures and queued messages (in mem) */
-    mm_pool   recvs;        /* receive elements (nlinks_recv links)        */
-    mm_pool   msgs;         /* message elements (nlinks links)             */
+    mm_pool   msgs;         /* message elements (nlinks links), and receives
+                               when they have as many links                */
+    mm_pool   recvs;        /* receive elements when nlinks_recv < nlinks  */
+    mm_pool  *recv_pool;    /* &recvs or &msgs: one pool unless sizes differ */
     void     *impl;         /* the engine's own state */
     int64_t   param[MM_MAX_PARAMS];
     char     *param_str[MM_MAX_PARAMS]; /* MM_PARAM_FILE values, or NULL */
