@@ -337,45 +337,49 @@ static int engine_done(run *r, mm_plan_engine *e, size_t i, int *printed_head)
 
 /* --interleave: round k times every engine once (one warm-up first in round
  * 0), so that slow and fast spells of a shared machine fall on all engines
- * alike; each engine's repetitions are then summarised as usual. */
-static int run_interleaved(run *r, char *err, size_t errlen)
+ * alike. In the last round an engine's run leaves its outcomes in
+ * r->rep.out: it is summarised, checked against the reference and printed
+ * right there. Returns 0 or an exit code (after the error message). */
+static int run_interleaved(run *r, int *printed_head)
 {
+    char err[1024];
     size_t n = r->plan.n;
-    double *times = calloc(n * r->a.reps + 1, sizeof *times);
+    unsigned reps = r->a.reps;
+    double *times = calloc(n * reps + 1, sizeof *times);
     if (!times) {
-        snprintf(err, errlen, "out of memory");
-        return MMR_ENOMEM;
+        cli_error("out of memory");
+        return exit_code_for(MMR_ENOMEM);
     }
-    int rc = MMR_OK;
-    for (unsigned k = 0; k < r->a.reps && rc == MMR_OK; k++)
-        for (size_t i = 0; i < n && rc == MMR_OK; i++) {
+    int rc = 0;
+    for (unsigned k = 0; k < reps && !rc; k++)
+        for (size_t i = 0; i < n && !rc; i++) {
             mm_plan_engine *e = &r->plan.e[i];
             if (e->skipped)
                 continue;
             mm_config cfg = config_for(r, e);
             mm_replay_result one;
-            rc = mm_replay_run(&r->rep, e->info->name, &cfg, k == 0, 1, &one, err, errlen);
-            if (rc != MMR_OK)
-                break;
-            if (k > 0 && one.hash != e->res.hash) {
-                snprintf(err, errlen, "engine '%s': repetition %u produced different outcomes "
-                         "than repetition 1", e->info->name, k + 1);
-                rc = MMR_EUNSTABLE;
+            int lib = mm_replay_run(&r->rep, e->info->name, &cfg, k == 0, 1, &one, err, sizeof err);
+            if (lib == MMR_OK && k > 0 && one.hash != e->res.hash) {
+                snprintf(err, sizeof err, "engine '%s': repetition %u produced different "
+                         "outcomes than repetition 1", e->info->name, k + 1);
+                lib = MMR_EUNSTABLE;
+            }
+            if (lib != MMR_OK) {
+                cli_error("%s", err);
+                rc = exit_code_for(lib);
                 break;
             }
             e->res = one;            /* statistics and counts of the latest repetition */
-            times[i * r->a.reps + k] = one.ns_median;
+            times[i * reps + k] = one.ns_median;
+            if (k + 1 == reps) {
+                mm_quartiles q = mm_quartiles_of(&times[i * reps], reps);
+                e->res.ns_min = q.min;
+                e->res.ns_q1 = q.q1;
+                e->res.ns_median = q.median;
+                e->res.ns_q3 = q.q3;
+                rc = engine_done(r, e, i, printed_head);
+            }
         }
-    for (size_t i = 0; i < n && rc == MMR_OK; i++) {
-        mm_plan_engine *e = &r->plan.e[i];
-        if (e->skipped)
-            continue;
-        mm_quartiles q = mm_quartiles_of(&times[i * r->a.reps], r->a.reps);
-        e->res.ns_min = q.min;
-        e->res.ns_q1 = q.q1;
-        e->res.ns_median = q.median;
-        e->res.ns_q3 = q.q3;
-    }
     free(times);
     return rc;
 }
@@ -390,28 +394,8 @@ static int run_engines(run *r)
             fprintf(stderr, "%s: note: skipping engine '%s': %s\n", cli_prog,
                     r->plan.e[i].info->name, r->plan.e[i].reason);
     r->plan.interleaved = r->a.interleave;
-    if (r->a.interleave) {
-        /* Agreement is checked on the last repetition's outcomes, which
-         * every repetition reproduced (the hash check above). */
-        if ((rc = run_interleaved(r, err, sizeof err)) != MMR_OK) {
-            cli_error("%s", err);
-            return exit_code_for(rc);
-        }
-        for (size_t i = 0; i < r->plan.n; i++) {
-            mm_plan_engine *e = &r->plan.e[i];
-            if (e->skipped)
-                continue;
-            mm_config cfg = config_for(r, e);
-            /* one untimed run leaves this engine's outcomes in r->rep.out */
-            if ((rc = mm_replay_run(&r->rep, e->info->name, &cfg, 0, 1, &(mm_replay_result){0},
-                                    err, sizeof err)) != MMR_OK) {
-                cli_error("%s", err);
-                return exit_code_for(rc);
-            }
-            if ((rc = engine_done(r, e, i, &printed_head)))
-                return rc;
-        }
-    }
+    if (r->a.interleave && (rc = run_interleaved(r, &printed_head)))
+        return rc;
     for (size_t i = 0; i < r->plan.n && !r->a.interleave; i++) {
         mm_plan_engine *e = &r->plan.e[i];
         if (e->skipped)
