@@ -283,7 +283,7 @@ static void test_collectives(int lib)
     for (size_t k = 0; k < ncalls; k++) {
         const want_coll *w = &calls[k];
         int nb = w->type == MMT_ICOLL;
-        mm_coll_desc d = { w->mm_op, 0, N, w->root < 0 ? 0 : w->root, w->desc_bytes };
+        mm_coll_desc d = { w->mm_op, 0, N, w->root < 0 ? 0 : w->root, w->desc_bytes , 0, {0, 0}};
         d.alg = mm_coll_auto(w->mm_op, N, d.bytes, lib).alg;
         mm_coll_xfer *x;
         size_t nx;

@@ -417,7 +417,7 @@ static void test_schedules(void)
                 /* 3 bytes: fewer than the ring allreduce's segments, some empty */
                 for (int ri = 0; ri < 3; ri++)
                     for (size_t bi = 0; bi < sizeof byte_sizes / sizeof *byte_sizes; bi++) {
-                        mm_coll_desc d = {families[f], alg, n, roots[ri], byte_sizes[bi]};
+                        mm_coll_desc d = {families[f], alg, n, roots[ri], byte_sizes[bi], 0, {0, 0}};
                         combos += (size_t)check_schedule(&d);
                     }
             }
@@ -461,7 +461,7 @@ static void test_variants(void)
         for (int alg = 1; alg < MM_ALG_COUNT; alg++) {
             if (!mm_coll_alg_valid(pairs[i][1], alg))
                 continue;
-            mm_coll_desc a = {pairs[i][0], alg, 13, 4, 64}, b = {pairs[i][1], alg, 13, 4, 64};
+            mm_coll_desc a = {pairs[i][0], alg, 13, 4, 64, 0, {0, 0}}, b = {pairs[i][1], alg, 13, 4, 64, 0, {0, 0}};
             mm_coll_xfer *xa, *xb;
             size_t na, nb;
             char err[256];
@@ -505,7 +505,7 @@ static void test_tag_ops(void)
     for (int op = MM_COLL_NONE + 1; op < MM_COLL_OP_COUNT; op++)
         for (int alg = 1; alg < MM_ALG_COUNT; alg++)
             for (size_t i = 0; i < sizeof ns / sizeof *ns; i++) {
-                mm_coll_desc d = {op, alg, ns[i], 0, 16};
+                mm_coll_desc d = {op, alg, ns[i], 0, 16, 0, {0, 0}};
                 mm_coll_xfer *x;
                 size_t nx;
                 char err[256];
@@ -525,7 +525,7 @@ static void test_tag_ops(void)
                 free(x);
             }
     /* Open MPI: reduce -21, scatter -25, scatterv -26 */
-    mm_coll_desc d = {MM_COLL_REDUCE_SCATTER, MM_ALG_NONOVERLAPPING, 4, 0, 8};
+    mm_coll_desc d = {MM_COLL_REDUCE_SCATTER, MM_ALG_NONOVERLAPPING, 4, 0, 8, 0, {0, 0}};
     mm_coll_xfer *x;
     size_t nx;
     char err[256];
@@ -549,7 +549,7 @@ static void test_hot_spot(void)
 {
     const int32_t ns[] = {64, 512, 1024};
     for (size_t i = 0; i < 3; i++) {
-        mm_coll_desc d = {MM_COLL_GATHER, MM_ALG_LINEAR, ns[i], 0, 8};
+        mm_coll_desc d = {MM_COLL_GATHER, MM_ALG_LINEAR, ns[i], 0, 8, 0, {0, 0}};
         mm_coll_xfer *x;
         size_t nx;
         char err[256];
@@ -575,14 +575,14 @@ static void test_hot_spot(void)
 static void test_check_errors(void)
 {
     char err[256];
-    mm_coll_desc d = {MM_COLL_ALLGATHER, MM_ALG_RECURSIVE_DOUBLING, 6, 0, 8};
+    mm_coll_desc d = {MM_COLL_ALLGATHER, MM_ALG_RECURSIVE_DOUBLING, 6, 0, 8, 0, {0, 0}};
     CHECK_EQ(mm_coll_check(&d, err, sizeof err), MMS_EFORMAT);
     CHECK(strstr(err, "power-of-two") != NULL);
     d.alg = MM_ALG_NEIGHBOR_EXCHANGE;
     d.n = 7;
     CHECK_EQ(mm_coll_check(&d, err, sizeof err), MMS_EFORMAT);
     CHECK(strstr(err, "even") != NULL);
-    mm_coll_desc g = {MM_COLL_GATHER, MM_ALG_RING, 4, 0, 8};
+    mm_coll_desc g = {MM_COLL_GATHER, MM_ALG_RING, 4, 0, 8, 0, {0, 0}};
     CHECK_EQ(mm_coll_check(&g, err, sizeof err), MMS_EFORMAT);
     CHECK(strstr(err, "ring") != NULL && strstr(err, "gather") != NULL);
     g.alg = MM_ALG_LINEAR;
@@ -592,17 +592,17 @@ static void test_check_errors(void)
     g.root = 0;
     g.n = 0;
     CHECK_EQ(mm_coll_check(&g, err, sizeof err), MMS_EFORMAT);
-    mm_coll_desc s = {MM_COLL_NONE, MM_ALG_LINEAR, 4, 0, 8};
+    mm_coll_desc s = {MM_COLL_NONE, MM_ALG_LINEAR, 4, 0, 8, 0, {0, 0}};
     CHECK_EQ(mm_coll_check(&s, err, sizeof err), MMS_EFORMAT);
     CHECK(strstr(err, "not a collective") != NULL);
-    mm_coll_desc sc = {MM_COLL_SCATTER, MM_ALG_RING, 4, 0, 8};
+    mm_coll_desc sc = {MM_COLL_SCATTER, MM_ALG_RING, 4, 0, 8, 0, {0, 0}};
     CHECK_EQ(mm_coll_check(&sc, err, sizeof err), MMS_EFORMAT);
     CHECK(strstr(err, "ring") != NULL && strstr(err, "scatter") != NULL);
     sc.alg = MM_ALG_BINOMIAL;
     sc.root = -1;
     CHECK_EQ(mm_coll_check(&sc, err, sizeof err), MMS_EFORMAT);
     CHECK(strstr(err, "root -1") != NULL);
-    mm_coll_desc sn = {MM_COLL_SCAN, MM_ALG_RECURSIVE_HALVING, 4, 0, 8};
+    mm_coll_desc sn = {MM_COLL_SCAN, MM_ALG_RECURSIVE_HALVING, 4, 0, 8, 0, {0, 0}};
     CHECK_EQ(mm_coll_check(&sn, err, sizeof err), MMS_EFORMAT);
     CHECK_EQ(mm_coll_alg_from_name("recursive_halving"), MM_ALG_RECURSIVE_HALVING);
     CHECK_EQ(mm_coll_alg_from_name("nonoverlapping"), MM_ALG_NONOVERLAPPING);
@@ -660,7 +660,7 @@ static void test_auto(void)
             for (size_t b = 0; b < sizeof bytes / sizeof *bytes; b++)
                 for (size_t i = 0; i < sizeof ns / sizeof *ns; i++) {
                     mm_coll_choice c = mm_coll_auto(op, ns[i], bytes[b], lib);
-                    mm_coll_desc d = {op, c.alg, ns[i], 0, bytes[b]};
+                    mm_coll_desc d = {op, c.alg, ns[i], 0, bytes[b], 0, {0, 0}};
                     char err[256];
                     int rc = mm_coll_check(&d, err, sizeof err);
                     if (rc != MMS_OK)

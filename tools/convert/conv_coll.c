@@ -161,7 +161,7 @@ static int run_call(call_ctx *cc, const mmt_record *const *rec, char *err, size_
             return MMS_OK;
         }
     }
-    mm_coll_desc d = { op, 0, n, root, desc_bytes(fam, n, root, rec) };
+    mm_coll_desc d = { op, 0, n, root, desc_bytes(fam, n, root, rec) , 0, {0, 0}};
     mm_coll_choice choice = mm_coll_auto(op, n, d.bytes, c->lib);
     d.alg = choice.alg;
     if (choice.substitute && r0->sub < 32 && !c->substituted_op[r0->sub]++)

@@ -7,6 +7,7 @@
  * coll_auto.c.
  */
 #include "coll_algo.h"
+#include "coll_emit.h"
 #include "coll_pof2.h"
 
 #include <stdio.h>
@@ -86,8 +87,13 @@ int mm_coll_nonblocking_of(int op)
 static const char *const alg_names[MM_ALG_COUNT] = {
     "auto", "linear", "direct", "binomial", "recursive_doubling", "ring",
     "bruck", "neighbor_exchange", "dissemination", "pairwise", "recursive_halving",
-    "nonoverlapping",
+    "nonoverlapping", "chain", "pipeline", "split_binary", "binary", "in_order_binary",
+    "knomial", "scatter_allgather", "scatter_ring_allgather", "rabenseifner",
+    "segmented_ring", "modified_bruck", "linear_sync", "linear_nb", "tree", "butterfly",
+    "gather_bcast", "smp",
 };
+_Static_assert(sizeof alg_names / sizeof alg_names[0] == MM_ALG_COUNT && MM_ALG_COUNT <= 64,
+               "one name per algorithm; valid_algs() keeps one bit each");
 
 const char *mm_coll_alg_name(int alg)
 {
@@ -102,34 +108,34 @@ int mm_coll_alg_from_name(const char *name)
     return -1;
 }
 
+#define A(x) (1ull << MM_ALG_##x)
+
+/* The algorithms implemented for each family, one bit per enum mm_coll_alg. */
+static uint64_t valid_algs(int family)
+{
+    switch (family) {
+    case MM_COLL_GATHER:    return A(LINEAR) | A(DIRECT) | A(BINOMIAL);
+    case MM_COLL_BCAST:     return A(LINEAR) | A(BINOMIAL);
+    case MM_COLL_REDUCE:    return A(LINEAR) | A(BINOMIAL);
+    case MM_COLL_ALLREDUCE: return A(RECURSIVE_DOUBLING) | A(RING);
+    case MM_COLL_ALLGATHER: return A(LINEAR) | A(RING) | A(BRUCK) | A(RECURSIVE_DOUBLING) |
+                                   A(NEIGHBOR_EXCHANGE);
+    case MM_COLL_BARRIER:   return A(DISSEMINATION) | A(RECURSIVE_DOUBLING);
+    case MM_COLL_ALLTOALL:  return A(LINEAR) | A(PAIRWISE);
+    case MM_COLL_SCATTER:   return A(LINEAR) | A(BINOMIAL);
+    case MM_COLL_REDUCE_SCATTER:
+        return A(RECURSIVE_HALVING) | A(RING) | A(PAIRWISE) | A(NONOVERLAPPING);
+    case MM_COLL_SCAN:
+    case MM_COLL_EXSCAN:    return A(LINEAR) | A(RECURSIVE_DOUBLING);
+    default:                return 0;
+    }
+}
+
+#undef A
+
 int mm_coll_alg_valid(int op, int alg)
 {
-    switch (mm_coll_family(op)) {
-    case MM_COLL_GATHER:
-        return alg == MM_ALG_LINEAR || alg == MM_ALG_DIRECT || alg == MM_ALG_BINOMIAL;
-    case MM_COLL_BCAST:
-    case MM_COLL_REDUCE:
-        return alg == MM_ALG_LINEAR || alg == MM_ALG_BINOMIAL;
-    case MM_COLL_ALLREDUCE:
-        return alg == MM_ALG_RECURSIVE_DOUBLING || alg == MM_ALG_RING;
-    case MM_COLL_ALLGATHER:
-        return alg == MM_ALG_LINEAR || alg == MM_ALG_RING || alg == MM_ALG_BRUCK ||
-               alg == MM_ALG_RECURSIVE_DOUBLING || alg == MM_ALG_NEIGHBOR_EXCHANGE;
-    case MM_COLL_BARRIER:
-        return alg == MM_ALG_DISSEMINATION || alg == MM_ALG_RECURSIVE_DOUBLING;
-    case MM_COLL_ALLTOALL:
-        return alg == MM_ALG_LINEAR || alg == MM_ALG_PAIRWISE;
-    case MM_COLL_SCATTER:
-        return alg == MM_ALG_LINEAR || alg == MM_ALG_BINOMIAL;
-    case MM_COLL_REDUCE_SCATTER:
-        return alg == MM_ALG_RECURSIVE_HALVING || alg == MM_ALG_RING ||
-               alg == MM_ALG_PAIRWISE || alg == MM_ALG_NONOVERLAPPING;
-    case MM_COLL_SCAN:
-    case MM_COLL_EXSCAN:
-        return alg == MM_ALG_LINEAR || alg == MM_ALG_RECURSIVE_DOUBLING;
-    default:
-        return 0;
-    }
+    return alg > MM_ALG_AUTO && alg < MM_ALG_COUNT && (valid_algs(mm_coll_family(op)) >> alg) & 1;
 }
 
 int mm_coll_check(const mm_coll_desc *d, char *err, size_t errlen)
@@ -173,8 +179,20 @@ int mm_coll_check(const mm_coll_desc *d, char *err, size_t errlen)
 
 /* ---- blocks ---- */
 
+/* Algorithms that cut the vector into pieces (the ring allreduce: n
+ * segments) and how many. 0: the blocks are whole (mm_coll_nblocks). */
+static uint32_t vector_pieces(const mm_coll_desc *d)
+{
+    if (mm_coll_family(d->op) == MM_COLL_ALLREDUCE && d->alg == MM_ALG_RING)
+        return (uint32_t)d->n;
+    return 0;
+}
+
 uint32_t mm_coll_nblocks(const mm_coll_desc *d)
 {
+    uint32_t k = vector_pieces(d);
+    if (k)
+        return k;
     switch (mm_coll_family(d->op)) {
     case MM_COLL_GATHER:
     case MM_COLL_ALLGATHER:
@@ -186,45 +204,33 @@ uint32_t mm_coll_nblocks(const mm_coll_desc *d)
         return 2;
     case MM_COLL_ALLTOALL:
         return (uint32_t)d->n * (uint32_t)d->n;
-    case MM_COLL_ALLREDUCE:
-        return d->alg == MM_ALG_RING ? (uint32_t)d->n : 1;
     default:
         return 1;
     }
 }
 
-/* The ring allreduce cuts the vector into n segments whose sizes differ by
- * at most one byte (the first bytes % n are one byte longer). */
-static int segmented(const mm_coll_desc *d)
+/* A vector of bytes / elem elements cut into k pieces between elements:
+ * the first (count mod k) pieces one element longer (Open MPI's and MPICH's
+ * split; with elem 1, pieces differ by at most one byte). */
+uint64_t mm_coll_piece_bytes(const mm_coll_desc *d, uint32_t k, uint32_t b)
 {
-    return mm_coll_family(d->op) == MM_COLL_ALLREDUCE && d->alg == MM_ALG_RING;
+    uint64_t elem = d->elem ? d->elem : 1, count = d->bytes / elem;
+    return (count / k + (b < count % k ? 1 : 0)) * elem;
 }
 
 uint64_t mm_coll_block_bytes(const mm_coll_desc *d, uint32_t b)
 {
     if (mm_coll_family(d->op) == MM_COLL_BARRIER)
         return 0;
-    if (segmented(d)) {
-        uint64_t n = (uint64_t)d->n;
-        return d->bytes / n + (b < d->bytes % n ? 1 : 0);
-    }
-    return d->bytes;
+    uint32_t k = vector_pieces(d);
+    return k ? mm_coll_piece_bytes(d, k, b) : d->bytes;
 }
 
 /* ---- the expansion ---- */
 
-typedef struct emitter {
-    const mm_coll_desc *d;
-    mm_coll_emit_fn     fn;
-    void               *ctx;
-    uint32_t            nb;
-    int                 tag_op; /* what put() writes into tag_op */
-    int                 rc;
-} emitter;
-
 /* Emit one transfer; its bytes are the sizes of the blocks it carries. */
-static void put(emitter *e, uint32_t step, int32_t src, int32_t dst,
-                uint32_t blk, uint32_t nblk, int mode)
+void mm_coll_put(mm_coll_emitter *e, uint32_t step, int32_t src, int32_t dst,
+                 uint32_t blk, uint32_t nblk, int mode)
 {
     if (e->rc)
         return;
@@ -237,7 +243,7 @@ static void put(emitter *e, uint32_t step, int32_t src, int32_t dst,
     x.nblk = nblk;
     x.mode = (uint8_t)mode;
     x.tag_op = (uint8_t)e->tag_op;
-    if (segmented(e->d)) {
+    if (vector_pieces(e->d)) {
         x.bytes = 0;
         for (uint32_t i = 0; i < nblk; i++)
             x.bytes += mm_coll_block_bytes(e->d, (blk + i) % e->nb);
@@ -247,10 +253,10 @@ static void put(emitter *e, uint32_t step, int32_t src, int32_t dst,
     e->rc = e->fn(e->ctx, &x);
 }
 
-static int32_t mod(int64_t a, int32_t n) { return (int32_t)(((a % n) + n) % n); }
-
-/* Rooted trees work on ranks relative to the root: vr = (r - root) mod n. */
-static int32_t absr(const mm_coll_desc *d, int64_t vr) { return mod(vr + d->root, d->n); }
+#define put   mm_coll_put
+#define mod   mm_coll_mod
+#define absr  mm_coll_absr
+typedef mm_coll_emitter emitter;
 
 /* Linear gather (Open MPI basic_linear): the root receives from every other
  * rank in rank order, one blocking receive after the other, so peer i is
@@ -336,7 +342,6 @@ static void root_sends(emitter *e, uint32_t step, int blocks)
  * sits out. The pof2 remaining ranks (new rank: r/2 for odd r < 2*rem,
  * r-rem above) exchange with new rank ^ 2^k in each of log2(pof2) steps.
  * A last step returns the result from each odd r < 2*rem to r-1. */
-static int32_t rd_real(int32_t nr, int32_t rem) { return nr < rem ? 2 * nr + 1 : nr + rem; }
 
 static void recursive_doubling(emitter *e, int fold, int exchange, int unfold)
 {
@@ -350,7 +355,7 @@ static void recursive_doubling(emitter *e, int fold, int exchange, int unfold)
     }
     for (int32_t mask = 1; mask < pof2; mask <<= 1, step++)
         for (int32_t nr = 0; nr < pof2; nr++)
-            put(e, step, rd_real(nr, rem), rd_real(nr ^ mask, rem), 0, 1, exchange);
+            put(e, step, mm_coll_rd_real(nr, rem), mm_coll_rd_real(nr ^ mask, rem), 0, 1, exchange);
     if (rem > 0)
         for (int32_t r = 1; r < 2 * rem; r += 2)
             put(e, step, r, r - 1, 0, 1, unfold);
@@ -508,7 +513,7 @@ static void reduce_scatter_halving(emitter *e)
             int32_t peer = nr ^ mask, lo = nr & ~(2 * mask - 1);
             int32_t a = nr < peer ? lo + mask : lo; /* the half the peer keeps */
             int32_t first = rh_first(a, rem), last = rh_first(a + mask, rem);
-            put(e, step, rd_real(nr, rem), rd_real(peer, rem), (uint32_t)first,
+            put(e, step, mm_coll_rd_real(nr, rem), mm_coll_rd_real(peer, rem), (uint32_t)first,
                 (uint32_t)(last - first), MM_XFER_REDUCE);
         }
     for (int32_t r = 1; r < 2 * rem; r += 2)

@@ -62,6 +62,27 @@ enum mm_coll_alg {
     MM_ALG_RECURSIVE_HALVING, /* reduce_scatter: log2 pof2 steps (+2), any n */
     MM_ALG_NONOVERLAPPING,    /* reduce_scatter: binomial reduce of the whole vector to
                                  rank 0, then rank 0 sends every rank its block */
+    /* Open MPI 4.1 coll/base and MPICH 4.0 algorithms (docs/collectives.md).
+     * An algorithm that is not implemented yet is rejected by
+     * mm_coll_alg_valid(), never expanded as something else. */
+    MM_ALG_CHAIN,             /* bcast, reduce: Open MPI chain tree            */
+    MM_ALG_PIPELINE,          /* bcast, reduce: a chain of one (Open MPI)      */
+    MM_ALG_SPLIT_BINARY,      /* bcast: Open MPI split binary tree             */
+    MM_ALG_BINARY,            /* bcast, reduce: Open MPI binary tree           */
+    MM_ALG_IN_ORDER_BINARY,   /* reduce: Open MPI in-order binary tree         */
+    MM_ALG_KNOMIAL,           /* bcast: Open MPI k-nomial tree                 */
+    MM_ALG_SCATTER_ALLGATHER, /* bcast: binomial scatter + allgather           */
+    MM_ALG_SCATTER_RING_ALLGATHER, /* bcast: binomial scatter + ring allgather */
+    MM_ALG_RABENSEIFNER,      /* reduce, allreduce: reduce-scatter + gather /
+                                 allgather (Rabenseifner)                      */
+    MM_ALG_SEGMENTED_RING,    /* allreduce: Open MPI segmented ring            */
+    MM_ALG_MODIFIED_BRUCK,    /* alltoall: Open MPI modified Bruck             */
+    MM_ALG_LINEAR_SYNC,       /* alltoall, gather: Open MPI linear_sync        */
+    MM_ALG_LINEAR_NB,         /* scatter: Open MPI linear_nb                   */
+    MM_ALG_TREE,              /* barrier: Open MPI tree                        */
+    MM_ALG_BUTTERFLY,         /* reduce_scatter(_block): Open MPI butterfly    */
+    MM_ALG_GATHER_BCAST,      /* allgatherv: Open MPI "default", gatherv + bcast */
+    MM_ALG_SMP,               /* scan: MPICH SMP scan (needs the node of each rank) */
     MM_ALG_COUNT
 };
 
@@ -97,6 +118,13 @@ typedef struct mm_coll_desc {
                        block; alltoall: each (src, dst) block; bcast, reduce,
                        allreduce, scan, exscan: the vector; barrier: ignored
                        (its messages are empty)                               */
+    uint32_t elem;  /* bytes per element (the datatype's size); algorithms
+                       that cut a vector into pieces cut it between elements.
+                       0: 1 byte                                              */
+    int      sub[2]; /* algorithms made of two collectives (allreduce
+                       nonoverlapping: a reduce, then a bcast; ...): the
+                       algorithm of each; MM_ALG_AUTO: the one documented for
+                       the algorithm                                          */
 } mm_coll_desc;
 
 /* Communicator sizes the expansion accepts (alltoall: n*n blocks fit 32 bits). */
@@ -160,6 +188,7 @@ enum mm_coll_lib {
 
 typedef struct mm_coll_choice {
     int         alg;  /* an algorithm implemented here, valid for (op, n) */
+    int         sub[2]; /* for two-collective algorithms: mm_coll_desc.sub */
     const char *rule; /* the rule that fired, in the library's own terms  */
     int substitute;   /* 1: the library runs an algorithm not implemented
                          here (segmented pipeline, Rabenseifner, Bruck
@@ -168,10 +197,24 @@ typedef struct mm_coll_choice {
                          should say so.                                   */
 } mm_coll_choice;
 
-/* What the library would run for op on n ranks with the given bytes (as in
- * mm_coll_desc), taking reductions as commutative (the trace does not
- * record the MPI_Op). The thresholds and their sources:
- * docs/collectives.md. Written in coll_auto.c. */
+/* A collective call as the selection rules see it. */
+typedef struct mm_coll_query {
+    int            op;    /* enum mm_coll_op                                   */
+    int32_t        n;     /* communicator size                                 */
+    uint64_t       bytes; /* as mm_coll_desc.bytes                             */
+    uint32_t       elem;  /* datatype size; 0: unknown (8 assumed where a rule
+                             counts elements)                                  */
+    int            noncommutative; /* reductions: the MPI_Op is not commutative
+                             (0 also when unknown)                             */
+    int            lib;   /* enum mm_coll_lib                                  */
+    const int32_t *node;  /* node index of each of the n ranks; NULL: unknown  */
+} mm_coll_query;
+
+/* What the library would run for the call. The thresholds and their
+ * sources: docs/collectives.md. Written in coll_auto*.c. */
+mm_coll_choice mm_coll_select(const mm_coll_query *q);
+/* The same for a commutative reduction of unknown element size, node
+ * layout unknown. */
 mm_coll_choice mm_coll_auto(int op, int32_t n, uint64_t bytes, int lib);
 
 #endif /* MM_TOOLS_COLL_ALGO_H */
