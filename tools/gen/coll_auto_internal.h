@@ -31,5 +31,8 @@ static inline mm_coll_choice mm_coll_subst(int alg, const char *rule)
 
 mm_coll_choice mm_coll_auto_ompi(const mm_coll_query *q);   /* coll_auto_ompi.c  */
 mm_coll_choice mm_coll_auto_mpich(const mm_coll_query *q);  /* coll_auto_mpich.c */
+/* libnbc's choice for a nonblocking op into *c: 1, or 0 when the rules of
+ * the blocking operation apply (coll_auto_nbc.c). */
+int mm_coll_auto_libnbc(const mm_coll_query *q, mm_coll_choice *c);
 
 #endif /* MM_TOOLS_COLL_AUTO_INTERNAL_H */

@@ -39,36 +39,6 @@ static mm_coll_choice ompi_reduce_scatter(int32_t n, uint64_t bytes)
     return mm_coll_pick(MM_ALG_RING, "tuned: larger: ring");
 }
 
-/* Open MPI's nonblocking collectives (libnbc, releases 2.x-4.0). */
-static int ompi_nonblocking(int fam, mm_coll_choice *c)
-{
-    switch (fam) {
-    case MM_COLL_ALLGATHER:
-        *c = mm_coll_pick(MM_ALG_LINEAR, "libnbc iallgather: one round, n-1 receives");
-        return 1;
-    case MM_COLL_GATHER:
-        *c = mm_coll_pick(MM_ALG_DIRECT, "libnbc igather: root posts all receives in one round");
-        return 1;
-    case MM_COLL_BARRIER:
-        *c = mm_coll_pick(MM_ALG_DISSEMINATION, "libnbc ibarrier: dissemination");
-        return 1;
-    case MM_COLL_SCATTER:
-        *c = mm_coll_pick(MM_ALG_LINEAR, "libnbc iscatter(v): the root sends every block in one round");
-        return 1;
-    case MM_COLL_REDUCE_SCATTER:
-        *c = mm_coll_pick(MM_ALG_NONOVERLAPPING, "libnbc ireduce_scatter(_block): binomial reduce to "
-                  "rank 0, then rank 0 sends every block in one round");
-        return 1;
-    case MM_COLL_SCAN:
-    case MM_COLL_EXSCAN:
-        *c = mm_coll_pick(MM_ALG_LINEAR, "libnbc iscan/iexscan: linear chain, r receives from r-1 "
-                  "and sends to r+1");
-        return 1;
-    default:
-        return 0;
-    }
-}
-
 /* Open MPI coll/tuned ompi_coll_tuned_*_intra_dec_fixed (releases 2.x-4.0),
  * coll/basic where tuned 4.0 has no decision (scatterv, scan, exscan), and
  * libnbc for the nonblocking operations. Bytes per element are taken as 8
@@ -80,7 +50,7 @@ mm_coll_choice mm_coll_auto_ompi(const mm_coll_query *q)
     uint64_t bytes = q->bytes;
     int fam = mm_coll_family(op);
     mm_coll_choice nbc;
-    if (mm_coll_nonblocking(op) && ompi_nonblocking(fam, &nbc))
+    if (mm_coll_nonblocking(op) && mm_coll_auto_libnbc(q, &nbc))
         return nbc;
     switch (fam) {
     case MM_COLL_ALLREDUCE:
