@@ -116,6 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     q.set_defaults(func=cmd_stream)
 
     _add_gen_parser(sub)
+    _add_coll_parser(sub)
 
     bench_cli.add_parser(sub, _formatter, EXIT_STATUS)
 
@@ -272,6 +273,22 @@ def cmd_gen(args: argparse.Namespace, out: Console) -> int:
     return run_tool(tools.GEN, argv)
 
 
+def _add_coll_parser(sub: Any) -> None:
+    p = sub.add_parser("coll", formatter_class=_formatter, epilog=EXIT_STATUS, add_help=False,
+                       help="show the point-to-point transfers of one collective call",
+                       description="Pass through to mpimatch-coll (mpimatch coll --help "
+                                   "prints its usage): the algorithm and selection rule, then "
+                                   "every transfer or, with --pairs, the messages and bytes "
+                                   "per (src, dst) pair (docs/collectives.md).")
+    p.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS",
+                   help="e.g. --op bcast --n 8 --bytes 4096 --pairs")
+    p.set_defaults(func=cmd_coll)
+
+
+def cmd_coll(args: argparse.Namespace, out: Console) -> int:
+    return run_tool(tools.COLL, args.args)
+
+
 def cmd_convert(args: argparse.Namespace, out: Console) -> int:
     argv = [args.trace_dir, "--out", args.out]
     if args.mpi:
@@ -317,7 +334,12 @@ def cmd_import_dumpi(args: argparse.Namespace, out: Console) -> int:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    # mpimatch coll passes its options through to mpimatch-coll unparsed
+    args, extra = parser.parse_known_args(argv)
+    if extra and getattr(args, "func", None) is cmd_coll:
+        args.args = extra + args.args
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     out = Console()
     try:
         return args.func(args, out)

@@ -21,6 +21,7 @@ GEN = "mpimatch-gen"
 PROFILE = "mpimatch-profile"
 IMPORT_DUMPI = "mpimatch-import-dumpi"
 CONVERT = "mpimatch-convert"
+COLL = "mpimatch-coll"
 EXIT_NOT_FOUND = 127
 
 # python/mpimatch/tools.py -> the repository root, when run from a checkout.
