@@ -246,8 +246,11 @@ static int run(const mm_coll_desc *d, run_result *res)
                 int ok = 1;
                 switch (x[k].mode) {
                 case MM_XFER_COPY:
+                    /* gather_bcast broadcasts the whole vector: every rank
+                     * gets its own block back, as Open MPI sends it */
                     ok = !set_empty(p, s.words) &&
-                         (set_empty(r, s.words) || (set_subset(r, p, s.words) && !set_eq(r, p, s.words)));
+                         (set_empty(r, s.words) || (set_subset(r, p, s.words) &&
+                          (!set_eq(r, p, s.words) || d->alg == MM_ALG_GATHER_BCAST)));
                     memcpy(r, p, s.words * sizeof *r);
                     break;
                 case MM_XFER_REDUCE:
@@ -306,6 +309,8 @@ static long expected_recvs(const mm_coll_desc *d, int32_t r)
     int32_t n = d->n;
     int fam = mm_coll_family(d->op);
     int32_t vr = ((r - d->root) % n + n) % n;
+    if (d->sub[0] || d->sub[1]) /* composites with other phase algorithms */
+        return -1;
     switch (fam) {
     case MM_COLL_GATHER:
         if (d->alg != MM_ALG_BINOMIAL)
@@ -319,6 +324,7 @@ static long expected_recvs(const mm_coll_desc *d, int32_t r)
         return vr == 0 ? 0 : 1;
     case MM_COLL_ALLGATHER:
         switch (d->alg) {
+        case MM_ALG_GATHER_BCAST: return r == 0 ? n - 1 : 1; /* linear gatherv, bcast */
         case MM_ALG_RING: case MM_ALG_LINEAR: return n - 1;
         case MM_ALG_BRUCK: case MM_ALG_RECURSIVE_DOUBLING: return ceil_log2(n);
         default: return n / 2; /* neighbor exchange */
@@ -328,6 +334,14 @@ static long expected_recvs(const mm_coll_desc *d, int32_t r)
             return n > 1 ? 2 * (n - 1) : 0;
         return (n & (n - 1)) == 0 ? (long)ceil_log2(n) : -1;
     case MM_COLL_BARRIER:
+        if (d->alg == MM_ALG_LINEAR)
+            return r == 0 ? n - 1 : 1;
+        if (d->alg == MM_ALG_TREE) { /* its binomial children, then its release */
+            long children = 0;
+            for (int64_t m = 1; r + m < n && (r == 0 || m < (r & -r)); m <<= 1)
+                children++;
+            return children + (r != 0);
+        }
         return d->alg == MM_ALG_DISSEMINATION || (n & (n - 1)) == 0 ? (long)ceil_log2(n) : -1;
     case MM_COLL_ALLTOALL:
         return n - 1;
@@ -336,6 +350,7 @@ static long expected_recvs(const mm_coll_desc *d, int32_t r)
     case MM_COLL_REDUCE_SCATTER:
         switch (d->alg) {
         case MM_ALG_RING: case MM_ALG_PAIRWISE: return n - 1;
+        case MM_ALG_BUTTERFLY: case MM_ALG_RECURSIVE_DOUBLING: return -1;
         case MM_ALG_RECURSIVE_HALVING: {
             int32_t pof2 = 1;
             while (pof2 * 2 <= n)
@@ -369,6 +384,8 @@ static const int families[] = {
     MM_COLL_GATHER, MM_COLL_BCAST, MM_COLL_REDUCE, MM_COLL_ALLREDUCE,
     MM_COLL_ALLGATHER, MM_COLL_BARRIER, MM_COLL_ALLTOALL, MM_COLL_SCATTER,
     MM_COLL_REDUCE_SCATTER, MM_COLL_SCAN, MM_COLL_EXSCAN,
+    /* algorithms of one operation of a family only */
+    MM_COLL_ALLGATHERV, MM_COLL_REDUCE_SCATTER_BLOCK,
 };
 static const int32_t sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 16, 17,
                                 24, 31, 32, 33, 63, 64, 100};
@@ -424,6 +441,37 @@ static void test_schedules(void)
         }
     printf("schedules checked: %zu\n", combos);
     CHECK(combos > 3000);
+}
+
+/* Composite algorithms with every pair of phase algorithms: reduce
+ * (linear, binomial) then scatter(v) (linear, binomial); gather(v)
+ * (linear, direct, binomial) then bcast (linear, binomial). A phase
+ * algorithm the phase's operation lacks is refused. */
+static void test_composites(void)
+{
+    static const int ops[][2] = {
+        {MM_COLL_REDUCE_SCATTER, MM_ALG_NONOVERLAPPING},
+        {MM_COLL_REDUCE_SCATTER_BLOCK, MM_ALG_NONOVERLAPPING},
+        {MM_COLL_ALLGATHER, MM_ALG_GATHER_BCAST}, {MM_COLL_ALLGATHERV, MM_ALG_GATHER_BCAST},
+    };
+    static const int first[] = {MM_ALG_LINEAR, MM_ALG_DIRECT, MM_ALG_BINOMIAL};
+    static const int second[] = {MM_ALG_LINEAR, MM_ALG_BINOMIAL};
+    size_t combos = 0;
+    for (size_t o = 0; o < sizeof ops / sizeof *ops; o++)
+        for (size_t a = 0; a < 3; a++)
+            for (size_t b = 0; b < 2; b++)
+                for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+                    mm_coll_desc d = {ops[o][0], ops[o][1], sizes[si], 0, 24, 8,
+                                      {first[a], second[b]}};
+                    combos += (size_t)check_schedule(&d);
+                }
+    CHECK_EQ(combos, 4 * 2 * 2 * (sizeof sizes / sizeof *sizes) +
+                     2 * 1 * 2 * (sizeof sizes / sizeof *sizes)); /* no direct reduce */
+    char err[256];
+    mm_coll_desc d = {MM_COLL_REDUCE_SCATTER, MM_ALG_NONOVERLAPPING, 8, 0, 8, 0,
+                      {MM_ALG_RING, MM_ALG_LINEAR}};
+    CHECK_EQ(mm_coll_check(&d, err, sizeof err), MMS_EFORMAT);
+    CHECK(strstr(err, "ring") != NULL && strstr(err, "reduce") != NULL);
 }
 
 /* Transfers equal but for the tag they carry. */
@@ -513,10 +561,14 @@ static void test_tag_ops(void)
                     continue;
                 CHECK_EQ(mm_coll_expand_array(&d, &x, &nx, err, sizeof err), MMS_OK);
                 int two = alg == MM_ALG_NONOVERLAPPING && !mm_coll_nonblocking(op);
+                /* gather_bcast: a gather(v) to 0, then a bcast from 0 */
+                int gb = alg == MM_ALG_GATHER_BCAST && !mm_coll_nonblocking(op);
+                int gat = op == MM_COLL_ALLGATHERV ? MM_COLL_GATHERV : MM_COLL_GATHER;
                 int scat = op == MM_COLL_REDUCE_SCATTER_BLOCK ? MM_COLL_SCATTER : MM_COLL_SCATTERV;
                 uint32_t last = nx ? x[nx - 1].step : 0;
                 for (size_t k = 0; k < nx; k++) {
-                    int want = !two ? op : x[k].step < last ? MM_COLL_REDUCE : scat;
+                    int want = gb ? (x[k].dst == 0 ? gat : MM_COLL_BCAST)
+                             : !two ? op : x[k].step < last ? MM_COLL_REDUCE : scat;
                     CHECK_EQ(x[k].tag_op, want);
                     CHECK_EQ(mm_coll_xfer_tag(&x[k], 3), mm_coll_tag(want, 3));
                     if (two)
@@ -762,6 +814,7 @@ static void test_auto(void)
 int main(void)
 {
     test_schedules();
+    test_composites();
     test_variants();
     test_tag_ops();
     test_hot_spot();

@@ -9,6 +9,7 @@
 #include "coll_algo.h"
 #include "coll_emit.h"
 #include "coll_pof2.h"
+#include "coll_rsag.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,12 +120,14 @@ static uint64_t valid_algs(int family)
     case MM_COLL_REDUCE:    return A(LINEAR) | A(BINOMIAL);
     case MM_COLL_ALLREDUCE: return A(RECURSIVE_DOUBLING) | A(RING);
     case MM_COLL_ALLGATHER: return A(LINEAR) | A(RING) | A(BRUCK) | A(RECURSIVE_DOUBLING) |
-                                   A(NEIGHBOR_EXCHANGE);
-    case MM_COLL_BARRIER:   return A(DISSEMINATION) | A(RECURSIVE_DOUBLING);
+                                   A(NEIGHBOR_EXCHANGE) | A(GATHER_BCAST);
+    case MM_COLL_BARRIER:   return A(DISSEMINATION) | A(RECURSIVE_DOUBLING) | A(LINEAR) |
+                                   A(TREE);
     case MM_COLL_ALLTOALL:  return A(LINEAR) | A(PAIRWISE);
     case MM_COLL_SCATTER:   return A(LINEAR) | A(BINOMIAL);
     case MM_COLL_REDUCE_SCATTER:
-        return A(RECURSIVE_HALVING) | A(RING) | A(PAIRWISE) | A(NONOVERLAPPING);
+        return A(RECURSIVE_HALVING) | A(RING) | A(PAIRWISE) | A(NONOVERLAPPING) |
+               A(BUTTERFLY) | A(RECURSIVE_DOUBLING);
     case MM_COLL_SCAN:
     case MM_COLL_EXSCAN:    return A(LINEAR) | A(RECURSIVE_DOUBLING);
     default:                return 0;
@@ -135,7 +138,8 @@ static uint64_t valid_algs(int family)
 
 int mm_coll_alg_valid(int op, int alg)
 {
-    return alg > MM_ALG_AUTO && alg < MM_ALG_COUNT && (valid_algs(mm_coll_family(op)) >> alg) & 1;
+    return alg > MM_ALG_AUTO && alg < MM_ALG_COUNT && (valid_algs(mm_coll_family(op)) >> alg) & 1 &&
+           mm_coll_rsag_op_valid(op, alg);
 }
 
 int mm_coll_check(const mm_coll_desc *d, char *err, size_t errlen)
@@ -174,7 +178,7 @@ int mm_coll_check(const mm_coll_desc *d, char *err, size_t errlen)
                  "size, not %ld (use ring)", (long)d->n);
         return MMS_EFORMAT;
     }
-    return MMS_OK;
+    return mm_coll_rsag_check(d, err, errlen);
 }
 
 /* ---- blocks ---- */
@@ -336,7 +340,7 @@ static void root_sends(emitter *e, uint32_t step, int blocks)
             put(e, step, d->root, p, blocks ? (uint32_t)p : 0, 1, MM_XFER_COPY);
 }
 
-/* Recursive doubling for allreduce and barrier, any n (the MPICH / Open MPI
+/* Recursive doubling for allreduce, any n (the MPICH / Open MPI
  * scheme). pof2 = largest power of two <= n, rem = n - pof2. If rem > 0,
  * step 0 folds the first 2*rem ranks in pairs: even rank r sends to r+1 and
  * sits out. The pof2 remaining ranks (new rank: r/2 for odd r < 2*rem,
@@ -544,28 +548,6 @@ static void reduce_scatter_pairwise(emitter *e)
         }
 }
 
-/* Reduce, then scatter (Open MPI's "nonoverlapping" reduce_scatter and
- * basic_linear reduce_scatter_block; libnbc ireduce_scatter(_block)): the
- * whole vector is reduced to rank 0 on the binomial tree, then rank 0 sends
- * every other rank its block, all in one step. Open MPI's blocking forms are
- * two collectives, so their transfers carry the reduce's tag, then the
- * scatter's (scatterv for reduce_scatter); libnbc's one schedule has one
- * tag. */
-static void reduce_then_scatter(emitter *e)
-{
-    const mm_coll_desc *d = e->d;
-    mm_coll_desc at0 = *d;
-    at0.root = 0;
-    int nb = mm_coll_nonblocking(d->op);
-    e->d = &at0;
-    e->tag_op = nb ? d->op : MM_COLL_REDUCE;
-    uint32_t steps = binomial_up(e, MM_XFER_REDUCE, (uint32_t)d->n);
-    e->tag_op = nb ? d->op
-                   : d->op == MM_COLL_REDUCE_SCATTER_BLOCK ? MM_COLL_SCATTER : MM_COLL_SCATTERV;
-    root_sends(e, steps, 1);
-    e->d = d;
-}
-
 /* ---- scan, exscan: block 0 the result, block 1 the partial sum ---- */
 
 /* Linear (Open MPI basic, libnbc): in step r rank r sends the sum of
@@ -622,7 +604,9 @@ int mm_coll_expand(const mm_coll_desc *d, mm_coll_emit_fn fn, void *ctx,
         case MM_ALG_RECURSIVE_HALVING: reduce_scatter_halving(&e); break;
         case MM_ALG_RING:     reduce_scatter_ring(&e); break;
         case MM_ALG_PAIRWISE: reduce_scatter_pairwise(&e); break;
-        default:              reduce_then_scatter(&e);
+        case MM_ALG_BUTTERFLY: mm_coll_rs_butterfly(&e); break;
+        case MM_ALG_RECURSIVE_DOUBLING: mm_coll_rsb_recursive_doubling(&e); break;
+        default:              mm_coll_reduce_then_scatter(&e);
         }
         break;
     case MM_COLL_SCAN:
@@ -639,10 +623,12 @@ int mm_coll_expand(const mm_coll_desc *d, mm_coll_emit_fn fn, void *ctx,
             recursive_doubling(&e, MM_XFER_REDUCE, MM_XFER_REDUCE, MM_XFER_COPY);
         break;
     case MM_COLL_BARRIER:
-        if (d->alg == MM_ALG_DISSEMINATION)
-            barrier_dissemination(&e);
-        else
-            recursive_doubling(&e, MM_XFER_SYNC, MM_XFER_SYNC, MM_XFER_SYNC);
+        switch (d->alg) {
+        case MM_ALG_DISSEMINATION: barrier_dissemination(&e); break;
+        case MM_ALG_LINEAR: mm_coll_barrier_linear(&e); break;
+        case MM_ALG_TREE:   mm_coll_barrier_tree(&e); break;
+        default:            mm_coll_barrier_rd_ompi(&e);
+        }
         break;
     case MM_COLL_ALLGATHER:
         switch (d->alg) {
@@ -650,6 +636,7 @@ int mm_coll_expand(const mm_coll_desc *d, mm_coll_emit_fn fn, void *ctx,
         case MM_ALG_BRUCK: allgather_bruck(&e); break;
         case MM_ALG_RECURSIVE_DOUBLING: allgather_rd(&e); break;
         case MM_ALG_LINEAR: allgather_linear(&e); break;
+        case MM_ALG_GATHER_BCAST: mm_coll_gather_then_bcast(&e); break;
         default: { /* neighbor exchange */
             int32_t *last = malloc(2 * (size_t)d->n * sizeof *last);
             if (!last) {
