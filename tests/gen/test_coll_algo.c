@@ -232,7 +232,8 @@ static int run(const mm_coll_desc *d, run_result *res)
      * may repeat what the receiver has */
     int resend_ok = scatter_bcast_in(d) || /* and a bcast after a Rabenseifner reduce */
                     (mm_coll_family(d->op) == MM_COLL_ALLREDUCE &&
-                     d->alg == MM_ALG_NONOVERLAPPING && d->sub[0] == MM_ALG_RABENSEIFNER);
+                     d->alg == MM_ALG_NONOVERLAPPING &&
+                     (d->sub[0] == MM_ALG_RABENSEIFNER || d->sub[0] == MM_ALG_RABENSEIFNER_MPICH));
 
     for (size_t i = 0; i < nx; i++) {
         const mm_coll_xfer *t = &x[i];
@@ -348,7 +349,7 @@ static long expected_recvs(const mm_coll_desc *d, int32_t r)
             return ceil_log2(n);
         return -1;
     case MM_COLL_REDUCE:
-        if (d->alg == MM_ALG_RABENSEIFNER)
+        if (d->alg == MM_ALG_RABENSEIFNER || d->alg == MM_ALG_RABENSEIFNER_MPICH)
             return -1;
         return d->alg == MM_ALG_LINEAR ? (r == d->root ? n - 1 : 0) : (r == d->root ? (long)ceil_log2(n) : -1);
     case MM_COLL_BCAST:
@@ -369,7 +370,8 @@ static long expected_recvs(const mm_coll_desc *d, int32_t r)
             return n == 1 ? 0 : r == 0 ? n - 1 : 1; /* linear reduce to 0, linear bcast */
         if (d->alg == MM_ALG_NONOVERLAPPING)
             return -1;
-        if (d->alg == MM_ALG_RABENSEIFNER) /* halving, then doubling */
+        if (d->alg == MM_ALG_RABENSEIFNER || d->alg == MM_ALG_RABENSEIFNER_MPICH)
+            /* halving, then doubling */
             return (n & (n - 1)) == 0 ? 2 * (long)ceil_log2(n) : -1;
         if (mm_coll_nblocks(d) > 1) /* ring, segmented ring; else recursive doubling */
             return 2 * (n - 1);
@@ -483,6 +485,7 @@ static void test_schedules_elems(void)
         {MM_COLL_ALLREDUCE, MM_ALG_RING}, {MM_COLL_ALLREDUCE, MM_ALG_SEGMENTED_RING},
         {MM_COLL_ALLREDUCE, MM_ALG_RABENSEIFNER}, {MM_COLL_ALLREDUCE, MM_ALG_LINEAR},
         {MM_COLL_REDUCE, MM_ALG_RABENSEIFNER}, {MM_COLL_BCAST, MM_ALG_SCATTER_ALLGATHER},
+        {MM_COLL_ALLREDUCE, MM_ALG_RABENSEIFNER_MPICH}, {MM_COLL_REDUCE, MM_ALG_RABENSEIFNER_MPICH},
         {MM_COLL_BCAST, MM_ALG_SCATTER_RING_ALLGATHER},
     };
     static const uint32_t elems[] = {1, 8};

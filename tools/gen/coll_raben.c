@@ -29,8 +29,8 @@ uint64_t mm_coll_raben_algs(int family)
 {
     switch (family) {
     case MM_COLL_ALLREDUCE: return A(LINEAR) | A(NONOVERLAPPING) | A(SEGMENTED_RING) |
-                                   A(RABENSEIFNER);
-    case MM_COLL_REDUCE:    return A(RABENSEIFNER);
+                                   A(RABENSEIFNER) | A(RABENSEIFNER_MPICH);
+    case MM_COLL_REDUCE:    return A(RABENSEIFNER) | A(RABENSEIFNER_MPICH);
     case MM_COLL_BCAST:     return A(SCATTER_ALLGATHER) | A(SCATTER_RING_ALLGATHER);
     default:                return 0;
     }
@@ -50,7 +50,8 @@ static int is_scatter_bcast(const mm_coll_desc *d)
 static int is_raben(const mm_coll_desc *d)
 {
     int fam = mm_coll_family(d->op);
-    return d->alg == MM_ALG_RABENSEIFNER && (fam == MM_COLL_ALLREDUCE || fam == MM_COLL_REDUCE);
+    return (d->alg == MM_ALG_RABENSEIFNER || d->alg == MM_ALG_RABENSEIFNER_MPICH) &&
+           (fam == MM_COLL_ALLREDUCE || fam == MM_COLL_REDUCE);
 }
 
 /* The phases of allreduce nonoverlapping: reduce to 0, then bcast from 0.
@@ -68,11 +69,14 @@ static mm_coll_desc phase_desc(const mm_coll_desc *d, int which)
     return s;
 }
 
-/* Rabenseifner works while count >= pof2 (Open MPI falls back to the basic
- * linear algorithm below that, and for n = 1 has nothing to send). */
+/* Open MPI's Rabenseifner works while count >= pof2 (it falls back to the
+ * basic linear algorithm below that, and for n = 1 has nothing to send);
+ * MPICH's has no fallback (its selection calls it for count >= pof2 only;
+ * below, some pieces are empty messages). */
 static int raben_runs(const mm_coll_desc *d)
 {
-    return d->n >= 2 && count_of(d) >= (uint64_t)mm_pof2_floor(d->n);
+    return d->n >= 2 && (d->alg == MM_ALG_RABENSEIFNER_MPICH ||
+                         count_of(d) >= (uint64_t)mm_pof2_floor(d->n));
 }
 
 /* scatter_allgather bcasts fall back to the linear bcast when count < n. */
@@ -117,6 +121,8 @@ static uint64_t raben_piece_count(uint64_t count, uint32_t pof2, uint32_t b)
 uint64_t mm_coll_raben_piece_bytes(const mm_coll_desc *d, uint32_t b)
 {
     uint64_t count = count_of(d);
+    if (is_raben(d) && d->alg == MM_ALG_RABENSEIFNER_MPICH) /* equal pieces */
+        return mm_coll_piece_bytes(d, (uint32_t)mm_pof2_floor(d->n), b);
     if (is_raben(d))
         return raben_piece_count(count, (uint32_t)mm_pof2_floor(d->n), b) * elem_of(d);
     if (is_scatter_bcast(d)) {
@@ -212,12 +218,35 @@ static void reduce_then_bcast(mm_coll_emitter *e, int phases)
 /* ---- Rabenseifner: reduce-scatter by recursive halving, then allgather
  * (allreduce) or gather (reduce) by recursive doubling ---- */
 
-/* With rem = n - pof2 > 0 the first 2*rem ranks pair up (r even, r+1):
- * each sends the other the half it does not keep (the odd one the left
- * half, the even one the right), both combine, then the odd one sends its
- * right half to the even one and sits out. Virtual rank v is real rank 2v
- * below rem, v+rem above (even ranks stay, unlike recursive doubling). */
-static int32_t raben_real(int32_t v, int32_t rem) { return v < rem ? 2 * v : v + rem; }
+/* With rem = n - pof2 > 0 the first 2*rem ranks pair up (r even, r+1) and
+ * one of each pair sits out. Open MPI: each sends the other the half it
+ * does not keep (the odd one the left half, the even one the right), both
+ * combine, then the odd one sends its right half to the even one, which
+ * stays. MPICH: one rank sends its whole vector to the other, which stays:
+ * the odd one in the allreduce, the even one in the reduce. Virtual rank v
+ * is real rank 2v (2v+1 where the odd ones stay) below rem, v+rem above. */
+typedef struct raben {
+    mm_coll_emitter *e;
+    int32_t  pof2, rem;
+    uint32_t nsteps;  /* log2(pof2) */
+    int      odd;     /* the odd rank of a folded pair stays (MPICH allreduce) */
+} raben;
+
+static int32_t raben_real(const raben *R, int32_t v)
+{
+    return v < R->rem ? 2 * v + R->odd : v + R->rem;
+}
+
+static raben raben_init(mm_coll_emitter *e)
+{
+    raben R = {e, mm_pof2_floor(e->d->n), 0, 0, 0};
+    R.rem = e->d->n - R.pof2;
+    while ((1 << R.nsteps) < R.pof2)
+        R.nsteps++;
+    R.odd = e->d->alg == MM_ALG_RABENSEIFNER_MPICH &&
+            mm_coll_family(e->d->op) == MM_COLL_ALLREDUCE;
+    return R;
+}
 
 /* The pieces virtual rank v holds after `level` halvings: level bits of v,
  * least significant first, pick left (0) or right (1) halves. */
@@ -229,11 +258,17 @@ static uint32_t raben_window(int32_t v, uint32_t level, uint32_t pof2)
     return at * (pof2 >> level);
 }
 
-static uint32_t raben_fold_and_halve(mm_coll_emitter *e, int32_t pof2, int32_t rem,
-                                     uint32_t nsteps)
+static uint32_t raben_fold_and_halve(const raben *R)
 {
+    mm_coll_emitter *e = R->e;
+    int32_t pof2 = R->pof2, rem = R->rem;
     uint32_t half = (uint32_t)pof2 / 2, step = 0;
-    if (rem > 0) {
+    if (rem > 0 && e->d->alg == MM_ALG_RABENSEIFNER_MPICH) {
+        for (int32_t r = 0; r < 2 * rem; r += 2) /* the whole vector to the one that stays */
+            mm_coll_put(e, 0, R->odd ? r : r + 1, R->odd ? r + 1 : r, 0, (uint32_t)pof2,
+                        MM_XFER_REDUCE);
+        step = 1;
+    } else if (rem > 0) {
         for (int32_t r = 0; r < 2 * rem; r += 2) {
             mm_coll_put(e, 0, r, r + 1, half, half, MM_XFER_REDUCE);
             mm_coll_put(e, 0, r + 1, r, 0, half, MM_XFER_REDUCE);
@@ -242,32 +277,32 @@ static uint32_t raben_fold_and_halve(mm_coll_emitter *e, int32_t pof2, int32_t r
             mm_coll_put(e, 1, r + 1, r, half, half, MM_XFER_COPY);
         step = 2;
     }
-    for (uint32_t k = 0; k < nsteps; k++, step++)
+    for (uint32_t k = 0; k < R->nsteps; k++, step++)
         for (int32_t v = 0; v < pof2; v++) {
             int32_t peer = v ^ (1 << k);
             uint32_t len = (uint32_t)pof2 >> (k + 1);
             /* the peer keeps the half on its side */
             uint32_t at = raben_window(v, k, (uint32_t)pof2) + (v < peer ? len : 0);
-            mm_coll_put(e, step, raben_real(v, rem), raben_real(peer, rem), at, len,
+            mm_coll_put(e, step, raben_real(R, v), raben_real(R, peer), at, len,
                         MM_XFER_REDUCE);
         }
     return step;
 }
 
+/* Allreduce: the halving undone by recursive doubling, then the ranks that
+ * sat out get the whole result from their partner. */
 static void allreduce_raben(mm_coll_emitter *e)
 {
-    int32_t n = e->d->n, pof2 = mm_pof2_floor(n), rem = n - pof2;
-    uint32_t nsteps = 0;
-    while ((1 << nsteps) < pof2)
-        nsteps++;
-    uint32_t step = raben_fold_and_halve(e, pof2, rem, nsteps);
-    for (uint32_t k = nsteps; k-- > 0; step++)
-        for (int32_t v = 0; v < pof2; v++)
-            mm_coll_put(e, step, raben_real(v, rem), raben_real(v ^ (1 << k), rem),
-                        raben_window(v, k + 1, (uint32_t)pof2), (uint32_t)pof2 >> (k + 1),
+    raben R = raben_init(e);
+    uint32_t step = raben_fold_and_halve(&R);
+    for (uint32_t k = R.nsteps; k-- > 0; step++)
+        for (int32_t v = 0; v < R.pof2; v++)
+            mm_coll_put(e, step, raben_real(&R, v), raben_real(&R, v ^ (1 << k)),
+                        raben_window(v, k + 1, (uint32_t)R.pof2), (uint32_t)R.pof2 >> (k + 1),
                         MM_XFER_COPY);
-    for (int32_t r = 0; r < 2 * rem; r += 2)
-        mm_coll_put(e, step, r, r + 1, 0, (uint32_t)pof2, MM_XFER_COPY);
+    for (int32_t r = 0; r < 2 * R.rem; r += 2)
+        mm_coll_put(e, step, R.odd ? r + 1 : r, R.odd ? r : r + 1, 0, (uint32_t)R.pof2,
+                    MM_XFER_COPY);
 }
 
 /* Reduce: after the halving the pieces go to the root's virtual rank on a
@@ -277,22 +312,20 @@ static void allreduce_raben(mm_coll_emitter *e)
  * piece from rank 0 and takes its place in the tree. */
 static void reduce_raben(mm_coll_emitter *e)
 {
-    int32_t n = e->d->n, root = e->d->root, pof2 = mm_pof2_floor(n), rem = n - pof2;
-    uint32_t nsteps = 0;
-    while ((1 << nsteps) < pof2)
-        nsteps++;
-    uint32_t step = raben_fold_and_halve(e, pof2, rem, nsteps);
+    raben R = raben_init(e);
+    int32_t root = e->d->root, pof2 = R.pof2, rem = R.rem;
+    uint32_t step = raben_fold_and_halve(&R);
     int odd_root = root < 2 * rem && root % 2;
     int32_t vroot = root < 2 * rem ? (odd_root ? 0 : root / 2) : root - rem;
     if (odd_root)
         mm_coll_put(e, step++, 0, root, 0, 1, MM_XFER_COPY);
-    for (uint32_t k = nsteps; k-- > 0; step++)
+    for (uint32_t k = R.nsteps; k-- > 0; step++)
         for (int32_t v = 0; v < pof2; v++) {
             int32_t dst = v ^ (1 << k);
             if ((v >> (k + 1)) != (vroot >> (k + 1)) || ((v ^ vroot) >> k & 1) == 0)
                 continue;
-            mm_coll_put(e, step, raben_real(v, rem),
-                        dst == 0 && odd_root ? root : raben_real(dst, rem),
+            mm_coll_put(e, step, raben_real(&R, v),
+                        dst == 0 && odd_root ? root : raben_real(&R, dst),
                         raben_window(v, k + 1, (uint32_t)pof2), (uint32_t)pof2 >> (k + 1),
                         MM_XFER_COPY);
         }
