@@ -119,6 +119,25 @@ static void sim_init(sim *s, const mm_coll_desc *d)
         }
 }
 
+/* Open MPI's scatter + allgather bcast, alone or as the second phase of
+ * the nonoverlapping allreduce. */
+static int scatter_bcast_in(const mm_coll_desc *d)
+{
+    int fam = mm_coll_family(d->op);
+    int alg = fam == MM_COLL_BCAST ? d->alg
+            : fam == MM_COLL_ALLREDUCE && d->alg == MM_ALG_NONOVERLAPPING ? d->sub[1] : 0;
+    return fam != MM_COLL_BCAST && fam != MM_COLL_ALLREDUCE ? 0
+         : alg == MM_ALG_SCATTER_ALLGATHER || alg == MM_ALG_SCATTER_RING_ALLGATHER;
+}
+
+/* Algorithms whose pieces may be empty with count >= n (bcast scatter +
+ * allgather: ceil(count/n) elements per piece); the final check skips those
+ * pieces too. */
+static int empty_piece_ok(const mm_coll_desc *d)
+{
+    return scatter_bcast_in(d) && mm_coll_nblocks(d) > 1;
+}
+
 /* The collective's promise, checked on the final state; returns the number
  * of (rank, block) pairs that are wrong. */
 static long sim_final(sim *s, const mm_coll_desc *d)
@@ -161,6 +180,8 @@ static long sim_final(sim *s, const mm_coll_desc *d)
             default: /* allreduce, barrier */
                 ok = set_full(a, n);
             }
+            if (s->nb > 1 && mm_coll_block_bytes(d, b) == 0 && empty_piece_ok(d))
+                ok = 1;
             bad += !ok;
         }
     return bad;
@@ -205,6 +226,15 @@ static int run(const mm_coll_desc *d, run_result *res)
     if (!s.st || !res->recvs || !s.pay)
         abort();
     sim_init(&s, d);
+    /* Open MPI's scatter + allgather bcasts send every piece back to ranks
+     * that already hold it, the root included, as does a bcast after a
+     * Rabenseifner reduce (the ranks keep the pieces they summed): a copy
+     * may repeat what the receiver has */
+    int resend_ok = scatter_bcast_in(d) || d->alg == MM_ALG_GATHER_BCAST ||
+                    /* and a bcast after a Rabenseifner reduce */
+                    (mm_coll_family(d->op) == MM_COLL_ALLREDUCE &&
+                     d->alg == MM_ALG_NONOVERLAPPING &&
+                     (d->sub[0] == MM_ALG_RABENSEIFNER || d->sub[0] == MM_ALG_RABENSEIFNER_MPICH));
 
     for (size_t i = 0; i < nx; i++) {
         const mm_coll_xfer *t = &x[i];
@@ -242,15 +272,20 @@ static int run(const mm_coll_desc *d, run_result *res)
         p = s.pay;
         for (size_t k = i; k < j; k++)
             for (uint32_t b = 0; b < x[k].nblk; b++, p += s.words) {
-                uint64_t *r = set_of(&s, x[k].dst, (x[k].blk + b) % s.nb);
+                uint32_t blk = (x[k].blk + b) % s.nb;
+                uint64_t *r = set_of(&s, x[k].dst, blk);
                 int ok = 1;
+                /* an empty piece of a cut vector (ceil(count/n) pieces run
+                 * out before the last rank) carries no data to follow */
+                if (s.nb > 1 && mm_coll_block_bytes(d, blk) == 0 && empty_piece_ok(d))
+                    continue;
                 switch (x[k].mode) {
                 case MM_XFER_COPY:
                     /* gather_bcast broadcasts the whole vector: every rank
                      * gets its own block back, as Open MPI sends it */
                     ok = !set_empty(p, s.words) &&
-                         (set_empty(r, s.words) || (set_subset(r, p, s.words) &&
-                          (!set_eq(r, p, s.words) || d->alg == MM_ALG_GATHER_BCAST)));
+                         (set_empty(r, s.words) ||
+                          (set_subset(r, p, s.words) && (resend_ok || !set_eq(r, p, s.words))));
                     memcpy(r, p, s.words * sizeof *r);
                     break;
                 case MM_XFER_REDUCE:
@@ -319,8 +354,15 @@ static long expected_recvs(const mm_coll_desc *d, int32_t r)
             return ceil_log2(n);
         return -1;
     case MM_COLL_REDUCE:
+        if (d->alg == MM_ALG_RABENSEIFNER || d->alg == MM_ALG_RABENSEIFNER_MPICH)
+            return -1;
         return d->alg == MM_ALG_LINEAR ? (r == d->root ? n - 1 : 0) : (r == d->root ? (long)ceil_log2(n) : -1);
     case MM_COLL_BCAST:
+        if (mm_coll_nblocks(d) > 1) { /* scatter + allgather: ring: n-1 pieces */
+            if (d->alg != MM_ALG_SCATTER_RING_ALLGATHER)
+                return -1;
+            return n - 1 + (vr != 0 && mm_coll_block_bytes(d, (uint32_t)vr) > 0);
+        }
         return vr == 0 ? 0 : 1;
     case MM_COLL_ALLGATHER:
         switch (d->alg) {
@@ -330,8 +372,15 @@ static long expected_recvs(const mm_coll_desc *d, int32_t r)
         default: return n / 2; /* neighbor exchange */
         }
     case MM_COLL_ALLREDUCE:
-        if (d->alg == MM_ALG_RING)
-            return n > 1 ? 2 * (n - 1) : 0;
+        if (d->alg == MM_ALG_LINEAR || (d->alg == MM_ALG_RABENSEIFNER && mm_coll_nblocks(d) == 1))
+            return n == 1 ? 0 : r == 0 ? n - 1 : 1; /* linear reduce to 0, linear bcast */
+        if (d->alg == MM_ALG_NONOVERLAPPING)
+            return -1;
+        if (d->alg == MM_ALG_RABENSEIFNER || d->alg == MM_ALG_RABENSEIFNER_MPICH)
+            /* halving, then doubling */
+            return (n & (n - 1)) == 0 ? 2 * (long)ceil_log2(n) : -1;
+        if (mm_coll_nblocks(d) > 1) /* ring, segmented ring; else recursive doubling */
+            return 2 * (n - 1);
         return (n & (n - 1)) == 0 ? (long)ceil_log2(n) : -1;
     case MM_COLL_BARRIER:
         if (d->alg == MM_ALG_LINEAR)
@@ -474,6 +523,50 @@ static void test_composites(void)
     CHECK(strstr(err, "ring") != NULL && strstr(err, "reduce") != NULL);
 }
 
+/* Algorithms that cut the vector between elements (ring and Rabenseifner
+ * allreduce, Rabenseifner reduce, scatter + allgather bcasts), and the
+ * nonoverlapping allreduce with each pair of reduce and bcast algorithms:
+ * element sizes 1 and 8, counts below n, at n and odd ones above. */
+static void test_schedules_elems(void)
+{
+    static const int cut[][2] = {
+        {MM_COLL_ALLREDUCE, MM_ALG_RING}, {MM_COLL_ALLREDUCE, MM_ALG_SEGMENTED_RING},
+        {MM_COLL_ALLREDUCE, MM_ALG_RABENSEIFNER}, {MM_COLL_ALLREDUCE, MM_ALG_LINEAR},
+        {MM_COLL_REDUCE, MM_ALG_RABENSEIFNER}, {MM_COLL_BCAST, MM_ALG_SCATTER_ALLGATHER},
+        {MM_COLL_ALLREDUCE, MM_ALG_RABENSEIFNER_MPICH}, {MM_COLL_REDUCE, MM_ALG_RABENSEIFNER_MPICH},
+        {MM_COLL_BCAST, MM_ALG_SCATTER_RING_ALLGATHER},
+    };
+    static const uint32_t elems[] = {1, 8};
+    size_t combos = 0, pieces = 0;
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+        int32_t n = sizes[si];
+        uint64_t counts[] = {1, (uint64_t)n - 1, (uint64_t)n, (uint64_t)n + 1,
+                             2 * (uint64_t)n + 3, 37, 1001};
+        for (size_t ei = 0; ei < 2; ei++)
+            for (size_t ci = 0; ci < sizeof counts / sizeof *counts; ci++) {
+                int32_t roots[3] = {0, n - 1, n / 2};
+                for (size_t a = 0; a < sizeof cut / sizeof *cut; a++)
+                    for (int ri = 0; ri < 3; ri++) {
+                        mm_coll_desc d = {cut[a][0], cut[a][1], n, roots[ri],
+                                          counts[ci] * elems[ei], elems[ei], {0, 0}};
+                        combos += (size_t)check_schedule(&d);
+                        pieces += mm_coll_nblocks(&d) > 1;
+                    }
+                for (int ra = 1; ra < MM_ALG_COUNT; ra++)
+                    for (int ba = 0; ba < MM_ALG_COUNT; ba++) {
+                        if ((ra != MM_ALG_AUTO && !mm_coll_alg_valid(MM_COLL_REDUCE, ra)) ||
+                            (ba != MM_ALG_AUTO && !mm_coll_alg_valid(MM_COLL_BCAST, ba)))
+                            continue;
+                        mm_coll_desc d = {MM_COLL_ALLREDUCE, MM_ALG_NONOVERLAPPING, n, 0,
+                                          counts[ci] * elems[ei], elems[ei], {ra, ba}};
+                        combos += (size_t)check_schedule(&d);
+                    }
+            }
+    }
+    printf("element-cut schedules checked: %zu (%zu cut into pieces)\n", combos, pieces);
+    CHECK(combos > 3000 && pieces > 1000);
+}
+
 /* Transfers equal but for the tag they carry. */
 static int same_but_tag(const mm_coll_xfer *a, const mm_coll_xfer *b, size_t n)
 {
@@ -546,7 +639,8 @@ static void test_variants(void)
 /* The tag each transfer carries: the call's own operation's, except in the
  * blocking nonoverlapping reduce_scatter (Open MPI: a reduce, then a
  * scatterv, or a scatter for reduce_scatter_block), whose reduce part is
- * every step before the last. */
+ * every step before the last, and in the blocking allreduces that are a
+ * reduce then a bcast. */
 static void test_tag_ops(void)
 {
     static const int32_t ns[] = {1, 2, 5, 8, 13};
@@ -560,7 +654,13 @@ static void test_tag_ops(void)
                 if (mm_coll_check(&d, err, sizeof err) != MMS_OK)
                     continue;
                 CHECK_EQ(mm_coll_expand_array(&d, &x, &nx, err, sizeof err), MMS_OK);
-                int two = alg == MM_ALG_NONOVERLAPPING && !mm_coll_nonblocking(op);
+                int ar = mm_coll_family(op) == MM_COLL_ALLREDUCE;
+                /* allreduce basic_linear, nonoverlapping, Rabenseifner's
+                 * fallback: a reduce (combining), then a bcast (copies) */
+                int ar2 = ar && !mm_coll_nonblocking(op) &&
+                          (alg == MM_ALG_LINEAR || alg == MM_ALG_NONOVERLAPPING ||
+                           (alg == MM_ALG_RABENSEIFNER && mm_coll_nblocks(&d) == 1));
+                int two = alg == MM_ALG_NONOVERLAPPING && !ar && !mm_coll_nonblocking(op);
                 /* gather_bcast: a gather(v) to 0, then a bcast from 0 */
                 int gb = alg == MM_ALG_GATHER_BCAST && !mm_coll_nonblocking(op);
                 int gat = op == MM_COLL_ALLGATHERV ? MM_COLL_GATHERV : MM_COLL_GATHER;
@@ -568,6 +668,7 @@ static void test_tag_ops(void)
                 uint32_t last = nx ? x[nx - 1].step : 0;
                 for (size_t k = 0; k < nx; k++) {
                     int want = gb ? (x[k].dst == 0 ? gat : MM_COLL_BCAST)
+                             : ar2 ? (x[k].mode == MM_XFER_REDUCE ? MM_COLL_REDUCE : MM_COLL_BCAST)
                              : !two ? op : x[k].step < last ? MM_COLL_REDUCE : scat;
                     CHECK_EQ(x[k].tag_op, want);
                     CHECK_EQ(mm_coll_xfer_tag(&x[k], 3), mm_coll_tag(want, 3));
@@ -815,6 +916,7 @@ int main(void)
 {
     test_schedules();
     test_composites();
+    test_schedules_elems();
     test_variants();
     test_tag_ops();
     test_hot_spot();

@@ -10,6 +10,7 @@
 #include "coll_emit.h"
 #include "coll_pof2.h"
 #include "coll_rsag.h"
+#include "coll_raben.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,7 +92,7 @@ static const char *const alg_names[MM_ALG_COUNT] = {
     "nonoverlapping", "chain", "pipeline", "split_binary", "binary", "in_order_binary",
     "knomial", "scatter_allgather", "scatter_ring_allgather", "rabenseifner",
     "segmented_ring", "modified_bruck", "linear_sync", "linear_nb", "tree", "butterfly",
-    "gather_bcast", "smp",
+    "gather_bcast", "smp", "rabenseifner_mpich",
 };
 _Static_assert(sizeof alg_names / sizeof alg_names[0] == MM_ALG_COUNT && MM_ALG_COUNT <= 64,
                "one name per algorithm; valid_algs() keeps one bit each");
@@ -138,7 +139,9 @@ static uint64_t valid_algs(int family)
 
 int mm_coll_alg_valid(int op, int alg)
 {
-    return alg > MM_ALG_AUTO && alg < MM_ALG_COUNT && (valid_algs(mm_coll_family(op)) >> alg) & 1 &&
+    int fam = mm_coll_family(op);
+    return alg > MM_ALG_AUTO && alg < MM_ALG_COUNT &&
+           ((valid_algs(fam) | mm_coll_raben_algs(fam)) >> alg) & 1 &&
            mm_coll_rsag_op_valid(op, alg);
 }
 
@@ -178,18 +181,18 @@ int mm_coll_check(const mm_coll_desc *d, char *err, size_t errlen)
                  "size, not %ld (use ring)", (long)d->n);
         return MMS_EFORMAT;
     }
-    return mm_coll_rsag_check(d, err, errlen);
+    int rc = mm_coll_rsag_check(d, err, errlen);
+    return rc != MMS_OK ? rc : mm_coll_raben_check(d, err, errlen);
 }
 
 /* ---- blocks ---- */
 
 /* Algorithms that cut the vector into pieces (the ring allreduce: n
- * segments) and how many. 0: the blocks are whole (mm_coll_nblocks). */
+ * segments, when count >= n) and how many. 0: the blocks are whole
+ * (mm_coll_nblocks). */
 static uint32_t vector_pieces(const mm_coll_desc *d)
 {
-    if (mm_coll_family(d->op) == MM_COLL_ALLREDUCE && d->alg == MM_ALG_RING)
-        return (uint32_t)d->n;
-    return 0;
+    return mm_coll_raben_pieces(d);
 }
 
 uint32_t mm_coll_nblocks(const mm_coll_desc *d)
@@ -227,7 +230,7 @@ uint64_t mm_coll_block_bytes(const mm_coll_desc *d, uint32_t b)
     if (mm_coll_family(d->op) == MM_COLL_BARRIER)
         return 0;
     uint32_t k = vector_pieces(d);
-    return k ? mm_coll_piece_bytes(d, k, b) : d->bytes;
+    return k ? mm_coll_raben_piece_bytes(d, b) : d->bytes;
 }
 
 /* ---- the expansion ---- */
@@ -587,6 +590,8 @@ int mm_coll_expand(const mm_coll_desc *d, mm_coll_emit_fn fn, void *ctx,
             root_collects(&e, MM_XFER_COPY, 0, d->alg == MM_ALG_DIRECT);
         break;
     case MM_COLL_REDUCE:
+        if (mm_coll_raben_expand(&e))
+            break;
         if (d->alg == MM_ALG_BINOMIAL)
             binomial_up(&e, MM_XFER_REDUCE, 1);
         else
@@ -594,6 +599,8 @@ int mm_coll_expand(const mm_coll_desc *d, mm_coll_emit_fn fn, void *ctx,
         break;
     case MM_COLL_BCAST:
     case MM_COLL_SCATTER: /* scatter: the same trees, carrying each rank's block */
+        if (mm_coll_raben_expand(&e))
+            break;
         if (d->alg == MM_ALG_BINOMIAL)
             binomial_down(&e, mm_coll_family(d->op) == MM_COLL_SCATTER);
         else
@@ -617,7 +624,11 @@ int mm_coll_expand(const mm_coll_desc *d, mm_coll_emit_fn fn, void *ctx,
             scan_linear(&e);
         break;
     case MM_COLL_ALLREDUCE:
-        if (d->alg == MM_ALG_RING)
+        if (mm_coll_raben_expand(&e))
+            break;
+        /* ring and segmented ring (segment size 0: the ring); below count n
+         * Open MPI's ring runs recursive doubling */
+        if (vector_pieces(d))
             allreduce_ring(&e);
         else
             recursive_doubling(&e, MM_XFER_REDUCE, MM_XFER_REDUCE, MM_XFER_COPY);

@@ -83,6 +83,8 @@ enum mm_coll_alg {
     MM_ALG_BUTTERFLY,         /* reduce_scatter(_block): Open MPI butterfly    */
     MM_ALG_GATHER_BCAST,      /* allgatherv: Open MPI "default", gatherv + bcast */
     MM_ALG_SMP,               /* scan: MPICH SMP scan (needs the node of each rank) */
+    MM_ALG_RABENSEIFNER_MPICH, /* reduce, allreduce: MPICH's Rabenseifner (whole-vector
+                                  fold, equal pieces)                          */
     MM_ALG_COUNT
 };
 
