@@ -178,11 +178,13 @@ static void tb_cancel(tb *b, int32_t at, uint64_t req, uint64_t t)
  * rank, start time per rank t[i]. */
 /* A collective on the world at times t[]: rank i sent sent[i] and received
  * recvd[i] bytes, as the tracer counts them (docs/trace-format.md). */
-static void tb_coll_sr(tb *b, int type, int op, int32_t root, const uint64_t *sent,
-                       const uint64_t *recvd, const uint64_t *t)
+static void tb_coll_attr(tb *b, int type, int op, int32_t root, const uint64_t *sent,
+                         const uint64_t *recvd, int32_t elem, int32_t commut, const uint64_t *t)
 {
     for (int32_t i = 0; i < b->n; i++) {
         mmt_record x = tb_rec(type, op, t[i]);
+        x.tag = elem;   /* datatype size, 0: unknown           */
+        x.src = commut; /* enum mmt_op_commut                  */
         x.comm = MMT_COMM_WORLD_ID;
         x.peer = root;
         x.peer_world = root;
@@ -195,13 +197,28 @@ static void tb_coll_sr(tb *b, int type, int op, int32_t root, const uint64_t *se
     }
 }
 
-/* The same with `bytes` sent and received by every rank. */
-static void tb_coll(tb *b, int type, int op, int32_t root, uint64_t bytes, const uint64_t *t)
+/* A collective recorded as traces written before element sizes and
+ * commutativity were recorded (both 0). */
+static void tb_coll_sr(tb *b, int type, int op, int32_t root, const uint64_t *sent,
+                       const uint64_t *recvd, const uint64_t *t)
+{
+    tb_coll_attr(b, type, op, root, sent, recvd, 0, MMT_OP_UNKNOWN, t);
+}
+
+/* With `bytes` sent and received by every rank, element size elem. */
+static void tb_coll_elem(tb *b, int type, int op, int32_t root, uint64_t bytes, int32_t elem,
+                         int32_t commut, const uint64_t *t)
 {
     uint64_t v[TB_MAX_RANKS];
     for (int32_t i = 0; i < b->n; i++)
         v[i] = bytes;
-    tb_coll_sr(b, type, op, root, v, v, t);
+    tb_coll_attr(b, type, op, root, v, v, elem, commut, t);
+}
+
+/* The same with element size and commutativity unknown. */
+static void tb_coll(tb *b, int type, int op, int32_t root, uint64_t bytes, const uint64_t *t)
+{
+    tb_coll_elem(b, type, op, root, bytes, 0, MMT_OP_UNKNOWN, t);
 }
 
 /* Write DIR/rank-NNNNNN.mmt (with END unless no_end) and DIR/index.json

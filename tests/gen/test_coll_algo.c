@@ -853,8 +853,11 @@ static void test_auto(void)
         {MM_COLL_ALLGATHER, 512, 1000, M, MM_ALG_RECURSIVE_DOUBLING},
         {MM_COLL_ALLGATHER, 500, 1000, M, MM_ALG_RING},
         {MM_COLL_ALLGATHER, 13, 8, M, MM_ALG_BRUCK},
-        {MM_COLL_ALLREDUCE, 64, 2048, M, MM_ALG_RECURSIVE_DOUBLING},
-        {MM_COLL_ALLREDUCE, 64, 4096, M, MM_ALG_RING},
+        /* MPICH 4.0.2: <= 8 B or count < pof2(n): recursive doubling, else
+         * Rabenseifner (ring stands in until it is implemented) */
+        {MM_COLL_ALLREDUCE, 64, 8, M, MM_ALG_RECURSIVE_DOUBLING},
+        {MM_COLL_ALLREDUCE, 64, 504, M, MM_ALG_RECURSIVE_DOUBLING},
+        {MM_COLL_IALLREDUCE, 64, 2048, M, MM_ALG_RECURSIVE_DOUBLING},
         {MM_COLL_BARRIER, 16, 0, M, MM_ALG_DISSEMINATION},
         /* scatter: Open MPI tuned binomial for n > 10 and block < 300 B, basic
          * linear for scatterv, libnbc linear; MPICH binomial, scatterv linear */
@@ -904,10 +907,35 @@ static void test_auto(void)
     CHECK(rsb.alg == MM_ALG_NONOVERLAPPING && rsb.substitute);
     rsb = mm_coll_auto(MM_COLL_REDUCE_SCATTER_BLOCK, 64, 1024, O);
     CHECK(rsb.alg == MM_ALG_NONOVERLAPPING && rsb.substitute);
-    /* MPICH scan: recursive doubling, SMP scan (not implemented) when ranks
-     * share nodes */
+    /* MPICH 4.0.2 scan: recursive doubling with one rank per node (node
+     * layout unknown: assumed); ranks sharing nodes, consecutively: the ch4
+     * composition (not implemented, marked) */
     mm_coll_choice sc = mm_coll_auto(MM_COLL_SCAN, 64, 8, M);
-    CHECK(sc.alg == MM_ALG_RECURSIVE_DOUBLING && sc.substitute && strstr(sc.rule, "SMP"));
+    CHECK(sc.alg == MM_ALG_RECURSIVE_DOUBLING && !sc.substitute);
+    static const int32_t two_nodes[8] = { 0, 0, 0, 0, 1, 1, 1, 1 }, mixed[8] = { 0, 1, 0, 1, 0, 1, 0, 1 },
+                         alone[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+    mm_coll_query sq = { MM_COLL_SCAN, 8, 64, 8, 0, M, two_nodes };
+    sc = mm_coll_select(&sq);
+    CHECK(sc.alg == MM_ALG_RECURSIVE_DOUBLING && sc.substitute && strstr(sc.rule, "is_node_consecutive"));
+    sq.node = mixed; /* shared nodes, not consecutive: composition beta = MPIR recursive doubling */
+    sc = mm_coll_select(&sq);
+    CHECK(sc.alg == MM_ALG_RECURSIVE_DOUBLING && !sc.substitute);
+    sq.node = alone;
+    CHECK(!mm_coll_select(&sq).substitute);
+    /* allreduce: a noncommutative op runs recursive doubling; commutative on
+     * nodes shared by ranks: composition alpha (marked) */
+    mm_coll_query aq = { MM_COLL_ALLREDUCE, 8, 1 << 16, 8, 1, M, two_nodes };
+    sc = mm_coll_select(&aq);
+    CHECK(sc.alg == MM_ALG_RECURSIVE_DOUBLING && !sc.substitute);
+    aq.noncommutative = 0;
+    sc = mm_coll_select(&aq);
+    CHECK(sc.substitute && strstr(sc.rule, "composition alpha"));
+    aq.node = alone;
+    sc = mm_coll_select(&aq);
+    CHECK(sc.alg != MM_ALG_RECURSIVE_DOUBLING && !strstr(sc.rule, "composition"));
+    /* element size: 4096 B of 1-byte elements >= pof2, of 1024-byte ones not */
+    aq.bytes = 4096, aq.elem = 1024;
+    CHECK(mm_coll_select(&aq).alg == MM_ALG_RECURSIVE_DOUBLING);
     sc = mm_coll_auto(MM_COLL_EXSCAN, 64, 8, M);
     CHECK(sc.alg == MM_ALG_RECURSIVE_DOUBLING && !sc.substitute);
 }

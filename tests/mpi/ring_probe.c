@@ -156,6 +156,17 @@ static void communicators(void)
     MPI_Comm_free(&half);
 }
 
+/* A noncommutative reduction (the tracer records MPI_Op_commutative):
+ * keeps the left operand's first element, adds the rest. */
+static void first_then_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    short *a = in, *b = inout;
+    for (int i = 1; i < *len; i++)
+        b[i] = (short)(a[i] + b[i]);
+    b[0] = a[0];
+}
+
 static void collectives(void)
 {
     int b[16];
@@ -175,6 +186,13 @@ static void collectives(void)
     MPI_Wait(&req, MPI_STATUS_IGNORE);
     EXPECT(all[size - 1] == size - 1);
     free(all);
+    MPI_Op first;
+    MPI_Op_create(first_then_sum, 0, &first);
+    short v[3] = { (short)rank, 1, 2 }, r[3] = { -1, -1, -1 };
+    MPI_Reduce(v, r, 3, MPI_SHORT, first, 1, MPI_COMM_WORLD);
+    if (rank == 1)
+        EXPECT(r[0] == 0 && r[1] == size && r[2] == 2 * size);
+    MPI_Op_free(&first);
 }
 
 int main(int argc, char **argv)

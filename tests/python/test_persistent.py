@@ -68,7 +68,7 @@ def expected(r: int) -> List[str]:
     for i in range(2):
         e += [f"IRECV comm=0.0 src=any tag=999 bytes=4 req={k + i}", f"CANCEL req={k + i}",
               f"COMPLETE comm=0.0 of=IRECV cancelled req={k + i}"]
-    e += [barrier, "COLL comm=0.0 op=allreduce bytes=4 recv_bytes=4"]
+    e += [barrier, "COLL comm=0.0 op=allreduce bytes=4 recv_bytes=4 elem=4 commutative=1"]
     return e
 
 

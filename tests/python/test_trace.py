@@ -166,16 +166,19 @@ def expected(r: int) -> List[str]:
               f"req={k + 1}"]
     e += [f"COLL comm={half} op=barrier bytes=0 recv_bytes=0",
           f"COMM comm=0.3 how=dup parent=0.0 rank={r} size=4 group=0,1,2,3 identity",
-          "COLL comm=0.3 op=allreduce bytes=4 recv_bytes=4",
+          "COLL comm=0.3 op=allreduce bytes=4 recv_bytes=4 elem=4 commutative=1",
           "COMMFREE comm=0.3", f"COMMFREE comm={half}"]
     # 8 collectives, then the program's own check (an allreduce)
     e += [f"COLL comm=0.0 op=bcast root=0 rootw=0 bytes={64 if r == 0 else 0} "
-          f"recv_bytes={0 if r == 0 else 64}",
-          "COLL comm=0.0 op=allreduce bytes=8 recv_bytes=8",
-          f"COLL comm=0.0 op=gather root=2 rootw=2 bytes=8 recv_bytes={32 if r == 2 else 0}",
-          f"ICOLL comm=0.0 op=allgather bytes=4 recv_bytes=16 req={k + 2}",
+          f"recv_bytes={0 if r == 0 else 64} elem=4",
+          "COLL comm=0.0 op=allreduce bytes=8 recv_bytes=8 elem=8 commutative=1",
+          f"COLL comm=0.0 op=gather root=2 rootw=2 bytes=8 recv_bytes={32 if r == 2 else 0} elem=4",
+          f"ICOLL comm=0.0 op=allgather bytes=4 recv_bytes=16 elem=4 req={k + 2}",
           f"COMPLETE comm=0.0 of=ICOLL req={k + 2}",
-          "COLL comm=0.0 op=allreduce bytes=4 recv_bytes=4"]
+          # a user-defined noncommutative op on 3 MPI_SHORTs
+          f"COLL comm=0.0 op=reduce root=1 rootw=1 bytes=6 recv_bytes={6 if r == 1 else 0} "
+          "elem=2 commutative=0",
+          "COLL comm=0.0 op=allreduce bytes=4 recv_bytes=4 elem=4 commutative=1"]
     return e
 
 

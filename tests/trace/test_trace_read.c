@@ -268,6 +268,8 @@ static void test_corrupt(void)
     corrupt(10, MMT_R_REQ, 0, "request id 0");
     corrupt(11, MMT_R_REQ, 5, "request 5 was never issued");
     corrupt(12, MMT_R_SUB, 0, "bad sub-type 0");
+    corrupt(12, MMT_R_SRC, 3, "commutativity 3 is not 0, 1 or 2");
+    corrupt(12, MMT_R_TAG + 3, 0x80, "negative element size");
     corrupt(5, MMT_R_SUB, 3, "expected a GROUP record of 2 ranks");
     corrupt(5, 4, 9, "world rank 9 outside 0..3");
     corrupt(4, MMT_R_PEER, 0, "own rank 0 is world rank 0");

@@ -5,8 +5,8 @@
  * MPI requires every member of a communicator to call its collectives in
  * the same order, so the k-th collective record on a communicator in every
  * member's file is one call. Its algorithm is the one the library of the
- * trace (or --mpi) picks for the operation, size and communicator size
- * (mm_coll_auto); its transfers (mm_coll_expand) run step by step: every
+ * trace (or --mpi) picks for the operation, size, communicator size,
+ * element size, commutativity and the ranks' hosts (mm_coll_select); its transfers (mm_coll_expand) run step by step: every
  * member starts at its own call time; in each step a rank posts the
  * receives of the step and sends its messages at its clock, and its clock
  * then moves to the latest arrival it waited for. Every transfer becomes a
@@ -96,6 +96,20 @@ static uint64_t desc_bytes(int fam, int32_t n, int32_t root, const mmt_record *c
     }
 }
 
+/* Element size and commutativity of a call (docs/trace-format.md: tag and
+ * src of COLL/ICOLL; 0 in traces that predate them: unknown). The members
+ * name the same datatype size; the first nonzero one is taken. A reduction
+ * is noncommutative when any member says so. */
+static void coll_attrs(int32_t n, const mmt_record *const *rec, mm_coll_query *q)
+{
+    for (int32_t i = 0; i < n; i++) {
+        if (!q->elem && rec[i]->tag > 0)
+            q->elem = (uint32_t)rec[i]->tag;
+        if (rec[i]->src == MMT_OP_NONCOMMUTATIVE)
+            q->noncommutative = 1;
+    }
+}
+
 typedef struct plan {
     mm_coll_desc d;
     mm_coll_xfer *x;
@@ -119,6 +133,7 @@ typedef struct call_ctx {
     uint64_t tcomm;
     int32_t comm, n;
     uint64_t *clock, *next;
+    int32_t *node;                /* host index of each rank of the communicator */
     uint32_t calls[MM_COLL_OP_COUNT];
     uint32_t nbc;                 /* nonblocking collectives started so far */
     plan p;
@@ -161,9 +176,10 @@ static int run_call(call_ctx *cc, const mmt_record *const *rec, char *err, size_
             return MMS_OK;
         }
     }
-    mm_coll_desc d = { op, 0, n, root, desc_bytes(fam, n, root, rec) , 0, {0, 0}};
-    mm_coll_choice choice = mm_coll_auto(op, n, d.bytes, c->lib);
-    d.alg = choice.alg;
+    mm_coll_query q = { op, n, desc_bytes(fam, n, root, rec), 0, 0, c->lib, cc->node };
+    coll_attrs(n, rec, &q);
+    mm_coll_choice choice = mm_coll_select(&q);
+    mm_coll_desc d = { op, choice.alg, n, root, q.bytes, q.elem, {choice.sub[0], choice.sub[1]} };
     if (choice.substitute && r0->sub < 32 && !c->substituted_op[r0->sub]++)
         c->substituted_rule[r0->sub] = choice.rule;
     int rc = expand(&cc->p, &d, err, errlen);
@@ -233,8 +249,9 @@ static int one_comm(cv_conv *c, const crec *cr, size_t m, char *err, size_t errl
     call_ctx cc = { .c = c, .cm = cm, .tcomm = tcomm, .comm = comm, .n = n };
     cc.clock = malloc((size_t)n * sizeof *cc.clock);
     cc.next = malloc((size_t)n * sizeof *cc.next);
+    cc.node = malloc((size_t)n * sizeof *cc.node);
     int rc = MMS_OK;
-    if (!start || !count || !rec || !cc.clock || !cc.next) {
+    if (!start || !count || !rec || !cc.clock || !cc.next || !cc.node) {
         snprintf(err, errlen, "out of memory");
         rc = MMS_ENOMEM;
         goto out;
@@ -242,6 +259,7 @@ static int one_comm(cv_conv *c, const crec *cr, size_t m, char *err, size_t errl
     size_t ncalls = SIZE_MAX, most = 0;
     for (int32_t i = 0; i < n; i++) {
         int32_t w = mmt_comm_world(cm, i, 0);
+        cc.node[i] = c->r[w].node; /* the host its trace header names */
         size_t a = 0;
         while (a < m && cr[a].rank < w)
             a++;
@@ -277,6 +295,7 @@ out:
     free(rec);
     free(cc.clock);
     free(cc.next);
+    free(cc.node);
     free(cc.p.x);
     return rc;
 }

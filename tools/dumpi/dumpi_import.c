@@ -256,6 +256,14 @@ static int64_t bytes_of(conv *cv, int64_t count, int64_t dtype)
     return count * sz;
 }
 
+/* Element size of a collective record (its tag field): the DUMPI file's
+ * size of datatype dtype, or 0 (unknown) when the file does not give it. */
+static int32_t elem_of(conv *cv, int64_t dtype)
+{
+    int64_t sz = dumpi_type_size(cv->rd, dtype);
+    return sz > 0 && sz <= INT32_MAX ? (int32_t)sz : 0;
+}
+
 static int64_t sum_ints(const dumpi_rec *in, int k)
 {
     int64_t s = 0;
@@ -633,6 +641,22 @@ static int do_coll(conv *cv, const dumpi_rec *in)
     r.bytes = (uint64_t)sent;
     r.aux = (uint64_t)recvd;
     r.n = n > 0 && n <= UINT32_MAX ? (uint32_t)n : 0;
+    /* The send type's size, or the receive type's where the send type is
+     * not significant (scatter(v) outside the root), as the tracer does;
+     * alltoallw (a type per peer) and barrier: 0. Commutativity stays 0
+     * (unknown): DUMPI names the MPI_Op but not whether a user-defined
+     * one commutes. */
+    switch (in->label) {
+    case DL_BCAST: case DL_REDUCE: case DL_ALLREDUCE: case DL_SCAN: case DL_EXSCAN:
+    case DL_ALLGATHER: case DL_ALLTOALL:
+        r.tag = elem_of(cv, v[1]);
+        break;
+    case DL_GATHER: case DL_ALLGATHERV: case DL_REDUCE_SCATTER: r.tag = elem_of(cv, v[2]); break;
+    case DL_GATHERV: case DL_ALLTOALLV: r.tag = elem_of(cv, v[3]); break;
+    case DL_SCATTER: r.tag = elem_of(cv, at_root && in->present[6] ? v[6] : v[2]); break;
+    case DL_SCATTERV: r.tag = elem_of(cv, at_root ? v[2] : v[4]); break;
+    default: break;
+    }
     return emit(cv, &r);
 }
 

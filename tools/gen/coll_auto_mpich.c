@@ -1,79 +1,257 @@
 /*
- * coll_auto_mpich.c - which algorithm MPICH would run for a collective
- * call. Thresholds cited per rule and listed with their sources in
- * docs/collectives.md; none of MPICH's code is copied.
+ * coll_auto_mpich.c - which algorithm MPICH 4.0.2 (Debian's, ch4:ucx, all
+ * CVARs at their defaults) runs for a collective call. Sources (read, not
+ * copied): the selection trees MPICH compiles in, maint/tuning/coll/ch4/
+ * generic.json (ch4 compositions), maint/tuning/coll/ch4/posix_generic.json
+ * (shared-memory algorithms) and maint/tuning/coll/mpir/generic.json (the
+ * MPIR algorithms the netmod runs); the compositions in
+ * src/mpid/ch4/src/ch4_coll_impl.h; MPIR_Comm_create_subcomms and
+ * MPII_Comm_is_node_consecutive in src/mpi/comm/commutil.c. Every rule is
+ * listed with its source in docs/collectives.md, "MPICH 4.0.2".
+ *
+ * Node layout. A communicator is "parent" (comm_hierarchy=parent: it has a
+ * node communicator and a node-roots communicator) when some node holds two
+ * or more of its ranks. Then the ch4 compositions split most collectives
+ * into an intra-node phase (shared memory: release_gather, no
+ * point-to-point messages, from the 5th Bcast/Reduce/Barrier/Allreduce on
+ * the node communicator on) and an inter-node phase among the node roots.
+ * Those compositions are not modelled here yet: such calls are answered
+ * with the flat algorithm MPIR would run on the whole communicator and
+ * marked substitute, the rule saying which composition MPICH runs. With
+ * q->node NULL the layout is unknown and one rank per node is assumed
+ * (no node communicator: the flat MPIR rules below are then exact).
  */
 #include "coll_auto_internal.h"
 
-/* MPICH 3.x defaults (MPIR_CVAR_*), the rules of Thakur, Rabenseifner and
- * Gropp 2005; nonblocking schedules choose like the blocking ones (the
- * MPIR_I*_sched_intra_auto functions of MPICH 3.3 do for scatter(v),
- * reduce_scatter(_block), scan and exscan). */
+/* The node layout as MPICH's selection sees it. */
+typedef struct layout {
+    int parent;   /* some node holds >= 2 ranks (comm_hierarchy=parent)   */
+    int one_node; /* all ranks on one node (comm_size=node_comm_size)     */
+    int consecutive; /* parent, and every node holds consecutive ranks    */
+} layout;
+
+static layout layout_of(const mm_coll_query *q)
+{
+    layout l = { 0, 0, 0 };
+    if (!q->node || q->n < 2)
+        return l;
+    int32_t n = q->n;
+    l.one_node = 1;
+    for (int32_t i = 1; i < n; i++)
+        if (q->node[i] != q->node[0])
+            l.one_node = 0;
+    /* parent: two ranks share a node. Quadratic only in the worst case:
+     * ranks of a node are usually adjacent and found at once. */
+    for (int32_t i = 0; i < n && !l.parent; i++)
+        for (int32_t j = i + 1; j < n; j++)
+            if (q->node[j] == q->node[i]) {
+                l.parent = 1;
+                break;
+            }
+    if (l.parent) {
+        /* consecutive: once a node's run of ranks ends, it never recurs */
+        l.consecutive = 1;
+        for (int32_t i = 1; i < n && l.consecutive; i++)
+            if (q->node[i] != q->node[i - 1])
+                for (int32_t j = 0; j < i - 1; j++)
+                    if (q->node[j] == q->node[i]) {
+                        l.consecutive = 0;
+                        break;
+                    }
+    }
+    return l;
+}
+
+/* Elements of the call (MPICH's "count"): 8-byte elements when unknown. */
+static uint64_t count_of(const mm_coll_query *q)
+{
+    return q->bytes / (q->elem ? q->elem : 8);
+}
+
+/* Rabenseifner (MM_ALG_RABENSEIFNER, written in another file): picked
+ * when this build implements it for op, else marked substitute with
+ * fallback standing in. */
+static mm_coll_choice rabenseifner(int op, int fallback, const char *rule, const char *subst_rule)
+{
+    if (mm_coll_alg_valid(op, MM_ALG_RABENSEIFNER))
+        return mm_coll_pick(MM_ALG_RABENSEIFNER, rule);
+    return mm_coll_subst(fallback, subst_rule);
+}
+
+/* mpir/generic.json, allreduce (the netmod's MPIR_Allreduce_impl). A
+ * commutative op is taken as built in (is_op_built_in): the trace does not
+ * say whether a commutative op is user-defined. */
+static mm_coll_choice mpir_allreduce(const mm_coll_query *q, uint64_t short_max)
+{
+    uint64_t pof2 = (uint64_t)mm_pof2_floor(q->n);
+    if (q->bytes <= short_max)
+        return mm_coll_pick(MM_ALG_RECURSIVE_DOUBLING, short_max == 8
+                            ? "mpich 4.0.2 mpir/generic.json: avg_msg_size <= 8: recursive doubling"
+                            : "mpich 4.0.2 mpir/generic.json: iallreduce avg_msg_size <= 2048: "
+                              "recursive doubling");
+    if (q->noncommutative)
+        return mm_coll_pick(MM_ALG_RECURSIVE_DOUBLING, "mpich 4.0.2 mpir/generic.json: "
+                            "is_op_built_in=no (a noncommutative op): recursive doubling");
+    if (count_of(q) < pof2)
+        return mm_coll_pick(MM_ALG_RECURSIVE_DOUBLING, "mpich 4.0.2 mpir/generic.json: "
+                            "count < pof2(n): recursive doubling");
+    return rabenseifner(q->op, MM_ALG_RING, "mpich 4.0.2 mpir/generic.json: built-in op, "
+                        "count >= pof2(n): reduce_scatter_allgather (Rabenseifner)",
+                        "mpich 4.0.2 mpir/generic.json: built-in op, count >= pof2(n): "
+                        "reduce_scatter_allgather (Rabenseifner) (as ring)");
+}
+
+/* mpir/generic.json, reduce (comm_hierarchy=any, or parent with size > 0:
+ * the same branches). */
+static mm_coll_choice mpir_reduce(const mm_coll_query *q)
+{
+    if (q->bytes <= 2048)
+        return mm_coll_pick(MM_ALG_BINOMIAL, "mpich 4.0.2 mpir/generic.json: avg_msg_size <= 2048: binomial");
+    if (q->noncommutative)
+        return mm_coll_pick(MM_ALG_BINOMIAL, "mpich 4.0.2 mpir/generic.json: is_op_built_in=no "
+                            "(a noncommutative op): binomial");
+    if (count_of(q) < (uint64_t)mm_pof2_floor(q->n))
+        return mm_coll_pick(MM_ALG_BINOMIAL, "mpich 4.0.2 mpir/generic.json: count < pof2(n): binomial");
+    return rabenseifner(q->op, MM_ALG_BINOMIAL, "mpich 4.0.2 mpir/generic.json: built-in op, "
+                        "count >= pof2(n): reduce_scatter_gather (Rabenseifner)",
+                        "mpich 4.0.2 mpir/generic.json: built-in op, count >= pof2(n): "
+                        "reduce_scatter_gather (Rabenseifner) (as binomial)");
+}
+
+/* mpir/generic.json, bcast on a communicator that is not parent. MPICH's
+ * scatter + allgather broadcasts are not implemented here yet. */
+static mm_coll_choice mpir_bcast(const mm_coll_query *q)
+{
+    if (q->n < 8)
+        return mm_coll_pick(MM_ALG_BINOMIAL, "mpich 4.0.2 mpir/generic.json: comm_size < 8: binomial");
+    if (q->bytes <= 12288)
+        return mm_coll_pick(MM_ALG_BINOMIAL, "mpich 4.0.2 mpir/generic.json: avg_msg_size <= 12288: binomial");
+    if (mm_is_pof2(q->n) && q->bytes <= 524288)
+        return mm_coll_subst(MM_ALG_BINOMIAL, "mpich 4.0.2 mpir/generic.json: comm_size pow2, "
+                             "avg_msg_size <= 524288: scatter_recursive_doubling_allgather (as binomial)");
+    return mm_coll_subst(MM_ALG_BINOMIAL, "mpich 4.0.2 mpir/generic.json: "
+                         "scatter_ring_allgather (as binomial)");
+}
+
+/* A ch4 composition with a shared-memory (or node-communicator) phase:
+ * not modelled yet; the flat choice stands in. */
+static mm_coll_choice composition(mm_coll_choice flat, const char *rule)
+{
+    mm_coll_choice c = flat;
+    c.rule = rule;
+    c.substitute = 1;
+    return c;
+}
+
 mm_coll_choice mm_coll_auto_mpich(const mm_coll_query *q)
 {
     int op = q->op;
     int32_t n = q->n;
     uint64_t bytes = q->bytes;
-    uint64_t pof2 = (uint64_t)mm_pof2_floor(n);
+    int nb = mm_coll_nonblocking(op);
+    layout l = layout_of(q);
     switch (mm_coll_family(op)) {
     case MM_COLL_ALLREDUCE:
-        if (bytes <= 2048 || bytes / 8 < pof2)
-            return mm_coll_pick(MM_ALG_RECURSIVE_DOUBLING, "mpich: <= ALLREDUCE_SHORT_MSG_SIZE (2048 B): recursive doubling");
-        return mm_coll_subst(MM_ALG_RING, "mpich: long: Rabenseifner reduce-scatter+allgather (as ring)");
-    case MM_COLL_ALLGATHER: {
-        uint64_t total = bytes * (uint64_t)n;
-        if (mm_is_pof2(n) && total < 524288)
-            return mm_coll_pick(MM_ALG_RECURSIVE_DOUBLING, "mpich: n power of 2, total < ALLGATHER_LONG_MSG_SIZE (524288 B): recursive doubling");
-        if (total < 81920)
-            return mm_coll_pick(MM_ALG_BRUCK, "mpich: total < ALLGATHER_SHORT_MSG_SIZE (81920 B): bruck");
-        return mm_coll_pick(MM_ALG_RING, "mpich: long: ring");
-    }
-    case MM_COLL_BCAST:
-        if (bytes < 12288 || n < 8)
-            return mm_coll_pick(MM_ALG_BINOMIAL, "mpich: < BCAST_SHORT_MSG_SIZE (12288 B) or n < BCAST_MIN_PROCS (8): binomial");
-        return mm_coll_subst(MM_ALG_BINOMIAL, "mpich: scatter + allgather (as binomial)");
+        if (nb)
+            return mpir_allreduce(q, 2048);
+        if (l.one_node)
+            return composition(mpir_allreduce(q, 8), q->noncommutative
+                ? "mpich 4.0.2 ch4/generic.json: comm_size=node_comm_size: composition gamma, "
+                  "posix: noncommutative: MPIR allreduce on the node (as its flat choice)"
+                : "mpich 4.0.2 ch4/generic.json: comm_size=node_comm_size: composition gamma, "
+                  "posix release_gather: shared memory, no messages (as the flat choice)");
+        if (l.parent && !q->noncommutative)
+            return composition(mpir_allreduce(q, 8), "mpich 4.0.2 ch4/generic.json: parent, "
+                "commutative: composition alpha: reduce in each node, allreduce among node roots, "
+                "bcast in each node (as the flat choice)");
+        return mpir_allreduce(q, 8);
     case MM_COLL_REDUCE:
-        if (bytes <= 2048 || bytes / 8 < pof2)
-            return mm_coll_pick(MM_ALG_BINOMIAL, "mpich: <= REDUCE_SHORT_MSG_SIZE (2048 B): binomial");
-        return mm_coll_subst(MM_ALG_BINOMIAL, "mpich: long: Rabenseifner reduce-scatter+gather (as binomial)");
+        if (l.parent && !nb)
+            return composition(mpir_reduce(q), q->noncommutative
+                ? "mpich 4.0.2 ch4/generic.json: parent, noncommutative: composition gamma; "
+                  "mpir/generic.json parent rules (as the flat choice)"
+                : bytes <= 2048
+                ? "mpich 4.0.2 ch4/generic.json: parent, commutative, <= 2048 B: composition beta: "
+                  "reduce in each node, among node roots, in the root's node (as the flat choice)"
+                : "mpich 4.0.2 ch4/generic.json: parent, commutative: composition alpha: reduce in "
+                  "each node, among node roots to the root's node (as the flat choice)");
+        if (l.parent && !q->noncommutative)
+            return composition(mpir_reduce(q), "mpich 4.0.2 mpir/generic.json: ireduce, parent, "
+                               "commutative: sched_smp (as the flat choice)");
+        return mpir_reduce(q);
+    case MM_COLL_BCAST:
+        if (l.parent && nb)
+            return composition(mpir_bcast(q), "mpich 4.0.2 mpir/generic.json: ibcast, parent: "
+                               "sched_smp (as the flat choice)");
+        if (l.parent && !nb)
+            return composition(mpir_bcast(q), n < 8 || bytes < 12288
+                ? "mpich 4.0.2 ch4/generic.json: parent, comm_size < 8 or < 12288 B: composition "
+                  "alpha: root to its node root, bcast among node roots, bcast in each node "
+                  "(as the flat choice)"
+                : mm_is_pof2(n) && bytes < 524288
+                ? "mpich 4.0.2 ch4/generic.json: parent, pow2, < 524288 B: composition beta: bcast "
+                  "in the root's node, among node roots, in each node (as the flat choice)"
+                : "mpich 4.0.2 ch4/generic.json: parent: composition gamma: MPIR bcast, parent "
+                  "rules (as the flat choice)");
+        return mpir_bcast(q);
+    case MM_COLL_ALLGATHER: {
+        uint64_t total = mm_coll_times_n(bytes, n);
+        if (mm_is_pof2(n) && total < 524288)
+            return mm_coll_pick(MM_ALG_RECURSIVE_DOUBLING, "mpich 4.0.2 mpir/generic.json: comm_size pow2, "
+                                "total_msg_size < 524288: recursive doubling");
+        if (total < 81920)
+            return mm_coll_pick(MM_ALG_BRUCK, "mpich 4.0.2 mpir/generic.json: total_msg_size < 81920: brucks");
+        return mm_coll_pick(MM_ALG_RING, "mpich 4.0.2 mpir/generic.json: ring");
+    }
     case MM_COLL_GATHER:
         /* Gatherv's counts are known at the root only, so no tree:
          * MPIR_Gatherv_allcomm_linear posts all n-1 receives, then waits. */
         if (op == MM_COLL_GATHERV)
-            return mm_coll_pick(MM_ALG_DIRECT, "mpich: gatherv: linear (root posts all receives)");
-        return mm_coll_pick(MM_ALG_BINOMIAL, "mpich: binomial");
+            return mm_coll_pick(MM_ALG_DIRECT, "mpich 4.0.2 mpir/generic.json: gatherv: allcomm_linear");
+        return mm_coll_pick(MM_ALG_BINOMIAL, "mpich 4.0.2 mpir/generic.json: binomial");
     case MM_COLL_BARRIER:
-        return mm_coll_pick(MM_ALG_DISSEMINATION, "mpich: dissemination");
+        if (l.parent && !nb)
+            return composition(mm_coll_pick(MM_ALG_DISSEMINATION, ""),
+                "mpich 4.0.2 ch4/generic.json: parent: composition alpha: barrier in each node, "
+                "dissemination among node roots, 1-byte bcast in each node (as dissemination)");
+        return mm_coll_pick(MM_ALG_DISSEMINATION, nb
+            ? "mpich 4.0.2 mpir/generic.json: ibarrier: sched_recursive_doubling (to rank+2^k, "
+              "from rank-2^k: dissemination)"
+            : "mpich 4.0.2 mpir/generic.json: dissemination");
     case MM_COLL_ALLTOALL:
-        if (bytes <= 256 && n >= 8)
-            return mm_coll_subst(MM_ALG_LINEAR, "mpich: <= ALLTOALL_SHORT_MSG_SIZE (256 B), n >= 8: bruck (as linear)");
+        if (n >= 8 && bytes <= (nb ? 2048u : 256u))
+            return mm_coll_subst(MM_ALG_LINEAR, "mpich 4.0.2 mpir/generic.json: comm_size >= 8, "
+                                 "avg_msg_size <= 256 (ialltoall: 2048): brucks (as linear)");
         if (bytes <= 32768)
-            return mm_coll_pick(MM_ALG_LINEAR, "mpich: <= ALLTOALL_MEDIUM_MSG_SIZE (32768 B): isend/irecv");
-        return mm_coll_pick(MM_ALG_PAIRWISE, "mpich: long: pairwise");
+            return mm_coll_pick(MM_ALG_LINEAR, "mpich 4.0.2 mpir/generic.json: avg_msg_size <= 32768: scattered");
+        return mm_coll_pick(MM_ALG_PAIRWISE, "mpich 4.0.2 mpir/generic.json: pairwise");
     case MM_COLL_SCATTER:
         if (op == MM_COLL_SCATTERV || op == MM_COLL_ISCATTERV)
-            return mm_coll_pick(MM_ALG_LINEAR, "mpich: scatterv: linear");
-        return mm_coll_pick(MM_ALG_BINOMIAL, "mpich: binomial");
+            return mm_coll_pick(MM_ALG_LINEAR, "mpich 4.0.2 mpir/generic.json: scatterv: allcomm_linear");
+        return mm_coll_pick(MM_ALG_BINOMIAL, "mpich 4.0.2 mpir/generic.json: binomial");
     case MM_COLL_REDUCE_SCATTER:
+        if (q->noncommutative)
+            return mm_coll_subst(MM_ALG_PAIRWISE, mm_is_pof2(n)
+                ? "mpich 4.0.2 mpir/generic.json: noncommutative, comm_size pow2: noncommutative "
+                  "(recursive halving in bit-reversed order) (as pairwise)"
+                : "mpich 4.0.2 mpir/generic.json: noncommutative: recursive doubling (as pairwise)");
         if (mm_coll_times_n(bytes, n) < 524288)
-            return mm_coll_pick(MM_ALG_RECURSIVE_HALVING, "mpich: commutative, n*block < "
-                        "REDUCE_SCATTER_COMMUTATIVE_LONG_MSG_SIZE (524288 B): recursive halving");
-        return mm_coll_pick(MM_ALG_PAIRWISE, "mpich: commutative, long: pairwise");
+            return mm_coll_pick(MM_ALG_RECURSIVE_HALVING, "mpich 4.0.2 mpir/generic.json: commutative, "
+                                "total_msg_size < 524288: recursive halving");
+        return mm_coll_pick(MM_ALG_PAIRWISE, "mpich 4.0.2 mpir/generic.json: commutative: pairwise");
     case MM_COLL_SCAN:
-        /* MPICH 3.x runs its SMP scan (a scan inside each node, one among
-         * the nodes' first ranks, a bcast inside each node, partly on the
-         * node sub-communicators' context ids) whenever the communicator
-         * is node-aware, i.e. some node holds two or more of its ranks, and
-         * the nodes hold consecutive ranks. Which ranks share a node is not
-         * known here. */
-        if (n < 2)
-            return mm_coll_pick(MM_ALG_RECURSIVE_DOUBLING, "mpich: one rank: recursive doubling");
-        return mm_coll_subst(MM_ALG_RECURSIVE_DOUBLING, "mpich: recursive doubling with one rank per "
-                     "node; ranks sharing nodes: SMP scan (as recursive doubling)");
+        if (l.parent && nb)
+            return mm_coll_subst(MM_ALG_RECURSIVE_DOUBLING, "mpich 4.0.2 mpir/generic.json: iscan, "
+                                 "parent: sched_smp (as recursive doubling)");
+        if (l.consecutive && !nb)
+            return mm_coll_subst(MM_ALG_RECURSIVE_DOUBLING, "mpich 4.0.2 ch4/generic.json: "
+                                 "is_node_consecutive: composition alpha: scan in each node, scan "
+                                 "among node roots, bcast in each node (as recursive doubling)");
+        return mm_coll_pick(MM_ALG_RECURSIVE_DOUBLING, "mpich 4.0.2 mpir/generic.json: "
+                            "not node-consecutive: recursive doubling");
     case MM_COLL_EXSCAN:
-        return mm_coll_pick(MM_ALG_RECURSIVE_DOUBLING, "mpich: recursive doubling");
+        return mm_coll_pick(MM_ALG_RECURSIVE_DOUBLING, "mpich 4.0.2 mpir/generic.json: recursive doubling");
     default:
         return mm_coll_pick(MM_ALG_AUTO, "no expansion for this operation");
     }
 }
-

@@ -159,6 +159,10 @@ static void print_record(const mmt_reader *rd, const mmt_record *r)
         if (r->peer != MMT_NONE)
             put_rank("root", r->peer, r->peer_world);
         printf(" bytes=%llu recv_bytes=%llu", (unsigned long long)r->bytes, (unsigned long long)r->aux);
+        if (r->tag > 0)
+            printf(" elem=%d", (int)r->tag);
+        if (r->src == MMT_OP_COMMUTATIVE || r->src == MMT_OP_NONCOMMUTATIVE)
+            printf(" commutative=%d", r->src == MMT_OP_COMMUTATIVE);
         break;
     default:
         break;

@@ -88,6 +88,11 @@ enum mmt_coll {
     MMT_C_MAX = MMT_C_EXSCAN
 };
 
+/* Commutativity of a collective's reduction (the src field of COLL and
+ * ICOLL; the tag field holds the datatype's size, 0 = unknown). 0 also in
+ * traces written before these fields existed. */
+enum mmt_op_commut { MMT_OP_UNKNOWN = 0, MMT_OP_COMMUTATIVE = 1, MMT_OP_NONCOMMUTATIVE = 2 };
+
 /* How a communicator was made (sub of COMM). */
 enum mmt_comm_how {
     MMT_CM_WORLD = 0, MMT_CM_SELF, MMT_CM_DUP, MMT_CM_DUP_WITH_INFO, MMT_CM_SPLIT,

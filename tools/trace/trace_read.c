@@ -540,6 +540,10 @@ static int check_record(mmt_reader *r, const mmt_record *rec, char *err, size_t 
         if ((rc = check_comm(r, rec, 1, &c, err, errlen)) ||
             (rc = check_rank(r, c, rec->peer, rec->peer_world, pnull | 4u | 8u, "root", err, errlen)))
             return rc;
+        if (rec->tag < 0)
+            return BAD("%s: negative element size %d", mmt_type_name(rec->type), rec->tag);
+        if (rec->src < MMT_OP_UNKNOWN || rec->src > MMT_OP_NONCOMMUTATIVE)
+            return BAD("%s: commutativity %d is not 0, 1 or 2", mmt_type_name(rec->type), rec->src);
         return rec->type == MMT_ICOLL ? check_req(r, rec, 1, err, errlen) : 0;
     case MMT_COMMFREE:
         if ((rc = check_comm(r, rec, 1, &c, err, errlen)))
