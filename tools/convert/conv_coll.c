@@ -163,7 +163,16 @@ static int run_call(call_ctx *cc, const mmt_record *const *rec, char *err, size_
     }
     mm_coll_desc d = { op, 0, n, root, desc_bytes(fam, n, root, rec) , 0, {0, 0}};
     mm_coll_choice choice = mm_coll_auto(op, n, d.bytes, c->lib);
+    if (!mm_coll_alg_valid(op, choice.alg)) {
+        if (r0->sub < 32 && !c->pending_op[r0->sub]++) {
+            c->pending_alg[r0->sub] = choice.alg;
+            c->pending_rule[r0->sub] = choice.rule;
+        }
+        return MMS_OK;
+    }
     d.alg = choice.alg;
+    d.sub[0] = choice.sub[0];
+    d.sub[1] = choice.sub[1];
     if (choice.substitute && r0->sub < 32 && !c->substituted_op[r0->sub]++)
         c->substituted_rule[r0->sub] = choice.rule;
     int rc = expand(&cc->p, &d, err, errlen);
