@@ -289,7 +289,7 @@ static void test_collectives(int lib)
         return;
     uint32_t nbc = 0;
     uint32_t callno[MM_COLL_OP_COUNT] = { 0 };
-    size_t total = 0;
+    size_t total = 0, pending = 0;
     for (size_t k = 0; k < ncalls; k++) {
         const want_coll *w = &calls[k];
         int nb = w->type == MMT_ICOLL;
@@ -298,11 +298,18 @@ static void test_collectives(int lib)
         mm_coll_choice ch = mm_coll_select(&qy);
         mm_coll_desc d = { w->mm_op, ch.alg, N, w->root < 0 ? 0 : w->root, w->desc_bytes,
                            qy.elem, { ch.sub[0], ch.sub[1] } };
+        int32_t tag = mm_coll_tag(w->mm_op, nb ? nbc++ : 0);
+        CHECK(tag < 0);
+        /* the library's algorithm is not implemented yet: the converter
+         * leaves the call out (and says so), it sends nothing */
+        char why[256];
+        if (mm_coll_check(&d, why, sizeof why) != MMS_OK) {
+            pending++;
+            continue;
+        }
         mm_coll_xfer *x;
         size_t nx;
         CHECK(mm_coll_expand_array(&d, &x, &nx, err, sizeof err) == MMS_OK);
-        int32_t tag = mm_coll_tag(w->mm_op, nb ? nbc++ : 0);
-        CHECK(tag < 0);
         uint32_t call = ++callno[w->mm_op];
         for (int dst = 0; dst < N; dst++) {
             /* count transfers to dst in the expansion and in the stream */
@@ -346,6 +353,7 @@ static void test_collectives(int lib)
     char *j = index_json();
     CHECK(j && strstr(j, lib == MM_COLL_LIB_MPICH ? "\"collective_rules\": \"mpich\""
                                                   : "\"collective_rules\": \"openmpi\""));
+    CHECK(j && (strstr(j, "not implemented here yet") != NULL) == (pending > 0));
     free(j);
 }
 
@@ -378,6 +386,8 @@ typedef struct new_call {
 /* binomial reduce of the 40 B vector to 0, then 0 sends each block */
 #define REDUCE_SCATTER(tr, ts) { { {1, tr, 40}, {2, tr, 40}, {4, tr, 40} }, R1(0, ts, 8), \
                                  { {3, tr, 40}, {0, ts, 8} }, R1(0, ts, 8), R1(0, ts, 8) }
+#define SCATTER_BINOMIAL_2(t) { R1(4, t, 16), R1(2, t, 16), {{0}}, R1(2, t, 16), R1(2, t, 32) }
+#define NONE { {{0}}, {{0}}, {{0}}, {{0}}, {{0}} }
 #define FROM_ROOT(root, t) { R1(root == 0 ? -1 : root, t, 16), R1(root == 1 ? -1 : root, t, 16), \
                              R1(root == 2 ? -1 : root, t, 16), R1(root == 3 ? -1 : root, t, 16), \
                              R1(root == 4 ? -1 : root, t, 16) }
@@ -386,14 +396,14 @@ static const new_call new_calls[] = {
     /* Open MPI basic linear scan / exscan; MPICH recursive doubling */
     { MMT_COLL, MMT_C_SCAN, MM_COLL_SCAN, -1, 8, 8, 8, { SCAN_LINEAR(-24), SCAN_RD(-24) } },
     { MMT_COLL, MMT_C_EXSCAN, MM_COLL_EXSCAN, -1, 8, 8, 8, { SCAN_LINEAR(-18), SCAN_RD(-18) } },
-    /* scatter from 2: Open MPI linear (n <= 10); MPICH binomial: 2->1
-     * (block 1), 2->4 (blocks 4, 0), then 2->3 and 4->0 */
+    /* scatter from 2: binomial in both (Open MPI 4.1.4 tuned: n < 8 and
+     * block < 2048 B): 2->1 (block 1), 2->4 (blocks 4, 0), then 2->3 and 4->0 */
     { MMT_COLL, MMT_C_SCATTER, MM_COLL_SCATTER, 2, 80, 0, 16,
-      { FROM_ROOT(2, -25),
-        { R1(4, -25, 16), R1(2, -25, 16), {{0}}, R1(2, -25, 16), R1(2, -25, 32) } } },
-    /* Open MPI 4.0: reduce (tag -21) + scatter (-25); MPICH halving */
+      { SCATTER_BINOMIAL_2(-25), SCATTER_BINOMIAL_2(-25) } },
+    /* Open MPI 4.1.4: recursive doubling (n < 8, block < 32 B), not
+     * implemented yet: not expanded; MPICH halving */
     { MMT_COLL, MMT_C_REDUCE_SCATTER_BLOCK, MM_COLL_REDUCE_SCATTER_BLOCK, -1, 40, 40, 8,
-      { REDUCE_SCATTER(-21, -25), HALVING(-23) } },
+      { NONE, HALVING(-23) } },
     { MMT_COLL, MMT_C_REDUCE_SCATTER, MM_COLL_REDUCE_SCATTER, -1, 40, 40, 8,
       { HALVING(-22), HALVING(-22) } },
     /* nonblocking: tags -27, -28, -29 from the counter */
@@ -469,13 +479,16 @@ static void test_new_collectives(int lib)
         mm_stream_free(&s);
     }
     char *j = index_json();
-    CHECK(j && !strstr(j, "not expanded") && strstr(j, "\"collective_calls_expanded\": 8"));
-    /* stand-ins said per operation: Open MPI 4.0 reduces reduce_scatter_block's
-     * 40 B on 5 ranks linearly; MPICH 4.0.2 runs its ch4 scan composition where
-     * ranks share nodes consecutively (all 5 on one host here); its iscan is
-     * then MPIR's sched_smp, also a stand-in, counted with the scans */
-    CHECK_MSG(j && strstr(j, li ? "2 scan calls expanded with a stand-in schedule"
-                                : "1 reduce_scatter_block calls expanded with a stand-in schedule"),
+    /* Open MPI 4.1.4 runs recursive doubling for reduce_scatter_block, not
+     * implemented yet: that call is not expanded, and the index says why */
+    CHECK(j && (strstr(j, "not expanded") != NULL) == !li &&
+          strstr(j, li ? "\"collective_calls_expanded\": 8" : "\"collective_calls_expanded\": 7"));
+    CHECK_MSG(j && (li || strstr(j, "1 reduce_scatter_block calls not expanded: the library runs "
+                                    "recursive_doubling, not implemented here yet (tuned 4.1.4")),
+              "%s", j ? j : "(null)");
+    /* stand-ins said per operation: MPICH runs its SMP scan where ranks
+     * share nodes */
+    CHECK_MSG(j && (!li || strstr(j, "2 scan calls expanded with a stand-in schedule")),
               "%s", j ? j : "(null)");
     free(j);
 }
@@ -525,9 +538,10 @@ static void test_unexpanded(void)
     }
 }
 
-/* A bcast of 4096 B: Open MPI runs a segmented pipeline, not implemented
- * here; it is expanded as binomial and the index says so. 64 B: binomial is
- * Open MPI's own choice, nothing to say. */
+/* An ibcast of 4096 B: its rule (until coll_auto_nbc.c has libnbc's) is a
+ * segmented pipeline, not implemented here; it is expanded as binomial and
+ * the index says so. 64 B: binomial is the rule's own choice, nothing to
+ * say. */
 static void test_substituted(void)
 {
     static const struct { uint64_t bytes; int warned; } cases[] = { {4096, 1}, {64, 0} };
@@ -536,7 +550,7 @@ static void test_substituted(void)
         char err[1024];
         uint64_t t[4] = { 100, 100, 100, 100 };
         tb_init(&b, 4, "openmpi", NULL);
-        tb_coll(&b, MMT_COLL, MMT_C_BCAST, 0, cases[k].bytes, t);
+        tb_coll(&b, MMT_ICOLL, MMT_C_BCAST, 0, cases[k].bytes, t);
         char name[16];
         snprintf(name, sizeof name, "bcast%zu", k);
         snprintf(tdir, sizeof tdir, "%s/%s.trace", work, name);

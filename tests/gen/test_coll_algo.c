@@ -801,18 +801,28 @@ static void test_tags(void)
     CHECK(mm_coll_tag(MM_COLL_IALLREDUCE, UINT32_MAX) != INT32_MIN);
 }
 
-/* Every automatic choice is implemented and valid for (op, n); a few rules
- * checked against the published thresholds. */
+/* Every automatic choice is valid for (op, n) once its algorithm is
+ * implemented (until then it is counted and skipped); a few rules checked
+ * against the published thresholds (Open MPI's blocking rules:
+ * test_coll_auto.c). */
 static void test_auto(void)
 {
     static const uint64_t bytes[] = {0, 8, 100, 299, 300, 511, 1023, 2048, 6001, 9999, 10000,
                                      50000, 100000, 1 << 20, UINT64_MAX / 2};
     static const int32_t ns[] = {1, 2, 3, 7, 8, 11, 13, 61, 64, 100, 512, 1000};
+    size_t pending = 0;
     for (int lib = 0; lib < 2; lib++)
         for (int op = MM_COLL_NONE + 1; op < MM_COLL_OP_COUNT; op++)
             for (size_t b = 0; b < sizeof bytes / sizeof *bytes; b++)
                 for (size_t i = 0; i < sizeof ns / sizeof *ns; i++) {
                     mm_coll_choice c = mm_coll_auto(op, ns[i], bytes[b], lib);
+                    CHECK(c.rule != NULL && c.rule[0] != '\0');
+                    /* the library's true choice, not implemented here yet:
+                     * counted, checked once it lands */
+                    if (c.alg != MM_ALG_AUTO && !mm_coll_alg_valid(op, c.alg)) {
+                        pending++;
+                        continue;
+                    }
                     mm_coll_desc d = {op, c.alg, ns[i], 0, bytes[b], 0, {0, 0}};
                     char err[256];
                     int rc = mm_coll_check(&d, err, sizeof err);
@@ -820,34 +830,17 @@ static void test_auto(void)
                         fprintf(stderr, "auto %s n=%d bytes=%llu lib=%d: %s\n", mm_coll_name(op),
                                 ns[i], (unsigned long long)bytes[b], lib, err);
                     CHECK_EQ(rc, MMS_OK);
-                    CHECK(c.rule != NULL && c.rule[0] != '\0');
                     /* a stand-in says so, in the flag and in the rule */
                     CHECK_EQ(c.substitute, strstr(c.rule, "(as ") != NULL);
                 }
-    /* the library's own algorithm, and stand-ins for ones not implemented */
-    CHECK_EQ(mm_coll_auto(MM_COLL_BCAST, 16, 64, MM_COLL_LIB_OMPI).substitute, 0);
-    CHECK_EQ(mm_coll_auto(MM_COLL_BCAST, 16, 4096, MM_COLL_LIB_OMPI).substitute, 1);
-    CHECK_EQ(mm_coll_auto(MM_COLL_GATHER, 8, 8192, MM_COLL_LIB_OMPI).substitute, 1);
-    CHECK_EQ(mm_coll_auto(MM_COLL_REDUCE, 64, 2047, MM_COLL_LIB_OMPI).substitute, 0);
-    CHECK_EQ(mm_coll_auto(MM_COLL_REDUCE, 64, 2048, MM_COLL_LIB_OMPI).substitute, 1);
+    if (pending)
+        printf("auto choices of algorithms not implemented yet, not expanded: %zu\n", pending);
     /* the rules against the published thresholds: {op, n, bytes, lib, alg} */
     enum { O = MM_COLL_LIB_OMPI, M = MM_COLL_LIB_MPICH };
     static const struct { int op; int32_t n; uint64_t bytes; int lib, alg; } rules[] = {
-        /* Open MPI tuned */
-        {MM_COLL_GATHER, 512, 8, O, MM_ALG_BINOMIAL},
-        {MM_COLL_GATHER, 8, 8, O, MM_ALG_LINEAR},
+        /* Open MPI: libnbc (the blocking rules: test_coll_auto.c) */
         {MM_COLL_IGATHER, 512, 8, O, MM_ALG_DIRECT},
-        {MM_COLL_ALLREDUCE, 512, 8, O, MM_ALG_RECURSIVE_DOUBLING},
-        {MM_COLL_ALLREDUCE, 16, 1 << 20, O, MM_ALG_RING},
-        {MM_COLL_ALLGATHER, 13, 8, O, MM_ALG_BRUCK},
-        {MM_COLL_ALLGATHER, 16, 8, O, MM_ALG_RECURSIVE_DOUBLING},
-        {MM_COLL_ALLGATHER, 512, 1024, O, MM_ALG_NEIGHBOR_EXCHANGE},
-        {MM_COLL_ALLGATHER, 513, 1024, O, MM_ALG_RING},
         {MM_COLL_IALLGATHER, 512, 1024, O, MM_ALG_LINEAR},
-        {MM_COLL_BARRIER, 12, 0, O, MM_ALG_DISSEMINATION},
-        {MM_COLL_REDUCE, 4, 100, O, MM_ALG_LINEAR},
-        /* tuned reduce: any n, message < 2048 B (or count <= 1): unsegmented binomial */
-        {MM_COLL_REDUCE, 64, 2047, O, MM_ALG_BINOMIAL},
         /* MPICH */
         {MM_COLL_GATHER, 4, 8, M, MM_ALG_BINOMIAL},
         {MM_COLL_ALLGATHER, 512, 1000, M, MM_ALG_RECURSIVE_DOUBLING},
@@ -859,25 +852,15 @@ static void test_auto(void)
         {MM_COLL_ALLREDUCE, 64, 504, M, MM_ALG_RECURSIVE_DOUBLING},
         {MM_COLL_IALLREDUCE, 64, 2048, M, MM_ALG_RECURSIVE_DOUBLING},
         {MM_COLL_BARRIER, 16, 0, M, MM_ALG_DISSEMINATION},
-        /* scatter: Open MPI tuned binomial for n > 10 and block < 300 B, basic
-         * linear for scatterv, libnbc linear; MPICH binomial, scatterv linear */
-        {MM_COLL_SCATTER, 11, 299, O, MM_ALG_BINOMIAL},
-        {MM_COLL_SCATTER, 11, 300, O, MM_ALG_LINEAR},
-        {MM_COLL_SCATTER, 10, 8, O, MM_ALG_LINEAR},
+        /* scatter: Open MPI basic linear for scatterv, libnbc linear; MPICH
+         * binomial, scatterv linear */
         {MM_COLL_SCATTERV, 64, 8, O, MM_ALG_LINEAR},
         {MM_COLL_ISCATTER, 64, 8, O, MM_ALG_LINEAR},
         {MM_COLL_SCATTER, 4, 1 << 20, M, MM_ALG_BINOMIAL},
         {MM_COLL_ISCATTER, 4, 8, M, MM_ALG_BINOMIAL},
         {MM_COLL_SCATTERV, 64, 8, M, MM_ALG_LINEAR},
         {MM_COLL_ISCATTERV, 64, 8, M, MM_ALG_LINEAR},
-        /* reduce_scatter, Open MPI: n*block <= 12 KiB, or <= 256 KiB and n a
-         * power of two, or n >= 0.0012 n*block + 8: recursive halving; else ring */
-        {MM_COLL_REDUCE_SCATTER, 12, 1024, O, MM_ALG_RECURSIVE_HALVING},
-        {MM_COLL_REDUCE_SCATTER, 12, 1025, O, MM_ALG_RING},
-        {MM_COLL_REDUCE_SCATTER, 16, 16384, O, MM_ALG_RECURSIVE_HALVING},
-        {MM_COLL_REDUCE_SCATTER, 16, 16385, O, MM_ALG_RING},
-        {MM_COLL_REDUCE_SCATTER, 1000, 100, O, MM_ALG_RECURSIVE_HALVING},
-        {MM_COLL_REDUCE_SCATTER, 1000, 1000, O, MM_ALG_RING},
+        /* ireduce_scatter, Open MPI: libnbc */
         {MM_COLL_IREDUCE_SCATTER, 1000, 1000, O, MM_ALG_NONOVERLAPPING},
         /* MPICH: n*block < 524288: recursive halving, else pairwise */
         {MM_COLL_REDUCE_SCATTER, 64, 8191, M, MM_ALG_RECURSIVE_HALVING},
@@ -900,13 +883,6 @@ static void test_auto(void)
                     rules[i].lib, mm_coll_alg_name(c.alg), mm_coll_alg_name(rules[i].alg));
         CHECK_EQ(c.alg, rules[i].alg);
     }
-    /* reduce_scatter_block, Open MPI 4.0: always reduce + scatter */
-    mm_coll_choice rsb = mm_coll_auto(MM_COLL_REDUCE_SCATTER_BLOCK, 4, 1024, O);
-    CHECK(rsb.alg == MM_ALG_NONOVERLAPPING && !rsb.substitute);
-    rsb = mm_coll_auto(MM_COLL_REDUCE_SCATTER_BLOCK, 4, 64, O);
-    CHECK(rsb.alg == MM_ALG_NONOVERLAPPING && rsb.substitute);
-    rsb = mm_coll_auto(MM_COLL_REDUCE_SCATTER_BLOCK, 64, 1024, O);
-    CHECK(rsb.alg == MM_ALG_NONOVERLAPPING && rsb.substitute);
     /* MPICH 4.0.2 scan: recursive doubling with one rank per node (node
      * layout unknown: assumed); ranks sharing nodes, consecutively: the ch4
      * composition (not implemented, marked) */

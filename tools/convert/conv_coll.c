@@ -180,6 +180,16 @@ static int run_call(call_ctx *cc, const mmt_record *const *rec, char *err, size_
     coll_attrs(n, rec, &q);
     mm_coll_choice choice = mm_coll_select(&q);
     mm_coll_desc d = { op, choice.alg, n, root, q.bytes, q.elem, {choice.sub[0], choice.sub[1]} };
+    char why[256];
+    if (mm_coll_check(&d, why, sizeof why) != MMS_OK) {
+        /* the library runs an algorithm (or a case of one) not implemented
+         * here: the call is left out and the index says so */
+        if (r0->sub < 32 && !c->pending_op[r0->sub]++) {
+            c->pending_alg[r0->sub] = choice.alg;
+            c->pending_rule[r0->sub] = choice.rule;
+        }
+        return MMS_OK;
+    }
     if (choice.substitute && r0->sub < 32 && !c->substituted_op[r0->sub]++)
         c->substituted_rule[r0->sub] = choice.rule;
     int rc = expand(&cc->p, &d, err, errlen);

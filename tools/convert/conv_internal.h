@@ -86,6 +86,12 @@ typedef struct cv_conv {
      * (mm_coll_choice.substitute), by trace op, with the first rule seen */
     uint64_t    substituted_op[32];
     const char *substituted_rule[32];
+    /* calls not expanded because the library's algorithm is not
+     * implemented here yet (mm_coll_alg_valid), by trace op, with the
+     * algorithm and rule of the first one */
+    uint64_t    pending_op[32];
+    int         pending_alg[32];
+    const char *pending_rule[32];
 } cv_conv;
 
 /* conv_load.c */
