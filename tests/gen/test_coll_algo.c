@@ -239,7 +239,8 @@ static int run(const mm_coll_desc *d, run_result *res)
     for (size_t i = 0; i < nx; i++) {
         const mm_coll_xfer *t = &x[i];
         if (t->src < 0 || t->src >= d->n || t->dst < 0 || t->dst >= d->n || t->src == t->dst ||
-            t->nblk < 1 || t->nblk > s.nb || t->blk >= s.nb || t->mode > MM_XFER_PREFIX ||
+            (t->nblk < 1 && t->mode != MM_XFER_SYNC) || t->nblk > s.nb || t->blk >= s.nb ||
+            t->mode > MM_XFER_PREFIX ||
             (t->mode == MM_XFER_PREFIX && (t->blk != 1 || t->nblk != 1)) ||
             (i > 0 && t->step < x[i - 1].step)) {
             fprintf(stderr, "bad transfer %zu: step %u %d->%d blk %u+%u\n", i, t->step,
@@ -249,7 +250,7 @@ static int run(const mm_coll_desc *d, run_result *res)
         }
         uint64_t want = 0;
         for (uint32_t k = 0; k < t->nblk; k++)
-            want += mm_coll_block_bytes(d, (t->blk + k) % s.nb);
+            want += mm_coll_block_bytes(d, mm_coll_xfer_block(d, t, k));
         if (t->bytes != want) {
             fprintf(stderr, "transfer %zu carries %llu bytes, its blocks %llu\n", i,
                     (unsigned long long)t->bytes, (unsigned long long)want);
@@ -268,11 +269,12 @@ static int run(const mm_coll_desc *d, run_result *res)
         uint64_t *p = s.pay;
         for (size_t k = i; k < j; k++)
             for (uint32_t b = 0; b < x[k].nblk; b++, p += s.words)
-                memcpy(p, set_of(&s, x[k].src, (x[k].blk + b) % s.nb), s.words * sizeof *p);
+                memcpy(p, set_of(&s, x[k].src, mm_coll_xfer_block(d, &x[k], b)),
+                       s.words * sizeof *p);
         p = s.pay;
         for (size_t k = i; k < j; k++)
             for (uint32_t b = 0; b < x[k].nblk; b++, p += s.words) {
-                uint32_t blk = (x[k].blk + b) % s.nb;
+                uint32_t blk = mm_coll_xfer_block(d, &x[k], b);
                 uint64_t *r = set_of(&s, x[k].dst, blk);
                 int ok = 1;
                 /* an empty piece of a cut vector (ceil(count/n) pieces run
@@ -314,7 +316,7 @@ static int run(const mm_coll_desc *d, run_result *res)
                     if (res->errors < 5)
                         fprintf(stderr, "%s/%s n=%d root=%d: step %u %d->%d block %u: %s\n",
                                 mm_coll_name(d->op), mm_coll_alg_name(d->alg), d->n, d->root,
-                                x[k].step, x[k].src, x[k].dst, (x[k].blk + b) % s.nb,
+                                x[k].step, x[k].src, x[k].dst, mm_coll_xfer_block(d, &x[k], b),
                                 x[k].mode == MM_XFER_COPY ? "sender lacks it or receiver has it"
                                                           : "contributions counted twice");
                     res->errors++;
@@ -348,6 +350,8 @@ static long expected_recvs(const mm_coll_desc *d, int32_t r)
         return -1;
     switch (fam) {
     case MM_COLL_GATHER:
+        if (d->alg == MM_ALG_LINEAR_SYNC) /* the root: both segments; the others: the sync */
+            return r == d->root ? 2 * (n - 1) : 1;
         if (d->alg != MM_ALG_BINOMIAL)
             return r == d->root ? n - 1 : 0;
         if (r == d->root)
@@ -393,7 +397,7 @@ static long expected_recvs(const mm_coll_desc *d, int32_t r)
         }
         return d->alg == MM_ALG_DISSEMINATION || (n & (n - 1)) == 0 ? (long)ceil_log2(n) : -1;
     case MM_COLL_ALLTOALL:
-        return n - 1;
+        return d->alg == MM_ALG_MODIFIED_BRUCK ? (long)ceil_log2(n) : n - 1;
     case MM_COLL_SCATTER:
         return vr == 0 ? 0 : 1;
     case MM_COLL_REDUCE_SCATTER:

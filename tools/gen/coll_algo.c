@@ -7,6 +7,7 @@
  * coll_auto.c.
  */
 #include "coll_algo.h"
+#include "coll_a2a.h"
 #include "coll_emit.h"
 #include "coll_pof2.h"
 #include "coll_rsag.h"
@@ -116,7 +117,7 @@ int mm_coll_alg_from_name(const char *name)
 static uint64_t valid_algs(int family)
 {
     switch (family) {
-    case MM_COLL_GATHER:    return A(LINEAR) | A(DIRECT) | A(BINOMIAL);
+    case MM_COLL_GATHER:    return A(LINEAR) | A(DIRECT) | A(BINOMIAL) | A(LINEAR_SYNC);
     case MM_COLL_BCAST:     return A(LINEAR) | A(BINOMIAL);
     case MM_COLL_REDUCE:    return A(LINEAR) | A(BINOMIAL);
     case MM_COLL_ALLREDUCE: return A(RECURSIVE_DOUBLING) | A(RING);
@@ -124,8 +125,8 @@ static uint64_t valid_algs(int family)
                                    A(NEIGHBOR_EXCHANGE) | A(GATHER_BCAST);
     case MM_COLL_BARRIER:   return A(DISSEMINATION) | A(RECURSIVE_DOUBLING) | A(LINEAR) |
                                    A(TREE);
-    case MM_COLL_ALLTOALL:  return A(LINEAR) | A(PAIRWISE);
-    case MM_COLL_SCATTER:   return A(LINEAR) | A(BINOMIAL);
+    case MM_COLL_ALLTOALL:  return A(LINEAR) | A(PAIRWISE) | A(MODIFIED_BRUCK) | A(LINEAR_SYNC);
+    case MM_COLL_SCATTER:   return A(LINEAR) | A(BINOMIAL) | A(LINEAR_NB);
     case MM_COLL_REDUCE_SCATTER:
         return A(RECURSIVE_HALVING) | A(RING) | A(PAIRWISE) | A(NONOVERLAPPING) |
                A(BUTTERFLY) | A(RECURSIVE_DOUBLING);
@@ -586,6 +587,8 @@ int mm_coll_expand(const mm_coll_desc *d, mm_coll_emit_fn fn, void *ctx,
     case MM_COLL_GATHER:
         if (d->alg == MM_ALG_BINOMIAL)
             binomial_up(&e, MM_XFER_COPY, 0);
+        else if (d->alg == MM_ALG_LINEAR_SYNC)
+            mm_coll_gather_linear_sync(&e);
         else
             root_collects(&e, MM_XFER_COPY, 0, d->alg == MM_ALG_DIRECT);
         break;
@@ -603,7 +606,7 @@ int mm_coll_expand(const mm_coll_desc *d, mm_coll_emit_fn fn, void *ctx,
             break;
         if (d->alg == MM_ALG_BINOMIAL)
             binomial_down(&e, mm_coll_family(d->op) == MM_COLL_SCATTER);
-        else
+        else /* linear; scatter linear_nb too (coll_a2a.c: the same messages) */
             root_sends(&e, 0, mm_coll_family(d->op) == MM_COLL_SCATTER);
         break;
     case MM_COLL_REDUCE_SCATTER:
@@ -662,11 +665,20 @@ int mm_coll_expand(const mm_coll_desc *d, mm_coll_emit_fn fn, void *ctx,
     case MM_COLL_ALLTOALL:
         if (d->alg == MM_ALG_PAIRWISE)
             alltoall_pairwise(&e);
-        else
+        else if (d->alg == MM_ALG_MODIFIED_BRUCK)
+            mm_coll_alltoall_bruck(&e);
+        else /* linear, linear_sync (coll_a2a.c: the same messages) */
             alltoall_linear(&e);
         break;
     }
     return e.rc;
+}
+
+uint32_t mm_coll_xfer_block(const mm_coll_desc *d, const mm_coll_xfer *x, uint32_t k)
+{
+    if (mm_coll_family(d->op) == MM_COLL_ALLTOALL && d->alg == MM_ALG_MODIFIED_BRUCK)
+        return mm_coll_bruck_block(d->n, x->src, (int64_t)mm_coll_mod((int64_t)x->dst - x->src, d->n), k);
+    return (uint32_t)(((uint64_t)x->blk + k) % mm_coll_nblocks(d));
 }
 
 typedef struct xvec { mm_coll_xfer *v; size_t n, cap; } xvec;

@@ -102,7 +102,9 @@ typedef struct mm_coll_xfer {
     uint64_t bytes;     /* message size                                      */
     uint32_t step;      /* round, see above                                  */
     int32_t  src, dst;  /* ranks in the communicator, src != dst             */
-    uint32_t blk, nblk; /* blocks carried: blk .. blk+nblk-1 modulo nblocks  */
+    uint32_t blk, nblk; /* blocks carried: blk .. blk+nblk-1 modulo nblocks
+                           (modified Bruck alltoall: mm_coll_xfer_block);
+                           nblk 0: an empty message (MM_XFER_SYNC)        */
     uint8_t  mode;      /* enum mm_xfer_mode                                 */
     uint8_t  tag_op;    /* the operation whose tag it carries: the call's own,
                            except in an algorithm that is two blocking
@@ -160,6 +162,11 @@ int  mm_coll_check(const mm_coll_desc *d, char *err, size_t errlen);
 /* Blocks of the call's data and the size of block b (see above). */
 uint32_t mm_coll_nblocks(const mm_coll_desc *d);
 uint64_t mm_coll_block_bytes(const mm_coll_desc *d, uint32_t b);
+
+/* Block k (k < x->nblk) of the blocks transfer x of call d carries:
+ * (x->blk + k) mod nblocks, except in the modified Bruck alltoall, whose
+ * messages pack blocks that are not consecutive (coll_a2a.c). */
+uint32_t mm_coll_xfer_block(const mm_coll_desc *d, const mm_coll_xfer *x, uint32_t k);
 
 /* Call fn for every transfer of the call, in nondecreasing step order. A
  * nonzero return from fn stops the expansion and is returned. The
