@@ -7,6 +7,7 @@
  * coll_auto.c.
  */
 #include "coll_algo.h"
+#include "coll_bcast_reduce_trees.h"
 #include "coll_emit.h"
 #include "coll_pof2.h"
 
@@ -115,8 +116,11 @@ static uint64_t valid_algs(int family)
 {
     switch (family) {
     case MM_COLL_GATHER:    return A(LINEAR) | A(DIRECT) | A(BINOMIAL);
-    case MM_COLL_BCAST:     return A(LINEAR) | A(BINOMIAL);
-    case MM_COLL_REDUCE:    return A(LINEAR) | A(BINOMIAL);
+    case MM_COLL_BCAST:     return A(LINEAR) | A(BINOMIAL) |
+                                   A(CHAIN) | A(PIPELINE) | A(SPLIT_BINARY) | A(BINARY) |
+                                   A(KNOMIAL) | A(BMTREE);
+    case MM_COLL_REDUCE:    return A(LINEAR) | A(BINOMIAL) |
+                                   A(CHAIN) | A(PIPELINE) | A(BINARY) | A(IN_ORDER_BINARY);
     case MM_COLL_ALLREDUCE: return A(RECURSIVE_DOUBLING) | A(RING);
     case MM_COLL_ALLGATHER: return A(LINEAR) | A(RING) | A(BRUCK) | A(RECURSIVE_DOUBLING) |
                                    A(NEIGHBOR_EXCHANGE);
@@ -185,6 +189,8 @@ static uint32_t vector_pieces(const mm_coll_desc *d)
 {
     if (mm_coll_family(d->op) == MM_COLL_ALLREDUCE && d->alg == MM_ALG_RING)
         return (uint32_t)d->n;
+    if (mm_coll_family(d->op) == MM_COLL_BCAST && d->alg == MM_ALG_SPLIT_BINARY)
+        return 2; /* the two halves */
     return 0;
 }
 
@@ -597,6 +603,8 @@ int mm_coll_expand(const mm_coll_desc *d, mm_coll_emit_fn fn, void *ctx,
     if (rc != MMS_OK)
         return rc;
     emitter e = {d, fn, ctx, mm_coll_nblocks(d), d->op, 0};
+    if (mm_coll_tree_alg(d)) /* Open MPI's bcast/reduce trees */
+        return mm_coll_trees(&e, err, errlen);
     switch (mm_coll_family(d->op)) {
     case MM_COLL_GATHER:
         if (d->alg == MM_ALG_BINOMIAL)
