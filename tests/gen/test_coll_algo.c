@@ -231,10 +231,12 @@ static int run(const mm_coll_desc *d, run_result *res)
      * Rabenseifner reduce (the ranks keep the pieces they summed): a copy
      * may repeat what the receiver has */
     int resend_ok = scatter_bcast_in(d) || d->alg == MM_ALG_GATHER_BCAST ||
-                    /* and a bcast after a Rabenseifner reduce */
+                    /* and the bcast after the reduce of a nonoverlapping
+                     * allreduce: ranks on the reduce's path may already
+                     * hold the sum (a Rabenseifner reduce's pieces, the
+                     * in-order binary tree's root n-1) and get it again */
                     (mm_coll_family(d->op) == MM_COLL_ALLREDUCE &&
-                     d->alg == MM_ALG_NONOVERLAPPING &&
-                     (d->sub[0] == MM_ALG_RABENSEIFNER || d->sub[0] == MM_ALG_RABENSEIFNER_MPICH));
+                     d->alg == MM_ALG_NONOVERLAPPING);
 
     for (size_t i = 0; i < nx; i++) {
         const mm_coll_xfer *t = &x[i];
@@ -360,8 +362,24 @@ static long expected_recvs(const mm_coll_desc *d, int32_t r)
     case MM_COLL_REDUCE:
         if (d->alg == MM_ALG_RABENSEIFNER || d->alg == MM_ALG_RABENSEIFNER_MPICH)
             return -1;
+        switch (d->alg) {
+        case MM_ALG_CHAIN: case MM_ALG_PIPELINE: /* vr receives from vr+1 */
+            return vr == n - 1 ? 0 : 1;
+        case MM_ALG_BINARY:
+            return r == d->root ? (n > 2 ? 2 : n - 1) : -1;
+        case MM_ALG_IN_ORDER_BINARY: /* the tree's root is n-1 */
+            return r == n - 1 ? (n > 2 ? 2 : n - 1) : -1;
+        default:
+            break;
+        }
         return d->alg == MM_ALG_LINEAR ? (r == d->root ? n - 1 : 0) : (r == d->root ? (long)ceil_log2(n) : -1);
     case MM_COLL_BCAST:
+        /* split binary: a half down the tree, the other from the partner
+         * (one message when the vector has fewer than two elements) */
+        if (d->alg == MM_ALG_SPLIT_BINARY && vr != 0)
+            return d->bytes / (d->elem ? d->elem : 1) >= 2 ? 2 : 1;
+        if (d->alg == MM_ALG_SPLIT_BINARY)
+            return 0;
         if (mm_coll_nblocks(d) > 1) { /* scatter + allgather: ring: n-1 pieces */
             if (d->alg != MM_ALG_SCATTER_RING_ALLGATHER)
                 return -1;
@@ -920,6 +938,74 @@ static void test_auto(void)
     CHECK(sc.alg == MM_ALG_RECURSIVE_DOUBLING && !sc.substitute);
 }
 
+/* Open MPI's bcast/reduce trees (coll_bcast_reduce_trees.c): the
+ * data-flow check with element sizes that make split binary cut between
+ * elements or fall back to the chain, and the per-pair messages the
+ * installed Open MPI 4.1.4 sent (pml monitoring, algorithm forced). */
+typedef struct pair_msg { int32_t src, dst; uint64_t bytes; } pair_msg;
+
+static void expect_pairs(int op, int alg, int32_t n, int32_t root, uint64_t bytes, uint32_t elem,
+                         const pair_msg *want, size_t nwant)
+{
+    mm_coll_desc d = {op, alg, n, root, bytes, elem, {0, 0}};
+    mm_coll_xfer *x = NULL;
+    size_t nx = 0;
+    char err[256];
+    CHECK_EQ(mm_coll_expand_array(&d, &x, &nx, err, sizeof err), MMS_OK);
+    int ok = nx == nwant;
+    for (size_t i = 0; ok && i < nwant; i++) {
+        size_t hits = 0;
+        for (size_t j = 0; j < nx; j++)
+            hits += x[j].src == want[i].src && x[j].dst == want[i].dst &&
+                    x[j].bytes == want[i].bytes;
+        ok = hits == 1;
+    }
+    if (!ok)
+        fprintf(stderr, "%s/%s n=%d root=%d bytes=%llu elem=%u: not Open MPI's messages\n",
+                mm_coll_name(op), mm_coll_alg_name(alg), n, root, (unsigned long long)bytes,
+                elem);
+    CHECK(ok);
+    free(x);
+}
+
+static void test_ompi_trees(void)
+{
+    static const int algs[] = {MM_ALG_CHAIN, MM_ALG_PIPELINE, MM_ALG_SPLIT_BINARY,
+                               MM_ALG_BINARY, MM_ALG_KNOMIAL, MM_ALG_BMTREE,
+                               MM_ALG_IN_ORDER_BINARY};
+    static const uint64_t bytes[] = {8, 16, 24, 4096};
+    size_t combos = 0;
+    for (size_t a = 0; a < sizeof algs / sizeof *algs; a++)
+        for (int op = 0; op < 2; op++) /* bcast, reduce; invalid pairs are skipped */
+            for (int32_t n = 1; n <= 33; n++)
+                for (int32_t root = 0; root < n; root += 1 + n / 4)
+                    for (size_t b = 0; b < sizeof bytes / sizeof *bytes; b++) {
+                        mm_coll_desc d = {op ? MM_COLL_REDUCE : MM_COLL_BCAST, algs[a], n, root,
+                                          bytes[b], 8, {0, 0}};
+                        combos += (size_t)check_schedule(&d);
+                    }
+    CHECK(combos > 2000);
+    /* observed: mpirun -np N --mca coll_tuned_use_dynamic_rules 1
+     * --mca coll_tuned_bcast_algorithm K (docs/collectives.md) */
+    static const pair_msg bin8[] = {{0, 1, 4096}, {0, 2, 4096}, {1, 3, 4096}, {1, 5, 4096},
+                                    {2, 4, 4096}, {2, 6, 4096}, {3, 7, 4096}};
+    expect_pairs(MM_COLL_BCAST, MM_ALG_BINARY, 8, 0, 4096, 1, bin8, 7);
+    static const pair_msg bm6[] = {{0, 1, 4096}, {0, 2, 4096}, {0, 4, 4096}, {1, 3, 4096},
+                                   {1, 5, 4096}};
+    expect_pairs(MM_COLL_BCAST, MM_ALG_BMTREE, 6, 0, 4096, 1, bm6, 5);
+    static const pair_msg split6[] = {{0, 1, 2048}, {0, 2, 2048}, {0, 5, 2048}, {1, 2, 2048},
+                                      {1, 3, 2048}, {1, 5, 2048}, {2, 1, 2048}, {2, 4, 2048},
+                                      {3, 4, 2048}, {4, 3, 2048}};
+    expect_pairs(MM_COLL_BCAST, MM_ALG_SPLIT_BINARY, 6, 0, 4096, 1, split6, 10);
+    static const pair_msg chain6[] = {{0, 1, 4096}, {1, 2, 4096}, {2, 3, 4096}, {3, 4, 4096},
+                                      {4, 5, 4096}};
+    expect_pairs(MM_COLL_BCAST, MM_ALG_CHAIN, 6, 0, 4096, 1, chain6, 5);
+    static const pair_msg io9[] = {{0, 1, 100000}, {1, 3, 100000}, {2, 3, 100000},
+                                   {3, 8, 100000}, {4, 5, 100000}, {5, 7, 100000},
+                                   {6, 7, 100000}, {7, 8, 100000}, {8, 3, 100000}};
+    expect_pairs(MM_COLL_REDUCE, MM_ALG_IN_ORDER_BINARY, 9, 3, 100000, 8, io9, 9);
+}
+
 int main(void)
 {
     test_schedules();
@@ -931,5 +1017,6 @@ int main(void)
     test_check_errors();
     test_tags();
     test_auto();
+    test_ompi_trees();
     return check_report("test_coll_algo");
 }

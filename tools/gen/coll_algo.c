@@ -8,6 +8,7 @@
  */
 #include "coll_algo.h"
 #include "coll_a2a.h"
+#include "coll_bcast_reduce_trees.h"
 #include "coll_emit.h"
 #include "coll_pof2.h"
 #include "coll_rsag.h"
@@ -93,7 +94,7 @@ static const char *const alg_names[MM_ALG_COUNT] = {
     "nonoverlapping", "chain", "pipeline", "split_binary", "binary", "in_order_binary",
     "knomial", "scatter_allgather", "scatter_ring_allgather", "rabenseifner",
     "segmented_ring", "modified_bruck", "linear_sync", "linear_nb", "tree", "butterfly",
-    "gather_bcast", "smp", "rabenseifner_mpich",
+    "gather_bcast", "smp", "rabenseifner_mpich", "bmtree",
 };
 _Static_assert(sizeof alg_names / sizeof alg_names[0] == MM_ALG_COUNT && MM_ALG_COUNT <= 64,
                "one name per algorithm; valid_algs() keeps one bit each");
@@ -118,8 +119,11 @@ static uint64_t valid_algs(int family)
 {
     switch (family) {
     case MM_COLL_GATHER:    return A(LINEAR) | A(DIRECT) | A(BINOMIAL) | A(LINEAR_SYNC);
-    case MM_COLL_BCAST:     return A(LINEAR) | A(BINOMIAL);
-    case MM_COLL_REDUCE:    return A(LINEAR) | A(BINOMIAL);
+    case MM_COLL_BCAST:     return A(LINEAR) | A(BINOMIAL) |
+                                   A(CHAIN) | A(PIPELINE) | A(SPLIT_BINARY) | A(BINARY) |
+                                   A(KNOMIAL) | A(BMTREE);
+    case MM_COLL_REDUCE:    return A(LINEAR) | A(BINOMIAL) |
+                                   A(CHAIN) | A(PIPELINE) | A(BINARY) | A(IN_ORDER_BINARY);
     case MM_COLL_ALLREDUCE: return A(RECURSIVE_DOUBLING) | A(RING);
     case MM_COLL_ALLGATHER: return A(LINEAR) | A(RING) | A(BRUCK) | A(RECURSIVE_DOUBLING) |
                                    A(NEIGHBOR_EXCHANGE) | A(GATHER_BCAST);
@@ -193,6 +197,8 @@ int mm_coll_check(const mm_coll_desc *d, char *err, size_t errlen)
  * (mm_coll_nblocks). */
 static uint32_t vector_pieces(const mm_coll_desc *d)
 {
+    if (mm_coll_family(d->op) == MM_COLL_BCAST && d->alg == MM_ALG_SPLIT_BINARY)
+        return 2; /* the two halves */
     return mm_coll_raben_pieces(d);
 }
 
@@ -231,7 +237,10 @@ uint64_t mm_coll_block_bytes(const mm_coll_desc *d, uint32_t b)
     if (mm_coll_family(d->op) == MM_COLL_BARRIER)
         return 0;
     uint32_t k = vector_pieces(d);
-    return k ? mm_coll_raben_piece_bytes(d, b) : d->bytes;
+    if (!k)
+        return d->bytes;
+    /* Rabenseifner's halves and the scatter pieces have their own sizes */
+    return mm_coll_raben_pieces(d) ? mm_coll_raben_piece_bytes(d, b) : mm_coll_piece_bytes(d, k, b);
 }
 
 /* ---- the expansion ---- */
@@ -583,6 +592,8 @@ int mm_coll_expand(const mm_coll_desc *d, mm_coll_emit_fn fn, void *ctx,
     if (rc != MMS_OK)
         return rc;
     emitter e = {d, fn, ctx, mm_coll_nblocks(d), d->op, 0};
+    if (mm_coll_tree_alg(d)) /* Open MPI's bcast/reduce trees */
+        return mm_coll_trees(&e, err, errlen);
     switch (mm_coll_family(d->op)) {
     case MM_COLL_GATHER:
         if (d->alg == MM_ALG_BINOMIAL)

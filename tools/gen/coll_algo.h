@@ -85,6 +85,9 @@ enum mm_coll_alg {
     MM_ALG_SMP,               /* scan: MPICH SMP scan (needs the node of each rank) */
     MM_ALG_RABENSEIFNER_MPICH, /* reduce, allreduce: MPICH's Rabenseifner (whole-vector
                                   fold, equal pieces)                          */
+    MM_ALG_BMTREE,            /* bcast: Open MPI's binomial tree (topo_build_bmtree,
+                                 libnbc's binomial): a rank's parent clears its
+                                 highest bit; MM_ALG_BINOMIAL's clears the lowest */
     MM_ALG_COUNT
 };
 
