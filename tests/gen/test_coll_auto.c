@@ -50,10 +50,10 @@ static const want cells[] = {
     /* bcast; 4096 B on 8 ranks: binary tree, as the installed library does */
     {MM_COLL_BCAST, 8, 4095, 1, 0, A(KNOMIAL), 0, 0},
     {MM_COLL_BCAST, 8, 4096, 1, 0, A(BINARY), 0, 0},
-    {MM_COLL_BCAST, 8, 16384, 1, 0, A(BINOMIAL), 0, 0},
+    {MM_COLL_BCAST, 8, 16384, 1, 0, A(BMTREE), 0, 0},
     {MM_COLL_BCAST, 8, 32768, 1, 0, A(LINEAR), 0, 0},
     {MM_COLL_BCAST, 7, 63, 1, 0, A(BINARY), 0, 0},
-    {MM_COLL_BCAST, 7, 64, 1, 0, A(BINOMIAL), 0, 0},
+    {MM_COLL_BCAST, 7, 64, 1, 0, A(BMTREE), 0, 0},
     {MM_COLL_BCAST, 7, 1048576, 1, 0, A(CHAIN), 0, 0},
     {MM_COLL_BCAST, 20, 1048576, 8, 0, A(SCATTER_ALLGATHER), 0, 0},
     {MM_COLL_BCAST, 20, 1048576, 1048576, 0, A(LINEAR), 0, 0},  /* count < n */

@@ -257,15 +257,16 @@ static const int8_t m_barrier[] = {0, MM_ALG_LINEAR, MM_ALG_AUTO /* double ring 
     MM_ALG_RECURSIVE_DOUBLING, MM_ALG_DISSEMINATION /* bruck */, MM_ALG_AUTO /* two_proc */,
     MM_ALG_TREE};
 static const int8_t m_bcast[] = {0, MM_ALG_LINEAR, MM_ALG_CHAIN, MM_ALG_PIPELINE,
-    MM_ALG_SPLIT_BINARY, MM_ALG_BINARY, MM_ALG_BINOMIAL, MM_ALG_KNOMIAL,
-    MM_ALG_SCATTER_ALLGATHER, MM_ALG_SCATTER_RING_ALLGATHER};
+    MM_ALG_SPLIT_BINARY, MM_ALG_BINARY, MM_ALG_BMTREE /* binomial: Open MPI's bmtree */,
+    MM_ALG_KNOMIAL, MM_ALG_SCATTER_ALLGATHER, MM_ALG_SCATTER_RING_ALLGATHER};
 static const int8_t m_reduce[] = {0, MM_ALG_LINEAR, MM_ALG_CHAIN, MM_ALG_PIPELINE,
     MM_ALG_BINARY, MM_ALG_BINOMIAL, MM_ALG_IN_ORDER_BINARY, MM_ALG_RABENSEIFNER};
 static const int8_t m_reduce_scatter[] = {0, MM_ALG_NONOVERLAPPING, MM_ALG_RECURSIVE_HALVING,
     MM_ALG_RING, MM_ALG_BUTTERFLY};
 static const int8_t m_reduce_scatter_block[] = {0, MM_ALG_NONOVERLAPPING /* basic_linear */,
     MM_ALG_RECURSIVE_DOUBLING, MM_ALG_RECURSIVE_HALVING, MM_ALG_BUTTERFLY};
-static const int8_t m_allgather[] = {0, MM_ALG_LINEAR, MM_ALG_BRUCK, MM_ALG_RECURSIVE_DOUBLING,
+static const int8_t m_allgather[] = {0, MM_ALG_GATHER_BCAST /* basic_linear: gather + bcast */,
+    MM_ALG_BRUCK, MM_ALG_RECURSIVE_DOUBLING,
     MM_ALG_RING, MM_ALG_NEIGHBOR_EXCHANGE,
     MM_ALG_RECURSIVE_DOUBLING /* two_proc: one exchange */};
 static const int8_t m_allgatherv[] = {0, MM_ALG_GATHER_BCAST /* default */, MM_ALG_BRUCK,
