@@ -153,12 +153,15 @@ static tally count(const mm_stream *s, int32_t n)
             if (e->type == MM_EV_MSG)
                 t.by_op[e->coll_op]++;
             int fixed = !mm_coll_nonblocking(e->coll_op);
-            /* Open MPI's blocking nonoverlapping reduce_scatter is a reduce,
-             * then a scatter(v): their tags */
-            int two = fixed && mm_coll_family(e->coll_op) == MM_COLL_REDUCE_SCATTER &&
-                      (e->tag == mm_coll_tag(MM_COLL_REDUCE, 0) ||
-                       e->tag == mm_coll_tag(e->coll_op == MM_COLL_REDUCE_SCATTER_BLOCK
-                                                 ? MM_COLL_SCATTER : MM_COLL_SCATTERV, 0));
+            /* Open MPI's blocking algorithms made of two collectives
+             * (nonoverlapping reduce_scatter and allreduce, linear
+             * allreduce, gather_bcast) carry their phases' tags: a reduce,
+             * bcast, gather(v) or scatter(v) tag */
+            static const int phase_ops[] = {MM_COLL_REDUCE, MM_COLL_BCAST, MM_COLL_GATHER,
+                                            MM_COLL_GATHERV, MM_COLL_SCATTER, MM_COLL_SCATTERV};
+            int two = 0;
+            for (size_t ph = 0; fixed && ph < sizeof phase_ops / sizeof *phase_ops; ph++)
+                two |= e->tag == mm_coll_tag(phase_ops[ph], 0);
             t.bad_coll += e->tag >= 0 || e->coll_op == MM_COLL_NONE || e->comm_size != (uint32_t)n ||
                           e->call == 0 || (fixed && !two && e->tag != mm_coll_tag(e->coll_op, 0)) ||
                           (!fixed && e->tag > MM_COLL_TAG_NONBLOCKING_BASE);
@@ -260,6 +263,9 @@ static void test_every_algorithm(void)
                     fprintf(stderr, "%s %s: %s\n", gen->name, a_set, err);
                 CHECK_EQ(rc, MMS_OK);
                 tally t = count(&s, 16);
+                if (t.bad_coll)
+                    fprintf(stderr, "%s %s %s: %zu bad collective events\n", gen->name, a_set,
+                            nb_set, t.bad_coll);
                 CHECK_EQ(t.bad_coll, 0);
                 CHECK_EQ(t.p2p, 0);
                 size_t unexpected;

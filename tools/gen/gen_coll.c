@@ -17,22 +17,39 @@ static const char *const lib_choices[] = {"ompi", "mpich", NULL};
 
 /* Algorithm choices per family; index 0 is "auto". The names are those of
  * mm_coll_alg_name(). */
-static const char *const gather_algs[] = {"auto", "linear", "direct", "binomial", NULL};
-static const char *const tree_algs[] = {"auto", "linear", "binomial", NULL};
-static const char *const allreduce_algs[] = {"auto", "recursive_doubling", "ring", NULL};
+static const char *const gather_algs[] = {
+    "auto", "linear", "direct", "binomial", "linear_sync", NULL};
+static const char *const bcast_algs[] = {
+    "auto", "linear", "binomial", "bmtree", "chain", "pipeline", "split_binary", "binary",
+    "knomial", "scatter_allgather", "scatter_ring_allgather", NULL};
+static const char *const reduce_algs[] = {
+    "auto", "linear", "binomial", "chain", "pipeline", "binary", "in_order_binary",
+    "rabenseifner", "rabenseifner_mpich", NULL};
+static const char *const allreduce_algs[] = {
+    "auto", "recursive_doubling", "ring", "linear", "nonoverlapping", "segmented_ring",
+    "rabenseifner", "rabenseifner_mpich", NULL};
 static const char *const allgather_algs[] = {
-    "auto", "linear", "ring", "bruck", "recursive_doubling", "neighbor_exchange", NULL};
-static const char *const barrier_algs[] = {"auto", "dissemination", "recursive_doubling", NULL};
-static const char *const alltoall_algs[] = {"auto", "linear", "pairwise", NULL};
-static const char *const scatter_algs[] = {"auto", "linear", "binomial", NULL};
+    "auto", "linear", "ring", "bruck", "recursive_doubling", "neighbor_exchange",
+    "gather_bcast", NULL};
+static const char *const barrier_algs[] = {
+    "auto", "dissemination", "recursive_doubling", "linear", "tree", NULL};
+static const char *const alltoall_algs[] = {
+    "auto", "linear", "pairwise", "modified_bruck", "linear_sync", NULL};
+static const char *const scatter_algs[] = {"auto", "linear", "binomial", "linear_nb", NULL};
 static const char *const reduce_scatter_algs[] = {
-    "auto", "recursive_halving", "ring", "pairwise", "nonoverlapping", NULL};
+    "auto", "recursive_halving", "ring", "pairwise", "nonoverlapping", "butterfly", NULL};
+static const char *const reduce_scatter_block_algs[] = {
+    "auto", "recursive_halving", "ring", "pairwise", "nonoverlapping", "butterfly",
+    "recursive_doubling", NULL};
 static const char *const scan_algs[] = {"auto", "linear", "recursive_doubling", NULL};
+
+/* Entries of a NULL-terminated choice list, less one: the param's max. */
+#define NCHOICES(list) ((int64_t)(sizeof list / sizeof *list) - 2)
 
 enum { P_ALG, P_N, P_RANK, P_BYTES, P_CALLS, P_SKEW, P_NB, P_LIB, P_LAT, P_COMPUTE, P_ROOT };
 
-#define COLL_PARAMS(algs, nalgs, bytes_doc, bytes_def, rank_def)                                          \
-    {"alg", "algorithm; auto picks as 'lib' would", 0, 0, (nalgs) - 1, algs},                   \
+#define COLL_PARAMS(algs, bytes_doc, bytes_def, rank_def)                                          \
+    {"alg", "algorithm; auto picks as 'lib' would", 0, 0, NCHOICES(algs), algs},                   \
     {"n", "processes in the communicator", 64, 1, 65535, NULL},                                 \
     {"rank", "the rank whose matching engine the stream feeds", rank_def, 0, 65534, NULL},      \
     {"bytes", bytes_doc, bytes_def, 0, (int64_t)1 << 40, NULL},                                 \
@@ -46,25 +63,28 @@ enum { P_ALG, P_N, P_RANK, P_BYTES, P_CALLS, P_SKEW, P_NB, P_LIB, P_LAT, P_COMPU
 #define ROOT_PARAM {"root", "root of the collective", 0, 0, 65534, NULL}
 
 static const mm_gen_param gather_params[] = {
-    COLL_PARAMS(gather_algs, 4, "bytes each rank contributes", 64, 0), ROOT_PARAM};
+    COLL_PARAMS(gather_algs, "bytes each rank contributes", 64, 0), ROOT_PARAM};
 static const mm_gen_param bcast_params[] = {
-    COLL_PARAMS(tree_algs, 3, "bytes broadcast", 64, 1), ROOT_PARAM};
+    COLL_PARAMS(bcast_algs, "bytes broadcast", 64, 1), ROOT_PARAM};
 static const mm_gen_param reduce_params[] = {
-    COLL_PARAMS(tree_algs, 3, "bytes of the reduced vector", 64, 0), ROOT_PARAM};
+    COLL_PARAMS(reduce_algs, "bytes of the reduced vector", 64, 0), ROOT_PARAM};
 static const mm_gen_param allreduce_params[] = {
-    COLL_PARAMS(allreduce_algs, 3, "bytes of the reduced vector", 64, 0)};
+    COLL_PARAMS(allreduce_algs, "bytes of the reduced vector", 64, 0)};
 static const mm_gen_param allgather_params[] = {
-    COLL_PARAMS(allgather_algs, 6, "bytes each rank contributes", 64, 0)};
+    COLL_PARAMS(allgather_algs, "bytes each rank contributes", 64, 0)};
 static const mm_gen_param barrier_params[] = {
-    COLL_PARAMS(barrier_algs, 3, "unused: barrier messages are empty", 0, 0)};
+    COLL_PARAMS(barrier_algs, "unused: barrier messages are empty", 0, 0)};
 static const mm_gen_param alltoall_params[] = {
-    COLL_PARAMS(alltoall_algs, 3, "bytes each rank sends to each other rank", 64, 0)};
+    COLL_PARAMS(alltoall_algs, "bytes each rank sends to each other rank", 64, 0)};
 static const mm_gen_param scatter_params[] = {
-    COLL_PARAMS(scatter_algs, 3, "bytes each rank receives", 64, 1), ROOT_PARAM};
+    COLL_PARAMS(scatter_algs, "bytes each rank receives", 64, 1), ROOT_PARAM};
 static const mm_gen_param reduce_scatter_params[] = {
-    COLL_PARAMS(reduce_scatter_algs, 5, "bytes of each rank's block of the reduced vector", 64, 0)};
+    COLL_PARAMS(reduce_scatter_algs, "bytes of each rank's block of the reduced vector", 64, 0)};
+static const mm_gen_param reduce_scatter_block_params[] = {
+    COLL_PARAMS(reduce_scatter_block_algs, "bytes of each rank's block of the reduced vector",
+                64, 0)};
 static const mm_gen_param scan_params[] = {
-    COLL_PARAMS(scan_algs, 3, "bytes of the reduced vector", 64, 1)};
+    COLL_PARAMS(scan_algs, "bytes of the reduced vector", 64, 1)};
 
 /* The simulated transfers of a run must stay within reason (time); the
  * simulation itself bounds the events (MM_CSIM_MAX_EVENTS). */
@@ -127,10 +147,10 @@ static int run_family(const char *name, int fam, const char *const *algs, int ro
 GEN_COLL(gather, MM_COLL_GATHER, gather_algs, 1, gather_params,
          "repeated MPI_Gather seen at one rank: with rank = root the n-1 message hot spot",
          "paper 000, sec. 5.2 (Fig. 5a) and 5.3.1 (FDS rank 0)");
-GEN_COLL(bcast, MM_COLL_BCAST, tree_algs, 1, bcast_params,
+GEN_COLL(bcast, MM_COLL_BCAST, bcast_algs, 1, bcast_params,
          "repeated MPI_Bcast seen at one rank",
          "paper 000, sec. 5.4 (Nbody, MiniAMR use MPI_Bcast)");
-GEN_COLL(reduce, MM_COLL_REDUCE, tree_algs, 1, reduce_params,
+GEN_COLL(reduce, MM_COLL_REDUCE, reduce_algs, 1, reduce_params,
          "repeated MPI_Reduce seen at one rank",
          "paper 000, sec. 5.4 (Radix, Nbody, MiniAMR use MPI_Reduce)");
 GEN_COLL(allreduce, MM_COLL_ALLREDUCE, allreduce_algs, 0, allreduce_params,
@@ -151,8 +171,8 @@ GEN_COLL(scatter, MM_COLL_SCATTER, scatter_algs, 1, scatter_params,
 GEN_COLL(reduce_scatter, MM_COLL_REDUCE_SCATTER, reduce_scatter_algs, 0, reduce_scatter_params,
          "repeated MPI_Reduce_scatter (equal counts) seen at one rank",
          "paper 000, sec. 5.4 (Radix uses MPI_Reduce_scatter)");
-GEN_COLL(reduce_scatter_block, MM_COLL_REDUCE_SCATTER_BLOCK, reduce_scatter_algs, 0,
-         reduce_scatter_params, "repeated MPI_Reduce_scatter_block seen at one rank",
+GEN_COLL(reduce_scatter_block, MM_COLL_REDUCE_SCATTER_BLOCK, reduce_scatter_block_algs, 0,
+         reduce_scatter_block_params, "repeated MPI_Reduce_scatter_block seen at one rank",
          "collective microbenchmark (docs/collectives.md)");
 GEN_COLL(scan, MM_COLL_SCAN, scan_algs, 0, scan_params,
          "repeated MPI_Scan seen at one rank",
