@@ -83,6 +83,14 @@ enum mm_coll_alg {
     MM_ALG_BUTTERFLY,         /* reduce_scatter(_block): Open MPI butterfly    */
     MM_ALG_GATHER_BCAST,      /* allgatherv: Open MPI "default", gatherv + bcast */
     MM_ALG_SMP,               /* scan: MPICH SMP scan (needs the node of each rank) */
+    /* Open MPI 4.1 libnbc schedules (coll_nbc.c) */
+    MM_ALG_NBC_BINOMIAL,      /* bcast, reduce, allreduce: libnbc binomial trees */
+    MM_ALG_NBC_BINOMIAL_ROOT0, /* reduce: libnbc binomial to rank 0, then to root
+                                  (non-commutative operations)                 */
+    MM_ALG_NBC_CHAIN,         /* reduce: libnbc chain of 8192-B fragments      */
+    MM_ALG_NBC_REDSCAT,       /* reduce, allreduce: libnbc reduce-scatter +
+                                 gather / allgather (Rabenseifner)             */
+    MM_ALG_NBC_RING,          /* allreduce: libnbc ring                        */
     MM_ALG_COUNT
 };
 
