@@ -300,9 +300,39 @@ static uint32_t ceil_log2(int32_t n)
     return k;
 }
 
+/* libnbc's schedules (coll_nbc.c) where they differ from the family's
+ * counts below; -2: as below. */
+static long nbc_expected_recvs(const mm_coll_desc *d, int32_t r)
+{
+    int32_t n = d->n, vr = r == 0 ? d->root : r == d->root ? 0 : r; /* libnbc's swap */
+    int fam = mm_coll_family(d->op);
+    uint64_t elem = d->elem ? d->elem : 1, frags = (d->bytes / elem * elem + 8191) / 8192;
+    switch (d->alg) {
+    case MM_ALG_NBC_BINOMIAL:
+        if (fam == MM_COLL_ALLREDUCE) /* reduce to 0, bcast from 0 */
+            return r == 0 ? (long)ceil_log2(n) : -1;
+        return -2;
+    case MM_ALG_NBC_BINOMIAL_ROOT0:
+        return d->root == 0 ? -2 : r == d->root ? -1 : r == 0 ? (long)ceil_log2(n) : -1;
+    case MM_ALG_NBC_CHAIN: /* every vrank but the last receives every fragment */
+        return vr == n - 1 ? 0 : (long)frags;
+    case MM_ALG_NBC_REDSCAT:
+        if (fam == MM_COLL_ALLREDUCE && (n & (n - 1)) == 0)
+            return 2 * (long)ceil_log2(n);
+        return -1;
+    case MM_ALG_NBC_RING:
+        return 2 * (long)(n - 1);
+    default:
+        return -2;
+    }
+}
+
 /* Receives per rank that the algorithm must give; -1 = not checked. */
 static long expected_recvs(const mm_coll_desc *d, int32_t r)
 {
+    long nbc = nbc_expected_recvs(d, r);
+    if (nbc != -2)
+        return nbc;
     int32_t n = d->n;
     int fam = mm_coll_family(d->op);
     int32_t vr = ((r - d->root) % n + n) % n;
@@ -424,6 +454,46 @@ static void test_schedules(void)
         }
     printf("schedules checked: %zu\n", combos);
     CHECK(combos > 3000);
+}
+
+/* libnbc's schedules with real element sizes and vectors cut unevenly
+ * (fragments of 8192 B, halving 100000/8 elements, ring segments). */
+static void test_nbc_schedules(void)
+{
+    static const int fams[] = {MM_COLL_BCAST, MM_COLL_REDUCE, MM_COLL_ALLREDUCE};
+    static const uint64_t bytes[] = {8, 24, 4096, 65536, 100000, 100003};
+    static const uint32_t elems[] = {1, 8};
+    size_t combos = 0;
+    for (size_t f = 0; f < sizeof fams / sizeof *fams; f++)
+        for (int alg = MM_ALG_NBC_BINOMIAL; alg <= MM_ALG_NBC_RING; alg++) {
+            if (!mm_coll_alg_valid(fams[f], alg))
+                continue;
+            for (int32_t n = 1; n <= 33; n++)
+                for (int32_t root = 0; root < n; root += n > 9 ? 5 : 1)
+                    for (size_t b = 0; b < sizeof bytes / sizeof *bytes; b++)
+                        for (size_t e = 0; e < 2; e++) {
+                            mm_coll_desc d = {fams[f], alg, n, root, bytes[b], elems[e], {0, 0}};
+                            combos += (size_t)check_schedule(&d);
+                        }
+        }
+    printf("libnbc schedules checked: %zu\n", combos);
+    CHECK(combos > 5000);
+    /* libnbc's piece sizes: 100000 B in 8192-B fragments (12 of 7692 B, the
+     * last 7696 B), 7 elements halved for 4 ranks (1 2 2 2) */
+    mm_coll_desc c = {MM_COLL_IREDUCE, MM_ALG_NBC_CHAIN, 2, 0, 100000, 1, {0, 0}};
+    CHECK_EQ(mm_coll_nblocks(&c), 13);
+    CHECK_EQ(mm_coll_block_bytes(&c, 0), 7692);
+    CHECK_EQ(mm_coll_block_bytes(&c, 12), 7696);
+    mm_coll_desc h = {MM_COLL_IALLREDUCE, MM_ALG_NBC_REDSCAT, 5, 0, 56, 8, {0, 0}};
+    CHECK_EQ(mm_coll_nblocks(&h), 4);
+    CHECK_EQ(mm_coll_block_bytes(&h, 0), 8);
+    CHECK_EQ(mm_coll_block_bytes(&h, 1), 16);
+    CHECK_EQ(mm_coll_block_bytes(&h, 3), 16);
+    char err[256];
+    h.bytes = 24; /* 3 elements < 4 */
+    CHECK_EQ(mm_coll_check(&h, err, sizeof err), MMS_EFORMAT);
+    c.bytes = 0;
+    CHECK_EQ(mm_coll_check(&c, err, sizeof err), MMS_EFORMAT);
 }
 
 /* Transfers equal but for the tag they carry. */
@@ -762,6 +832,7 @@ static void test_auto(void)
 int main(void)
 {
     test_schedules();
+    test_nbc_schedules();
     test_variants();
     test_tag_ops();
     test_hot_spot();

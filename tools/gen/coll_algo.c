@@ -8,6 +8,7 @@
  */
 #include "coll_algo.h"
 #include "coll_emit.h"
+#include "coll_nbc.h"
 #include "coll_pof2.h"
 
 #include <stdio.h>
@@ -136,7 +137,9 @@ static uint64_t valid_algs(int family)
 
 int mm_coll_alg_valid(int op, int alg)
 {
-    return alg > MM_ALG_AUTO && alg < MM_ALG_COUNT && (valid_algs(mm_coll_family(op)) >> alg) & 1;
+    int fam = mm_coll_family(op);
+    return alg > MM_ALG_AUTO && alg < MM_ALG_COUNT &&
+           ((valid_algs(fam) | mm_coll_nbc_algs(fam)) >> alg) & 1;
 }
 
 int mm_coll_check(const mm_coll_desc *d, char *err, size_t errlen)
@@ -175,6 +178,8 @@ int mm_coll_check(const mm_coll_desc *d, char *err, size_t errlen)
                  "size, not %ld (use ring)", (long)d->n);
         return MMS_EFORMAT;
     }
+    if (mm_coll_nbc_alg(d->alg))
+        return mm_coll_nbc_check(d, err, errlen);
     return MMS_OK;
 }
 
@@ -184,6 +189,8 @@ int mm_coll_check(const mm_coll_desc *d, char *err, size_t errlen)
  * segments) and how many. 0: the blocks are whole (mm_coll_nblocks). */
 static uint32_t vector_pieces(const mm_coll_desc *d)
 {
+    if (mm_coll_nbc_alg(d->alg))
+        return mm_coll_nbc_pieces(d);
     if (mm_coll_family(d->op) == MM_COLL_ALLREDUCE && d->alg == MM_ALG_RING)
         return (uint32_t)d->n;
     return 0;
@@ -224,6 +231,8 @@ uint64_t mm_coll_block_bytes(const mm_coll_desc *d, uint32_t b)
     if (mm_coll_family(d->op) == MM_COLL_BARRIER)
         return 0;
     uint32_t k = vector_pieces(d);
+    if (k && mm_coll_nbc_alg(d->alg))
+        return mm_coll_nbc_block_bytes(d, b);
     return k ? mm_coll_piece_bytes(d, k, b) : d->bytes;
 }
 
@@ -598,6 +607,10 @@ int mm_coll_expand(const mm_coll_desc *d, mm_coll_emit_fn fn, void *ctx,
     if (rc != MMS_OK)
         return rc;
     emitter e = {d, fn, ctx, mm_coll_nblocks(d), d->op, 0};
+    if (mm_coll_nbc_alg(d->alg)) {
+        mm_coll_nbc_expand(&e);
+        return e.rc;
+    }
     switch (mm_coll_family(d->op)) {
     case MM_COLL_GATHER:
         if (d->alg == MM_ALG_BINOMIAL)
