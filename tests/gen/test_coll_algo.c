@@ -494,6 +494,13 @@ static void test_nbc_schedules(void)
     CHECK_EQ(mm_coll_check(&h, err, sizeof err), MMS_EFORMAT);
     c.bytes = 0;
     CHECK_EQ(mm_coll_check(&c, err, sizeof err), MMS_EFORMAT);
+    /* non-commutative operations: libnbc reduces at rank 0 */
+    mm_coll_query q = {MM_COLL_IREDUCE, 8, 1 << 20, 8, 1, MM_COLL_LIB_OMPI, NULL};
+    CHECK_EQ(mm_coll_select(&q).alg, MM_ALG_NBC_BINOMIAL_ROOT0);
+    q.op = MM_COLL_IALLREDUCE;
+    CHECK_EQ(mm_coll_select(&q).alg, MM_ALG_NBC_BINOMIAL);
+    q.noncommutative = 0;
+    CHECK_EQ(mm_coll_select(&q).alg, MM_ALG_NBC_REDSCAT);
 }
 
 /* Transfers equal but for the tag they carry. */
@@ -805,6 +812,18 @@ static void test_auto(void)
         /* MPICH gather: binomial; gatherv: linear, all receives posted at once */
         {MM_COLL_GATHER, 64, 8, M, MM_ALG_BINOMIAL},
         {MM_COLL_GATHERV, 64, 8, M, MM_ALG_DIRECT},
+        /* Open MPI 4.1.4 libnbc (8-byte elements assumed) */
+        {MM_COLL_IBCAST, 4, 1 << 20, O, MM_ALG_LINEAR},
+        {MM_COLL_IBCAST, 5, 8, O, MM_ALG_NBC_BINOMIAL},
+        {MM_COLL_IREDUCE, 8, 8, O, MM_ALG_NBC_BINOMIAL},
+        {MM_COLL_IREDUCE, 8, 64, O, MM_ALG_NBC_REDSCAT},
+        {MM_COLL_IREDUCE, 2, 65535, O, MM_ALG_NBC_BINOMIAL},
+        {MM_COLL_IREDUCE, 2, 65536, O, MM_ALG_NBC_CHAIN},
+        {MM_COLL_IALLREDUCE, 3, 1 << 20, O, MM_ALG_NBC_BINOMIAL},
+        {MM_COLL_IALLREDUCE, 8, 65535, O, MM_ALG_NBC_BINOMIAL},
+        {MM_COLL_IALLREDUCE, 8, 65536, O, MM_ALG_NBC_REDSCAT},
+        {MM_COLL_IALLREDUCE, 16384, 65536, O, MM_ALG_NBC_RING},
+        {MM_COLL_IALLTOALL, 64, 1 << 20, O, MM_ALG_LINEAR},
     };
     for (size_t i = 0; i < sizeof rules / sizeof *rules; i++) {
         mm_coll_choice c = mm_coll_auto(rules[i].op, rules[i].n, rules[i].bytes, rules[i].lib);
