@@ -91,6 +91,7 @@ enum mm_coll_alg {
     MM_ALG_NBC_REDSCAT,       /* reduce, allreduce: libnbc reduce-scatter +
                                  gather / allgather (Rabenseifner)             */
     MM_ALG_NBC_RING,          /* allreduce: libnbc ring                        */
+    MM_ALG_NBC_LINEAR,        /* alltoall: libnbc linear, peers 0, 1, ..., n-1 */
     MM_ALG_COUNT
 };
 
