@@ -460,12 +460,12 @@ static void test_schedules(void)
  * (fragments of 8192 B, halving 100000/8 elements, ring segments). */
 static void test_nbc_schedules(void)
 {
-    static const int fams[] = {MM_COLL_BCAST, MM_COLL_REDUCE, MM_COLL_ALLREDUCE};
+    static const int fams[] = {MM_COLL_BCAST, MM_COLL_REDUCE, MM_COLL_ALLREDUCE, MM_COLL_ALLTOALL};
     static const uint64_t bytes[] = {8, 24, 4096, 65536, 100000, 100003};
     static const uint32_t elems[] = {1, 8};
     size_t combos = 0;
     for (size_t f = 0; f < sizeof fams / sizeof *fams; f++)
-        for (int alg = MM_ALG_NBC_BINOMIAL; alg <= MM_ALG_NBC_RING; alg++) {
+        for (int alg = MM_ALG_NBC_BINOMIAL; alg <= MM_ALG_NBC_LINEAR; alg++) {
             if (!mm_coll_alg_valid(fams[f], alg))
                 continue;
             for (int32_t n = 1; n <= 33; n++)
@@ -823,7 +823,7 @@ static void test_auto(void)
         {MM_COLL_IALLREDUCE, 8, 65535, O, MM_ALG_NBC_BINOMIAL},
         {MM_COLL_IALLREDUCE, 8, 65536, O, MM_ALG_NBC_REDSCAT},
         {MM_COLL_IALLREDUCE, 16384, 65536, O, MM_ALG_NBC_RING},
-        {MM_COLL_IALLTOALL, 64, 1 << 20, O, MM_ALG_LINEAR},
+        {MM_COLL_IALLTOALL, 64, 1 << 20, O, MM_ALG_NBC_LINEAR},
     };
     for (size_t i = 0; i < sizeof rules / sizeof *rules; i++) {
         mm_coll_choice c = mm_coll_auto(rules[i].op, rules[i].n, rules[i].bytes, rules[i].lib);

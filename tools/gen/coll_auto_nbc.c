@@ -70,8 +70,8 @@ int mm_coll_auto_libnbc(const mm_coll_query *q, mm_coll_choice *c)
                   "receives and sends");
         return 1;
     case MM_COLL_ALLTOALL:
-        *c = mm_coll_pick(MM_ALG_LINEAR, "libnbc 4.1 nbc_ialltoall.c: linear, one round (every "
-                  "size: pairwise and dissemination are commented out)");
+        *c = mm_coll_pick(MM_ALG_NBC_LINEAR, "libnbc 4.1 nbc_ialltoall.c: linear, one round, peers "
+                  "0..n-1 (every size: pairwise and dissemination are commented out)");
         return 1;
     case MM_COLL_GATHER:
         *c = mm_coll_pick(MM_ALG_DIRECT, "libnbc 4.1 nbc_igather.c: root posts all receives in one round");

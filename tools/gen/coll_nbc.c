@@ -37,6 +37,7 @@ uint64_t mm_coll_nbc_algs(int family)
     case MM_COLL_REDUCE:    return A(NBC_BINOMIAL) | A(NBC_BINOMIAL_ROOT0) | A(NBC_CHAIN) |
                                    A(NBC_REDSCAT);
     case MM_COLL_ALLREDUCE: return A(NBC_BINOMIAL) | A(NBC_REDSCAT) | A(NBC_RING);
+    case MM_COLL_ALLTOALL:  return A(NBC_LINEAR);
     default:                return 0;
     }
 }
@@ -45,7 +46,7 @@ uint64_t mm_coll_nbc_algs(int family)
 
 int mm_coll_nbc_alg(int alg)
 {
-    return alg >= MM_ALG_NBC_BINOMIAL && alg <= MM_ALG_NBC_RING;
+    return alg >= MM_ALG_NBC_BINOMIAL && alg <= MM_ALG_NBC_LINEAR;
 }
 
 static uint64_t elem_of(const mm_coll_desc *d) { return d->elem ? d->elem : 1; }
@@ -321,6 +322,18 @@ static void nbc_allreduce_ring(emitter *e)
                 1, MM_XFER_COPY);
 }
 
+/* libnbc's linear alltoall (a2a_sched_linear): one round in which every
+ * rank receives from and sends to peers 0, 1, ..., n-1 in that order
+ * (coll/base's basic_linear starts at rank+1). */
+static void nbc_alltoall_linear(emitter *e)
+{
+    int32_t n = e->d->n;
+    for (int32_t dst = 0; dst < n; dst++)
+        for (int32_t src = 0; src < n; src++)
+            if (src != dst)
+                put(e, 0, src, dst, (uint32_t)src * (uint32_t)n + (uint32_t)dst, 1, MM_XFER_COPY);
+}
+
 void mm_coll_nbc_expand(mm_coll_emitter *e)
 {
     const mm_coll_desc *d = e->d;
@@ -350,6 +363,9 @@ void mm_coll_nbc_expand(mm_coll_emitter *e)
             nbc_redscat_gather(e);
         else
             nbc_redscat_allgather(e);
+        break;
+    case MM_ALG_NBC_LINEAR:
+        nbc_alltoall_linear(e);
         break;
     default: /* MM_ALG_NBC_RING */
         nbc_allreduce_ring(e);
