@@ -304,9 +304,10 @@ static uint32_t ceil_log2(int32_t n)
  * counts below; -2: as below. */
 static long nbc_expected_recvs(const mm_coll_desc *d, int32_t r)
 {
-    int32_t n = d->n, vr = r == 0 ? d->root : r == d->root ? 0 : r; /* libnbc's swap */
     int fam = mm_coll_family(d->op);
-    uint64_t elem = d->elem ? d->elem : 1, frags = (d->bytes / elem * elem + 8191) / 8192;
+    int32_t n = d->n, vr = r == 0 ? d->root : r == d->root ? 0 : r; /* libnbc's swap */
+    uint64_t elem = d->elem ? d->elem : 1, frag = fam == MM_COLL_BCAST ? 16384 : 8192;
+    uint64_t frags = (d->bytes / elem * elem + frag - 1) / frag;
     switch (d->alg) {
     case MM_ALG_NBC_BINOMIAL:
         if (fam == MM_COLL_ALLREDUCE) /* reduce to 0, bcast from 0 */
@@ -314,8 +315,9 @@ static long nbc_expected_recvs(const mm_coll_desc *d, int32_t r)
         return -2;
     case MM_ALG_NBC_BINOMIAL_ROOT0:
         return d->root == 0 ? -2 : r == d->root ? -1 : r == 0 ? (long)ceil_log2(n) : -1;
-    case MM_ALG_NBC_CHAIN: /* every vrank but the last receives every fragment */
-        return vr == n - 1 ? 0 : (long)frags;
+    case MM_ALG_NBC_CHAIN: /* every vrank but the first (bcast) or the last
+                              (reduce) receives every fragment */
+        return vr == (fam == MM_COLL_BCAST ? 0 : n - 1) ? 0 : (long)frags;
     case MM_ALG_NBC_REDSCAT:
         if (fam == MM_COLL_ALLREDUCE && (n & (n - 1)) == 0)
             return 2 * (long)ceil_log2(n);

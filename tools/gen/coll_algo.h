@@ -87,7 +87,7 @@ enum mm_coll_alg {
     MM_ALG_NBC_BINOMIAL,      /* bcast, reduce, allreduce: libnbc binomial trees */
     MM_ALG_NBC_BINOMIAL_ROOT0, /* reduce: libnbc binomial to rank 0, then to root
                                   (non-commutative operations)                 */
-    MM_ALG_NBC_CHAIN,         /* reduce: libnbc chain of 8192-B fragments      */
+    MM_ALG_NBC_CHAIN,         /* reduce, bcast: libnbc chains of 8192-B / 16384-B fragments */
     MM_ALG_NBC_REDSCAT,       /* reduce, allreduce: libnbc reduce-scatter +
                                  gather / allgather (Rabenseifner)             */
     MM_ALG_NBC_RING,          /* allreduce: libnbc ring                        */

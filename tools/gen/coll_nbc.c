@@ -24,16 +24,18 @@
 #define put mm_coll_put
 typedef mm_coll_emitter emitter;
 
-/* libnbc's chain reduce cuts the vector into fragments of 8192 bytes
- * (nbc_ireduce.c: segsize = 16384/2). */
+/* libnbc's chains cut the vector into fragments of 8192 bytes (reduce,
+ * nbc_ireduce.c: segsize = 16384/2) or 16384 bytes (bcast, nbc_ibcast.c,
+ * chosen with libnbc_ibcast_algorithm 3). */
 #define NBC_REDUCE_FRAG 8192u
+#define NBC_BCAST_FRAG  16384u
 
 #define A(x) (1ull << MM_ALG_##x)
 
 uint64_t mm_coll_nbc_algs(int family)
 {
     switch (family) {
-    case MM_COLL_BCAST:     return A(NBC_BINOMIAL);
+    case MM_COLL_BCAST:     return A(NBC_BINOMIAL) | A(NBC_CHAIN);
     case MM_COLL_REDUCE:    return A(NBC_BINOMIAL) | A(NBC_BINOMIAL_ROOT0) | A(NBC_CHAIN) |
                                    A(NBC_REDSCAT);
     case MM_COLL_ALLREDUCE: return A(NBC_BINOMIAL) | A(NBC_REDSCAT) | A(NBC_RING);
@@ -60,12 +62,13 @@ static uint32_t ceil_log2(int32_t n)
     return k;
 }
 
-/* The chain's fragments: ceil(count * size / 8192) (0 for an empty vector:
- * libnbc schedules nothing). */
+/* The chain's fragments: ceil(count * size / fragment size) (0 for an
+ * empty vector: libnbc schedules nothing). */
 static uint64_t chain_frags(const mm_coll_desc *d)
 {
     uint64_t total = count_of(d) * elem_of(d);
-    return (total + NBC_REDUCE_FRAG - 1) / NBC_REDUCE_FRAG;
+    uint64_t frag = mm_coll_family(d->op) == MM_COLL_BCAST ? NBC_BCAST_FRAG : NBC_REDUCE_FRAG;
+    return (total + frag - 1) / frag;
 }
 
 int mm_coll_nbc_check(const mm_coll_desc *d, char *err, size_t errlen)
@@ -334,6 +337,27 @@ static void nbc_alltoall_linear(emitter *e)
                 put(e, 0, src, dst, (uint32_t)src * (uint32_t)n + (uint32_t)dst, 1, MM_XFER_COPY);
 }
 
+/* libnbc's chain bcast (bcast_sched_chain): vranks 0 -> 1 -> ... -> n-1,
+ * fragment after fragment; a middle rank receives a fragment in a round of
+ * its own, then sends it on in the round that receives the next one:
+ * fragment f leaves vrank v in step f + v. */
+static void nbc_bcast_chain(emitter *e)
+{
+    const mm_coll_desc *d = e->d;
+    int32_t n = d->n;
+    uint64_t nf = chain_frags(d);
+    if (n < 2 || nf == 0)
+        return;
+    uint64_t last = nf - 1 + (uint64_t)(n - 2);
+    for (uint64_t t = 0; t <= last; t++)
+        for (uint64_t f = 0; f <= t && f < nf; f++) {
+            uint64_t v = t - f;
+            if (v <= (uint64_t)(n - 2))
+                put(e, (uint32_t)t, swap_root((int32_t)v, d->root),
+                    swap_root((int32_t)v + 1, d->root), (uint32_t)f, 1, MM_XFER_COPY);
+        }
+}
+
 void mm_coll_nbc_expand(mm_coll_emitter *e)
 {
     const mm_coll_desc *d = e->d;
@@ -356,7 +380,10 @@ void mm_coll_nbc_expand(mm_coll_emitter *e)
         break;
     }
     case MM_ALG_NBC_CHAIN:
-        nbc_reduce_chain(e);
+        if (fam == MM_COLL_BCAST)
+            nbc_bcast_chain(e);
+        else
+            nbc_reduce_chain(e);
         break;
     case MM_ALG_NBC_REDSCAT:
         if (fam == MM_COLL_REDUCE)
