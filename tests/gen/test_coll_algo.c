@@ -496,6 +496,22 @@ static void test_nbc_schedules(void)
     CHECK_EQ(mm_coll_check(&h, err, sizeof err), MMS_EFORMAT);
     c.bytes = 0;
     CHECK_EQ(mm_coll_check(&c, err, sizeof err), MMS_EFORMAT);
+    /* libnbc's binomial ibcast, 8 ranks, root 3: vranks swap 0 and 3 (as
+     * Open MPI 4.1.4 sends it, checked with pml monitoring) */
+    static const int32_t tree[][3] = {{0, 3, 1}, {0, 3, 2}, {0, 3, 4}, {1, 1, 0},
+                                      {1, 1, 5}, {1, 2, 6}, {2, 0, 7}};
+    mm_coll_desc bc = {MM_COLL_IBCAST, MM_ALG_NBC_BINOMIAL, 8, 3, 4096, 1, {0, 0}};
+    mm_coll_xfer *x = NULL;
+    size_t nx = 0;
+    CHECK_EQ(mm_coll_expand_array(&bc, &x, &nx, err, sizeof err), MMS_OK);
+    CHECK_EQ(nx, sizeof tree / sizeof *tree);
+    for (size_t i = 0; i < nx && i < sizeof tree / sizeof *tree; i++) {
+        CHECK_EQ(x[i].step, (uint32_t)tree[i][0]);
+        CHECK_EQ(x[i].src, tree[i][1]);
+        CHECK_EQ(x[i].dst, tree[i][2]);
+        CHECK_EQ(x[i].bytes, 4096);
+    }
+    free(x);
     /* non-commutative operations: libnbc reduces at rank 0 */
     mm_coll_query q = {MM_COLL_IREDUCE, 8, 1 << 20, 8, 1, MM_COLL_LIB_OMPI, NULL};
     CHECK_EQ(mm_coll_select(&q).alg, MM_ALG_NBC_BINOMIAL_ROOT0);
