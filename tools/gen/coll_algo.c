@@ -93,7 +93,7 @@ static const char *const alg_names[MM_ALG_COUNT] = {
     "segmented_ring", "modified_bruck", "linear_sync", "linear_nb", "tree", "butterfly",
     "gather_bcast", "smp",
     "nbc_binomial", "nbc_binomial_root0", "nbc_chain", "nbc_redscat", "nbc_ring",
-    "nbc_linear",
+    "nbc_linear", "nbc_knomial",
 };
 _Static_assert(sizeof alg_names / sizeof alg_names[0] == MM_ALG_COUNT && MM_ALG_COUNT <= 64,
                "one name per algorithm; valid_algs() keeps one bit each");

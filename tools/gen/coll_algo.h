@@ -92,6 +92,7 @@ enum mm_coll_alg {
                                  gather / allgather (Rabenseifner)             */
     MM_ALG_NBC_RING,          /* allreduce: libnbc ring                        */
     MM_ALG_NBC_LINEAR,        /* alltoall: libnbc linear, peers 0, 1, ..., n-1 */
+    MM_ALG_NBC_KNOMIAL,       /* bcast: libnbc k-nomial tree, radix 4          */
     MM_ALG_COUNT
 };
 
