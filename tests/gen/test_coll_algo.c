@@ -467,7 +467,7 @@ static void test_nbc_schedules(void)
     static const uint32_t elems[] = {1, 8};
     size_t combos = 0;
     for (size_t f = 0; f < sizeof fams / sizeof *fams; f++)
-        for (int alg = MM_ALG_NBC_BINOMIAL; alg <= MM_ALG_NBC_LINEAR; alg++) {
+        for (int alg = MM_ALG_NBC_BINOMIAL; alg <= MM_ALG_NBC_KNOMIAL; alg++) {
             if (!mm_coll_alg_valid(fams[f], alg))
                 continue;
             for (int32_t n = 1; n <= 33; n++)

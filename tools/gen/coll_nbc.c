@@ -29,13 +29,15 @@ typedef mm_coll_emitter emitter;
  * chosen with libnbc_ibcast_algorithm 3). */
 #define NBC_REDUCE_FRAG 8192u
 #define NBC_BCAST_FRAG  16384u
+/* libnbc's k-nomial ibcast radix (coll_libnbc_ibcast_knomial_radix, 4). */
+#define NBC_KNOMIAL_RADIX 4
 
 #define A(x) (1ull << MM_ALG_##x)
 
 uint64_t mm_coll_nbc_algs(int family)
 {
     switch (family) {
-    case MM_COLL_BCAST:     return A(NBC_BINOMIAL) | A(NBC_CHAIN);
+    case MM_COLL_BCAST:     return A(NBC_BINOMIAL) | A(NBC_CHAIN) | A(NBC_KNOMIAL);
     case MM_COLL_REDUCE:    return A(NBC_BINOMIAL) | A(NBC_BINOMIAL_ROOT0) | A(NBC_CHAIN) |
                                    A(NBC_REDSCAT);
     case MM_COLL_ALLREDUCE: return A(NBC_BINOMIAL) | A(NBC_REDSCAT) | A(NBC_RING);
@@ -48,7 +50,7 @@ uint64_t mm_coll_nbc_algs(int family)
 
 int mm_coll_nbc_alg(int alg)
 {
-    return alg >= MM_ALG_NBC_BINOMIAL && alg <= MM_ALG_NBC_LINEAR;
+    return alg >= MM_ALG_NBC_BINOMIAL && alg <= MM_ALG_NBC_KNOMIAL;
 }
 
 static uint64_t elem_of(const mm_coll_desc *d) { return d->elem ? d->elem : 1; }
@@ -337,6 +339,53 @@ static void nbc_alltoall_linear(emitter *e)
                 put(e, 0, src, dst, (uint32_t)src * (uint32_t)n + (uint32_t)dst, 1, MM_XFER_COPY);
 }
 
+/* Nonzero base-4 digits of v: how many hops vrank v is from the root of
+ * the k-nomial tree. */
+static uint32_t knomial_depth(int64_t v)
+{
+    uint32_t c = 0;
+    for (; v; v /= NBC_KNOMIAL_RADIX)
+        c += v % NBC_KNOMIAL_RADIX != 0;
+    return c;
+}
+
+/* libnbc's k-nomial bcast (bcast_sched_knomial, radix 4): ranks rotate
+ * (vrank = rank - root mod n). Vrank v's parent is v with its lowest
+ * nonzero base-4 digit cleared; after receiving, it sends in one round to
+ * v + m*j (j = 1..3) for every power of 4 m below v's lowest nonzero digit's
+ * (the root: below n), the largest m first. The transfer from v is step
+ * depth(v). */
+static void nbc_bcast_knomial(emitter *e)
+{
+    const mm_coll_desc *d = e->d;
+    int32_t n = d->n;
+    int64_t top = 1; /* the largest power of 4 below n */
+    while (top * NBC_KNOMIAL_RADIX < n)
+        top *= NBC_KNOMIAL_RADIX;
+    uint32_t depth = 0; /* the deepest vrank's hops */
+    for (int64_t v = 0; v < n; v++)
+        if (knomial_depth(v) > depth)
+            depth = knomial_depth(v);
+    for (uint32_t s = 0; s < depth; s++) /* the leaves, at depth, send nothing */
+        for (int64_t v = 0; v < n; v++) {
+            if (knomial_depth(v) != s)
+                continue;
+            /* the children's masks: below v's lowest nonzero digit */
+            int64_t m = top;
+            if (v) {
+                int64_t low = 1;
+                while ((v / low) % NBC_KNOMIAL_RADIX == 0)
+                    low *= NBC_KNOMIAL_RADIX;
+                m = low / NBC_KNOMIAL_RADIX;
+            }
+            for (; m > 0; m /= NBC_KNOMIAL_RADIX)
+                for (int64_t j = 1; j < NBC_KNOMIAL_RADIX; j++)
+                    if (v + m * j < n)
+                        put(e, s, mm_coll_absr(d, v), mm_coll_absr(d, v + m * j), 0, 1,
+                            MM_XFER_COPY);
+        }
+}
+
 /* libnbc's chain bcast (bcast_sched_chain): vranks 0 -> 1 -> ... -> n-1,
  * fragment after fragment; a middle rank receives a fragment in a round of
  * its own, then sends it on in the round that receives the next one:
@@ -393,6 +442,9 @@ void mm_coll_nbc_expand(mm_coll_emitter *e)
         break;
     case MM_ALG_NBC_LINEAR:
         nbc_alltoall_linear(e);
+        break;
+    case MM_ALG_NBC_KNOMIAL:
+        nbc_bcast_knomial(e);
         break;
     default: /* MM_ALG_NBC_RING */
         nbc_allreduce_ring(e);
