@@ -342,9 +342,41 @@ static uint32_t ceil_log2(int32_t n)
     return k;
 }
 
+/* libnbc's schedules (coll_nbc.c) where they differ from the family's
+ * counts below; -2: as below. */
+static long nbc_expected_recvs(const mm_coll_desc *d, int32_t r)
+{
+    int fam = mm_coll_family(d->op);
+    int32_t n = d->n, vr = r == 0 ? d->root : r == d->root ? 0 : r; /* libnbc's swap */
+    uint64_t elem = d->elem ? d->elem : 1, frag = fam == MM_COLL_BCAST ? 16384 : 8192;
+    uint64_t frags = (d->bytes / elem * elem + frag - 1) / frag;
+    switch (d->alg) {
+    case MM_ALG_NBC_BINOMIAL:
+        if (fam == MM_COLL_ALLREDUCE) /* reduce to 0, bcast from 0 */
+            return r == 0 ? (long)ceil_log2(n) : -1;
+        return -2;
+    case MM_ALG_NBC_BINOMIAL_ROOT0:
+        return d->root == 0 ? -2 : r == d->root ? -1 : r == 0 ? (long)ceil_log2(n) : -1;
+    case MM_ALG_NBC_CHAIN: /* every vrank but the first (bcast) or the last
+                              (reduce) receives every fragment */
+        return vr == (fam == MM_COLL_BCAST ? 0 : n - 1) ? 0 : (long)frags;
+    case MM_ALG_NBC_REDSCAT:
+        if (fam == MM_COLL_ALLREDUCE && (n & (n - 1)) == 0)
+            return 2 * (long)ceil_log2(n);
+        return -1;
+    case MM_ALG_NBC_RING:
+        return 2 * (long)(n - 1);
+    default:
+        return -2;
+    }
+}
+
 /* Receives per rank that the algorithm must give; -1 = not checked. */
 static long expected_recvs(const mm_coll_desc *d, int32_t r)
 {
+    long nbc = nbc_expected_recvs(d, r);
+    if (nbc != -2)
+        return nbc;
     int32_t n = d->n;
     int fam = mm_coll_family(d->op);
     int32_t vr = ((r - d->root) % n + n) % n;
@@ -587,6 +619,69 @@ static void test_schedules_elems(void)
     }
     printf("element-cut schedules checked: %zu (%zu cut into pieces)\n", combos, pieces);
     CHECK(combos > 3000 && pieces > 1000);
+}
+
+/* libnbc's schedules with real element sizes and vectors cut unevenly
+ * (fragments of 8192 B, halving 100000/8 elements, ring segments). */
+static void test_nbc_schedules(void)
+{
+    static const int fams[] = {MM_COLL_BCAST, MM_COLL_REDUCE, MM_COLL_ALLREDUCE, MM_COLL_ALLTOALL};
+    static const uint64_t bytes[] = {8, 24, 4096, 65536, 100000, 100003};
+    static const uint32_t elems[] = {1, 8};
+    size_t combos = 0;
+    for (size_t f = 0; f < sizeof fams / sizeof *fams; f++)
+        for (int alg = MM_ALG_NBC_BINOMIAL; alg <= MM_ALG_NBC_KNOMIAL; alg++) {
+            if (!mm_coll_alg_valid(fams[f], alg))
+                continue;
+            for (int32_t n = 1; n <= 33; n++)
+                for (int32_t root = 0; root < n; root += n > 9 ? 5 : 1)
+                    for (size_t b = 0; b < sizeof bytes / sizeof *bytes; b++)
+                        for (size_t e = 0; e < 2; e++) {
+                            mm_coll_desc d = {fams[f], alg, n, root, bytes[b], elems[e], {0, 0}};
+                            combos += (size_t)check_schedule(&d);
+                        }
+        }
+    printf("libnbc schedules checked: %zu\n", combos);
+    CHECK(combos > 5000);
+    /* libnbc's piece sizes: 100000 B in 8192-B fragments (12 of 7692 B, the
+     * last 7696 B), 7 elements halved for 4 ranks (1 2 2 2) */
+    mm_coll_desc c = {MM_COLL_IREDUCE, MM_ALG_NBC_CHAIN, 2, 0, 100000, 1, {0, 0}};
+    CHECK_EQ(mm_coll_nblocks(&c), 13);
+    CHECK_EQ(mm_coll_block_bytes(&c, 0), 7692);
+    CHECK_EQ(mm_coll_block_bytes(&c, 12), 7696);
+    mm_coll_desc h = {MM_COLL_IALLREDUCE, MM_ALG_NBC_REDSCAT, 5, 0, 56, 8, {0, 0}};
+    CHECK_EQ(mm_coll_nblocks(&h), 4);
+    CHECK_EQ(mm_coll_block_bytes(&h, 0), 8);
+    CHECK_EQ(mm_coll_block_bytes(&h, 1), 16);
+    CHECK_EQ(mm_coll_block_bytes(&h, 3), 16);
+    char err[256];
+    h.bytes = 24; /* 3 elements < 4 */
+    CHECK_EQ(mm_coll_check(&h, err, sizeof err), MMS_EFORMAT);
+    c.bytes = 0;
+    CHECK_EQ(mm_coll_check(&c, err, sizeof err), MMS_EFORMAT);
+    /* libnbc's binomial ibcast, 8 ranks, root 3: vranks swap 0 and 3 (as
+     * Open MPI 4.1.4 sends it, checked with pml monitoring) */
+    static const int32_t tree[][3] = {{0, 3, 1}, {0, 3, 2}, {0, 3, 4}, {1, 1, 0},
+                                      {1, 1, 5}, {1, 2, 6}, {2, 0, 7}};
+    mm_coll_desc bc = {MM_COLL_IBCAST, MM_ALG_NBC_BINOMIAL, 8, 3, 4096, 1, {0, 0}};
+    mm_coll_xfer *x = NULL;
+    size_t nx = 0;
+    CHECK_EQ(mm_coll_expand_array(&bc, &x, &nx, err, sizeof err), MMS_OK);
+    CHECK_EQ(nx, sizeof tree / sizeof *tree);
+    for (size_t i = 0; i < nx && i < sizeof tree / sizeof *tree; i++) {
+        CHECK_EQ(x[i].step, (uint32_t)tree[i][0]);
+        CHECK_EQ(x[i].src, tree[i][1]);
+        CHECK_EQ(x[i].dst, tree[i][2]);
+        CHECK_EQ(x[i].bytes, 4096);
+    }
+    free(x);
+    /* non-commutative operations: libnbc reduces at rank 0 */
+    mm_coll_query q = {MM_COLL_IREDUCE, 8, 1 << 20, 8, 1, MM_COLL_LIB_OMPI, NULL};
+    CHECK_EQ(mm_coll_select(&q).alg, MM_ALG_NBC_BINOMIAL_ROOT0);
+    q.op = MM_COLL_IALLREDUCE;
+    CHECK_EQ(mm_coll_select(&q).alg, MM_ALG_NBC_BINOMIAL);
+    q.noncommutative = 0;
+    CHECK_EQ(mm_coll_select(&q).alg, MM_ALG_NBC_REDSCAT);
 }
 
 /* Transfers equal but for the tag they carry. */
@@ -896,6 +991,18 @@ static void test_auto(void)
         /* MPICH gather: binomial; gatherv: linear, all receives posted at once */
         {MM_COLL_GATHER, 64, 8, M, MM_ALG_BINOMIAL},
         {MM_COLL_GATHERV, 64, 8, M, MM_ALG_DIRECT},
+        /* Open MPI 4.1.4 libnbc (8-byte elements assumed) */
+        {MM_COLL_IBCAST, 4, 1 << 20, O, MM_ALG_LINEAR},
+        {MM_COLL_IBCAST, 5, 8, O, MM_ALG_NBC_BINOMIAL},
+        {MM_COLL_IREDUCE, 8, 8, O, MM_ALG_NBC_BINOMIAL},
+        {MM_COLL_IREDUCE, 8, 64, O, MM_ALG_NBC_REDSCAT},
+        {MM_COLL_IREDUCE, 2, 65535, O, MM_ALG_NBC_BINOMIAL},
+        {MM_COLL_IREDUCE, 2, 65536, O, MM_ALG_NBC_CHAIN},
+        {MM_COLL_IALLREDUCE, 3, 1 << 20, O, MM_ALG_NBC_BINOMIAL},
+        {MM_COLL_IALLREDUCE, 8, 65535, O, MM_ALG_NBC_BINOMIAL},
+        {MM_COLL_IALLREDUCE, 8, 65536, O, MM_ALG_NBC_REDSCAT},
+        {MM_COLL_IALLREDUCE, 16384, 65536, O, MM_ALG_NBC_RING},
+        {MM_COLL_IALLTOALL, 64, 1 << 20, O, MM_ALG_NBC_LINEAR},
     };
     for (size_t i = 0; i < sizeof rules / sizeof *rules; i++) {
         mm_coll_choice c = mm_coll_auto(rules[i].op, rules[i].n, rules[i].bytes, rules[i].lib);
@@ -1011,6 +1118,7 @@ int main(void)
     test_schedules();
     test_composites();
     test_schedules_elems();
+    test_nbc_schedules();
     test_variants();
     test_tag_ops();
     test_hot_spot();

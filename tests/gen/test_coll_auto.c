@@ -142,13 +142,13 @@ static const want cells[] = {
     {MM_COLL_SCATTERV, 64, 8, 1, 0, A(LINEAR), 0, 0},
     {MM_COLL_SCAN, 64, 8, 1, 0, A(LINEAR), 0, 0},
     {MM_COLL_EXSCAN, 64, 8, 1, 0, A(LINEAR), 0, 0},
-    /* nonblocking: libnbc, and the rules they had where coll_auto_nbc.c
-     * has none yet */
+    /* nonblocking: libnbc 4.1.4's own schedules */
     {MM_COLL_IALLGATHER, 40, 1024, 1, 0, A(LINEAR), 0, 0},
     {MM_COLL_IBARRIER, 4, 0, 0, 0, A(DISSEMINATION), 0, 0},
-    {MM_COLL_IBCAST, 8, 64, 0, 0, A(BINOMIAL), 0, 0},
-    {MM_COLL_IREDUCE, 4, 100, 0, 0, A(LINEAR), 0, 0},
-    {MM_COLL_IALLREDUCE, 300, 4095, 0, 0, A(RECURSIVE_DOUBLING), 0, 0},
+    {MM_COLL_IBCAST, 8, 64, 0, 0, A(NBC_BINOMIAL), 0, 0},
+    {MM_COLL_IBCAST, 4, 64, 0, 0, A(LINEAR), 0, 0},
+    {MM_COLL_IREDUCE, 4, 100, 0, 0, A(NBC_REDSCAT), 0, 0},
+    {MM_COLL_IALLREDUCE, 300, 4095, 0, 0, A(NBC_BINOMIAL), 0, 0},
 };
 #undef A
 

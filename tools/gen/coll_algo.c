@@ -10,6 +10,7 @@
 #include "coll_a2a.h"
 #include "coll_bcast_reduce_trees.h"
 #include "coll_emit.h"
+#include "coll_nbc.h"
 #include "coll_pof2.h"
 #include "coll_rsag.h"
 #include "coll_raben.h"
@@ -95,6 +96,8 @@ static const char *const alg_names[MM_ALG_COUNT] = {
     "knomial", "scatter_allgather", "scatter_ring_allgather", "rabenseifner",
     "segmented_ring", "modified_bruck", "linear_sync", "linear_nb", "tree", "butterfly",
     "gather_bcast", "smp", "rabenseifner_mpich", "bmtree",
+    "nbc_binomial", "nbc_binomial_root0", "nbc_chain", "nbc_redscat", "nbc_ring",
+    "nbc_linear", "nbc_knomial",
 };
 _Static_assert(sizeof alg_names / sizeof alg_names[0] == MM_ALG_COUNT && MM_ALG_COUNT <= 64,
                "one name per algorithm; valid_algs() keeps one bit each");
@@ -146,7 +149,7 @@ int mm_coll_alg_valid(int op, int alg)
 {
     int fam = mm_coll_family(op);
     return alg > MM_ALG_AUTO && alg < MM_ALG_COUNT &&
-           ((valid_algs(fam) | mm_coll_raben_algs(fam)) >> alg) & 1 &&
+           ((valid_algs(fam) | mm_coll_raben_algs(fam) | mm_coll_nbc_algs(fam)) >> alg) & 1 &&
            mm_coll_rsag_op_valid(op, alg);
 }
 
@@ -186,6 +189,8 @@ int mm_coll_check(const mm_coll_desc *d, char *err, size_t errlen)
                  "size, not %ld (use ring)", (long)d->n);
         return MMS_EFORMAT;
     }
+    if (mm_coll_nbc_alg(d->alg))
+        return mm_coll_nbc_check(d, err, errlen);
     int rc = mm_coll_rsag_check(d, err, errlen);
     return rc != MMS_OK ? rc : mm_coll_raben_check(d, err, errlen);
 }
@@ -197,6 +202,8 @@ int mm_coll_check(const mm_coll_desc *d, char *err, size_t errlen)
  * (mm_coll_nblocks). */
 static uint32_t vector_pieces(const mm_coll_desc *d)
 {
+    if (mm_coll_nbc_alg(d->alg))
+        return mm_coll_nbc_pieces(d);
     if (mm_coll_family(d->op) == MM_COLL_BCAST && d->alg == MM_ALG_SPLIT_BINARY)
         return 2; /* the two halves */
     return mm_coll_raben_pieces(d);
@@ -239,6 +246,8 @@ uint64_t mm_coll_block_bytes(const mm_coll_desc *d, uint32_t b)
     uint32_t k = vector_pieces(d);
     if (!k)
         return d->bytes;
+    if (mm_coll_nbc_alg(d->alg))
+        return mm_coll_nbc_block_bytes(d, b);
     /* Rabenseifner's halves and the scatter pieces have their own sizes */
     return mm_coll_raben_pieces(d) ? mm_coll_raben_piece_bytes(d, b) : mm_coll_piece_bytes(d, k, b);
 }
@@ -594,6 +603,10 @@ int mm_coll_expand(const mm_coll_desc *d, mm_coll_emit_fn fn, void *ctx,
     emitter e = {d, fn, ctx, mm_coll_nblocks(d), d->op, 0};
     if (mm_coll_tree_alg(d)) /* Open MPI's bcast/reduce trees */
         return mm_coll_trees(&e, err, errlen);
+    if (mm_coll_nbc_alg(d->alg)) {
+        mm_coll_nbc_expand(&e);
+        return e.rc;
+    }
     switch (mm_coll_family(d->op)) {
     case MM_COLL_GATHER:
         if (d->alg == MM_ALG_BINOMIAL)

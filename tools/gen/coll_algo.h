@@ -88,6 +88,16 @@ enum mm_coll_alg {
     MM_ALG_BMTREE,            /* bcast: Open MPI's binomial tree (topo_build_bmtree,
                                  libnbc's binomial): a rank's parent clears its
                                  highest bit; MM_ALG_BINOMIAL's clears the lowest */
+    /* Open MPI 4.1 libnbc schedules (coll_nbc.c) */
+    MM_ALG_NBC_BINOMIAL,      /* bcast, reduce, allreduce: libnbc binomial trees */
+    MM_ALG_NBC_BINOMIAL_ROOT0, /* reduce: libnbc binomial to rank 0, then to root
+                                  (non-commutative operations)                 */
+    MM_ALG_NBC_CHAIN,         /* reduce, bcast: libnbc chains of 8192-B / 16384-B fragments */
+    MM_ALG_NBC_REDSCAT,       /* reduce, allreduce: libnbc reduce-scatter +
+                                 gather / allgather (Rabenseifner)             */
+    MM_ALG_NBC_RING,          /* allreduce: libnbc ring                        */
+    MM_ALG_NBC_LINEAR,        /* alltoall: libnbc linear, peers 0, 1, ..., n-1 */
+    MM_ALG_NBC_KNOMIAL,       /* bcast: libnbc k-nomial tree, radix 4          */
     MM_ALG_COUNT
 };
 

@@ -463,54 +463,10 @@ static mm_coll_choice decide(const mm_coll_query *q)
     }
 }
 
-/* The nonblocking operations coll_auto_nbc.c has no libnbc rule for yet
- * (ibcast, ireduce, iallreduce, ialltoall) keep the rules they had before
- * the 4.1.4 tables: Open MPI 4.0 tuned's, applied to them as a stand-in
- * for libnbc. They go when coll_auto_nbc.c covers these operations. */
-static mm_coll_choice nbc_uncovered(const mm_coll_query *q)
-{
-    uint64_t bytes = q->bytes;
-    switch (mm_coll_family(q->op)) {
-    case MM_COLL_ALLREDUCE:
-        if (bytes < 10000)
-            return mm_coll_pick(MM_ALG_RECURSIVE_DOUBLING, "tuned: block < 10000 B: recursive doubling");
-        if (bytes / 8 > (uint64_t)q->n)
-            return (uint64_t)q->n * (1u << 20) >= bytes
-                ? mm_coll_pick(MM_ALG_RING, "tuned: count > n: ring")
-                : mm_coll_subst(MM_ALG_RING, "tuned: count > n, block > n MiB: segmented ring (as ring)");
-        return mm_coll_subst(MM_ALG_RECURSIVE_DOUBLING,
-                     "tuned: count <= n: nonoverlapping reduce+bcast (as recursive doubling)");
-    case MM_COLL_BCAST:
-        if (bytes < 2048)
-            return mm_coll_pick(MM_ALG_BINOMIAL, "tuned: message < 2048 B: binomial");
-        return mm_coll_subst(MM_ALG_BINOMIAL, "tuned: message >= 2048 B: segmented split-binary/pipeline (as binomial)");
-    case MM_COLL_REDUCE:
-        if (q->n < 8 && bytes < 512)
-            return mm_coll_pick(MM_ALG_LINEAR, "tuned: n < 8, message < 512 B: linear");
-        if ((q->n < 8 && bytes < 20480) || bytes < 2048)
-            return mm_coll_pick(MM_ALG_BINOMIAL, "tuned: n < 8 and message < 20480 B, or message < 2048 B: "
-                        "binomial, unsegmented");
-        return mm_coll_subst(MM_ALG_BINOMIAL, "tuned: message >= 2048 B: segmented binomial / pipeline / "
-                     "binary tree (as binomial)");
-    case MM_COLL_ALLTOALL:
-        if (q->n == 2)
-            return mm_coll_pick(MM_ALG_PAIRWISE, "tuned: n = 2: two_procs (one exchange)");
-        if (bytes < 200 && q->n > 12)
-            return mm_coll_subst(MM_ALG_LINEAR, "tuned: block < 200 B, n > 12: bruck (as linear)");
-        if (bytes < 3000)
-            return mm_coll_pick(MM_ALG_LINEAR, "tuned: block < 3000 B: basic linear");
-        return mm_coll_pick(MM_ALG_PAIRWISE, "tuned: block >= 3000 B: pairwise");
-    default:
-        return mm_coll_pick(MM_ALG_AUTO, "no expansion for this operation");
-    }
-}
-
-/* Open MPI 4.1.4: libnbc for the nonblocking operations, coll/tuned's
- * fixed decisions or coll/basic for the blocking ones. */
 mm_coll_choice mm_coll_auto_ompi(const mm_coll_query *q)
 {
     mm_coll_choice nbc;
-    if (mm_coll_nonblocking(q->op))
-        return mm_coll_auto_libnbc(q, &nbc) ? nbc : nbc_uncovered(q);
+    if (mm_coll_nonblocking(q->op) && mm_coll_auto_libnbc(q, &nbc))
+        return nbc;
     return decide(q);
 }
