@@ -88,6 +88,13 @@ enum mm_coll_alg {
     MM_ALG_BMTREE,            /* bcast: Open MPI's binomial tree (topo_build_bmtree,
                                  libnbc's binomial): a rank's parent clears its
                                  highest bit; MM_ALG_BINOMIAL's clears the lowest */
+    MM_ALG_MPICH_SCATTER_RD_ALLGATHER, /* bcast: MPICH's binomial scatter of
+                                 ceil(nbytes/n)-byte pieces + recursive doubling */
+    MM_ALG_MPICH_SCATTER_RING_ALLGATHER, /* bcast: the same scatter + ring       */
+    MM_ALG_SCATTERED,         /* alltoall: MPICH scattered, batches of 32 peers */
+    MM_ALG_MPICH_PAIRWISE,    /* alltoall: MPICH pairwise (XOR peers for pof2 n) */
+    MM_ALG_NONCOMMUTATIVE,    /* reduce_scatter: MPICH noncommutative (pof2 n,
+                                 recursive halving on bit-reversed blocks)    */
     MM_ALG_COUNT
 };
 
