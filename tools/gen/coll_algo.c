@@ -97,7 +97,7 @@ static const char *const alg_names[MM_ALG_COUNT] = {
     "segmented_ring", "modified_bruck", "linear_sync", "linear_nb", "tree", "butterfly",
     "gather_bcast", "smp", "rabenseifner_mpich", "bmtree",
     "mpich_scatter_rd_allgather", "mpich_scatter_ring_allgather", "scattered",
-    "mpich_pairwise", "noncommutative",
+    "mpich_pairwise", "noncommutative", "binomial_root0",
 };
 _Static_assert(sizeof alg_names / sizeof alg_names[0] == MM_ALG_COUNT && MM_ALG_COUNT <= 64,
                "one name per algorithm; valid_algs() keeps one bit each");

@@ -95,6 +95,9 @@ enum mm_coll_alg {
     MM_ALG_MPICH_PAIRWISE,    /* alltoall: MPICH pairwise (XOR peers for pof2 n) */
     MM_ALG_NONCOMMUTATIVE,    /* reduce_scatter: MPICH noncommutative (pof2 n,
                                  recursive halving on bit-reversed blocks)    */
+    MM_ALG_BINOMIAL_ROOT0,    /* reduce: MPICH's binomial for a noncommutative op:
+                                 the tree rooted at rank 0, then 0 sends the
+                                 result to the root                           */
     MM_ALG_COUNT
 };
 
