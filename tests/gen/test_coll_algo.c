@@ -379,6 +379,8 @@ static long expected_recvs(const mm_coll_desc *d, int32_t r)
             return vr == n - 1 ? 0 : 1;
         case MM_ALG_BINARY:
             return r == d->root ? (n > 2 ? 2 : n - 1) : -1;
+        case MM_ALG_BINOMIAL_ROOT0: /* the tree's root is 0 */
+            return r == 0 ? (long)ceil_log2(n) : -1;
         case MM_ALG_IN_ORDER_BINARY: /* the tree's root is n-1 */
             return r == n - 1 ? (n > 2 ? 2 : n - 1) : -1;
         default:
@@ -596,6 +598,11 @@ static void test_schedules_elems(void)
                     for (int ba = 0; ba < MM_ALG_COUNT; ba++) {
                         if ((ra != MM_ALG_AUTO && !mm_coll_alg_valid(MM_COLL_REDUCE, ra)) ||
                             (ba != MM_ALG_AUTO && !mm_coll_alg_valid(MM_COLL_BCAST, ba)))
+                            continue;
+                        /* Open MPI's allreduce: MPICH's own reduce and bcasts
+                         * (checked alone above) would only slow this down */
+                        if (ra == MM_ALG_BINOMIAL_ROOT0 || ba == MM_ALG_MPICH_SCATTER_RD_ALLGATHER ||
+                            ba == MM_ALG_MPICH_SCATTER_RING_ALLGATHER)
                             continue;
                         mm_coll_desc d = {MM_COLL_ALLREDUCE, MM_ALG_NONOVERLAPPING, n, 0,
                                           counts[ci] * elems[ei], elems[ei], {ra, ba}};
@@ -1209,6 +1216,20 @@ static void test_mpich(void)
     q.n = 6;
     CHECK_EQ(mm_coll_check(&q, err, sizeof err), MMS_EFORMAT);
     CHECK(strstr(err, "power-of-two") != NULL);
+    /* binomial reduce of a noncommutative op (reduce_intra_binomial.c:
+     * lroot = 0, then 0 sends to the root): n = 5, root 3, 16 bytes: 1->0,
+     * 3->2 (mask 1), 2->0 (mask 2), 4->0 (mask 4), then 0->3 */
+    static const pair_tot nc5[] = {{1, 0, 1, 16}, {3, 2, 1, 16}, {2, 0, 1, 16}, {4, 0, 1, 16},
+                                   {0, 3, 1, 16}};
+    mm_coll_desc b = {MM_COLL_REDUCE, MM_ALG_BINOMIAL_ROOT0, 5, 3, 16, 8, {0, 0}};
+    expect_totals(&b, nc5, sizeof nc5 / sizeof *nc5);
+    CHECK_EQ(mm_coll_expand_array(&b, &x, &nx, err, sizeof err), MMS_OK);
+    CHECK(nx == 5 && x[4].src == 0 && x[4].dst == 3 && x[4].step == 3);
+    free(x);
+    mm_coll_query nq = {MM_COLL_REDUCE, 5, 16, 8, 1, MM_COLL_LIB_MPICH, NULL};
+    CHECK_EQ(mm_coll_select(&nq).alg, MM_ALG_BINOMIAL_ROOT0);
+    nq.noncommutative = 0;
+    CHECK_EQ(mm_coll_select(&nq).alg, MM_ALG_BINOMIAL);
 }
 
 int main(void)

@@ -105,11 +105,14 @@ static mm_coll_choice mpir_allreduce(const mm_coll_query *q, uint64_t short_max)
  * the same branches). */
 static mm_coll_choice mpir_reduce(const mm_coll_query *q)
 {
-    if (q->bytes <= 2048)
-        return mm_coll_pick(MM_ALG_BINOMIAL, "mpich 4.0.2 mpir/generic.json: avg_msg_size <= 2048: binomial");
-    if (q->noncommutative)
-        return mm_coll_pick(MM_ALG_BINOMIAL, "mpich 4.0.2 mpir/generic.json: is_op_built_in=no "
-                            "(a noncommutative op): binomial");
+    if (q->bytes <= 2048) /* a noncommutative op: reduce_intra_binomial.c's lroot = 0 */
+        return q->noncommutative
+            ? mm_coll_pick(MM_ALG_BINOMIAL_ROOT0, "mpich 4.0.2 mpir/generic.json: avg_msg_size <= 2048: "
+                           "binomial (a noncommutative op: rooted at 0, then 0 to the root)")
+            : mm_coll_pick(MM_ALG_BINOMIAL, "mpich 4.0.2 mpir/generic.json: avg_msg_size <= 2048: binomial");
+    if (q->noncommutative) /* reduce_intra_binomial.c: lroot = 0 */
+        return mm_coll_pick(MM_ALG_BINOMIAL_ROOT0, "mpich 4.0.2 mpir/generic.json: is_op_built_in=no "
+                            "(a noncommutative op): binomial (rooted at 0, then 0 to the root)");
     if (count_of(q) < (uint64_t)mm_pof2_floor(q->n))
         return mm_coll_pick(MM_ALG_BINOMIAL, "mpich 4.0.2 mpir/generic.json: count < pof2(n): binomial");
     return rabenseifner(q->op, MM_ALG_BINOMIAL, "mpich 4.0.2 mpir/generic.json: built-in op, "

@@ -9,7 +9,8 @@
  *   bcast/bcast_intra_scatter_ring_allgather.c,
  *   alltoall/alltoall_intra_scattered.c, alltoall/alltoall_intra_pairwise.c,
  *   reduce_scatter/reduce_scatter_intra_noncommutative.c (and the
- *   reduce_scatter_block one, the same exchanges), src/mpi/coll/cvars.txt.
+ *   reduce_scatter_block one, the same exchanges), src/mpi/coll/cvars.txt,
+ *   reduce/reduce_intra_binomial.c.
  */
 #include "coll_mpich.h"
 #include "coll_raben.h"
@@ -27,6 +28,7 @@ uint64_t mm_coll_mpich_algs(int family)
     case MM_COLL_BCAST:    return A(MPICH_SCATTER_RD_ALLGATHER) | A(MPICH_SCATTER_RING_ALLGATHER);
     case MM_COLL_ALLTOALL: return A(SCATTERED) | A(MPICH_PAIRWISE);
     case MM_COLL_REDUCE_SCATTER: return A(NONCOMMUTATIVE);
+    case MM_COLL_REDUCE:   return A(BINOMIAL_ROOT0);
     default:               return 0;
     }
 }
@@ -141,6 +143,32 @@ static void alltoall_pairwise(mm_coll_emitter *e)
         }
 }
 
+/* ---- reduce binomial, noncommutative op ---- */
+
+/* reduce_intra_binomial.c: with a noncommutative op the tree is rooted at
+ * lroot = 0, not at the root, so that every rank combines in rank order;
+ * then, if root != 0, rank 0 sends the result to the root. The tree is
+ * MM_ALG_BINOMIAL's (relrank receives from relrank | mask, sends to
+ * relrank & ~mask), expanded with root 0; the last message follows it. */
+static void reduce_binomial_root0(mm_coll_emitter *e)
+{
+    mm_coll_desc t = *e->d;
+    t.alg = MM_ALG_BINOMIAL;
+    t.root = 0;
+    char err[200];
+    int rc = mm_coll_expand(&t, e->fn, e->ctx, err, sizeof err);
+    if (rc != MMS_OK) {
+        e->rc = rc;
+        return;
+    }
+    if (e->d->root != 0) {
+        uint32_t steps = 0; /* the tree's: ceil(log2 n) */
+        while ((1ll << steps) < e->d->n)
+            steps++;
+        mm_coll_put(e, steps, 0, e->d->root, 0, 1, MM_XFER_COPY);
+    }
+}
+
 /* ---- reduce_scatter noncommutative (n a power of two, equal blocks) ---- */
 
 /* Every rank first stores block b at position mirror(b), its log2 n bits
@@ -224,6 +252,9 @@ int mm_coll_mpich_expand(mm_coll_emitter *e)
         break;
     case MM_ALG_MPICH_PAIRWISE:
         alltoall_pairwise(e);
+        break;
+    case MM_ALG_BINOMIAL_ROOT0:
+        reduce_binomial_root0(e);
         break;
     default:
         reduce_scatter_noncommutative(e);

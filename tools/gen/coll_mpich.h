@@ -2,7 +2,8 @@
  * coll_mpich.h - MPICH 4.0.2 MPIR algorithms that send other messages than
  * the Open MPI ones of the same idea (coll_mpich.c): the scatter +
  * allgather bcasts (pieces cut in bytes), the scattered and pairwise
- * alltoalls, the noncommutative reduce_scatter. Internal to tools/gen; the
+ * alltoalls, the noncommutative reduce_scatter, the binomial reduce of a
+ * noncommutative op. Internal to tools/gen; the
  * public side is coll_algo.h.
  */
 #ifndef MM_TOOLS_COLL_MPICH_H
