@@ -1230,6 +1230,33 @@ static void test_mpich(void)
     CHECK_EQ(mm_coll_select(&nq).alg, MM_ALG_BINOMIAL_ROOT0);
     nq.noncommutative = 0;
     CHECK_EQ(mm_coll_select(&nq).alg, MM_ALG_BINOMIAL);
+
+    /* the rules (mpir/generic.json at v4.0.2), one rank per node */
+    static const struct { int op; int32_t n; uint64_t bytes; int nonc, alg; } rules[] = {
+        {MM_COLL_BCAST, 7, 100000, 0, MM_ALG_BINOMIAL},
+        {MM_COLL_BCAST, 8, 12288, 0, MM_ALG_BINOMIAL},
+        {MM_COLL_IBCAST, 8, 12288, 0, MM_ALG_MPICH_SCATTER_RD_ALLGATHER},
+        {MM_COLL_BCAST, 16, 524288, 0, MM_ALG_MPICH_SCATTER_RD_ALLGATHER},
+        {MM_COLL_IBCAST, 16, 524288, 0, MM_ALG_MPICH_SCATTER_RING_ALLGATHER},
+        {MM_COLL_BCAST, 12, 20000, 0, MM_ALG_MPICH_SCATTER_RING_ALLGATHER},
+        {MM_COLL_ALLTOALL, 8, 256, 0, MM_ALG_MODIFIED_BRUCK},
+        {MM_COLL_IALLTOALL, 8, 2048, 0, MM_ALG_MODIFIED_BRUCK},
+        {MM_COLL_ALLTOALL, 8, 257, 0, MM_ALG_SCATTERED},
+        {MM_COLL_ALLTOALL, 4, 100, 0, MM_ALG_SCATTERED},
+        {MM_COLL_ALLTOALL, 8, 32769, 0, MM_ALG_MPICH_PAIRWISE},
+        {MM_COLL_REDUCE_SCATTER, 8, 64, 1, MM_ALG_NONCOMMUTATIVE},
+        {MM_COLL_IREDUCE_SCATTER_BLOCK, 16, 64, 1, MM_ALG_NONCOMMUTATIVE},
+        {MM_COLL_REDUCE, 6, 100000, 1, MM_ALG_BINOMIAL_ROOT0},
+    };
+    for (size_t i = 0; i < sizeof rules / sizeof *rules; i++) {
+        mm_coll_query rq = {rules[i].op, rules[i].n, rules[i].bytes, 8, rules[i].nonc,
+                            MM_COLL_LIB_MPICH, NULL};
+        mm_coll_choice c = mm_coll_select(&rq);
+        if (c.alg != rules[i].alg || c.substitute)
+            fprintf(stderr, "mpich %s n=%d bytes=%llu: %s (%s)\n", mm_coll_name(rules[i].op),
+                    rules[i].n, (unsigned long long)rules[i].bytes, mm_coll_alg_name(c.alg), c.rule);
+        CHECK(c.alg == rules[i].alg && !c.substitute);
+    }
 }
 
 int main(void)

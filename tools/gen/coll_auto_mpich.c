@@ -123,26 +123,29 @@ static mm_coll_choice mpir_reduce(const mm_coll_query *q)
 
 /* mpir/generic.json, bcast on a communicator that is not parent. The
  * scatter + allgather broadcasts are MPICH's own (coll_mpich.c: pieces cut
- * in bytes). Ibcast runs the MPIR_Ibcast_intra_sched_* versions, not
- * checked against these: they stay marked substitute. */
+ * in bytes). Ibcast's thresholds are strict (< 12288, < 524288) and its
+ * MPIR_Ibcast_intra_sched_scatter_* versions (ibcast_utils.c
+ * MPII_Iscatter_for_bcast_sched) schedule the same messages for a
+ * nonempty vector; an empty one (which they would run with empty
+ * messages) is under 12288 B and goes binomial. */
 static mm_coll_choice mpir_bcast(const mm_coll_query *q)
 {
     int nb = mm_coll_nonblocking(q->op);
     if (q->n < 8)
         return mm_coll_pick(MM_ALG_BINOMIAL, "mpich 4.0.2 mpir/generic.json: comm_size < 8: binomial");
-    if (q->bytes <= 12288)
-        return mm_coll_pick(MM_ALG_BINOMIAL, "mpich 4.0.2 mpir/generic.json: avg_msg_size <= 12288: binomial");
-    if (mm_is_pof2(q->n) && q->bytes <= 524288)
-        return nb ? mm_coll_subst(MM_ALG_MPICH_SCATTER_RD_ALLGATHER, "mpich 4.0.2 mpir/generic.json: "
-                                  "ibcast, comm_size pow2, avg_msg_size < 524288: "
-                                  "sched_scatter_recursive_doubling_allgather (as the blocking one)")
-                  : mm_coll_pick(MM_ALG_MPICH_SCATTER_RD_ALLGATHER, "mpich 4.0.2 mpir/generic.json: "
-                                 "comm_size pow2, avg_msg_size <= 524288: "
-                                 "scatter_recursive_doubling_allgather");
-    return nb ? mm_coll_subst(MM_ALG_MPICH_SCATTER_RING_ALLGATHER, "mpich 4.0.2 mpir/generic.json: "
-                              "ibcast: sched_scatter_ring_allgather (as the blocking one)")
-              : mm_coll_pick(MM_ALG_MPICH_SCATTER_RING_ALLGATHER, "mpich 4.0.2 mpir/generic.json: "
-                             "scatter_ring_allgather");
+    if (nb ? q->bytes < 12288 : q->bytes <= 12288)
+        return mm_coll_pick(MM_ALG_BINOMIAL, nb
+            ? "mpich 4.0.2 mpir/generic.json: ibcast, avg_msg_size < 12288: sched_binomial"
+            : "mpich 4.0.2 mpir/generic.json: avg_msg_size <= 12288: binomial");
+    if (mm_is_pof2(q->n) && (nb ? q->bytes < 524288 : q->bytes <= 524288))
+        return mm_coll_pick(MM_ALG_MPICH_SCATTER_RD_ALLGATHER, nb
+            ? "mpich 4.0.2 mpir/generic.json: ibcast, comm_size pow2, avg_msg_size < 524288: "
+              "sched_scatter_recursive_doubling_allgather"
+            : "mpich 4.0.2 mpir/generic.json: comm_size pow2, avg_msg_size <= 524288: "
+              "scatter_recursive_doubling_allgather");
+    return mm_coll_pick(MM_ALG_MPICH_SCATTER_RING_ALLGATHER, nb
+        ? "mpich 4.0.2 mpir/generic.json: ibcast: sched_scatter_ring_allgather"
+        : "mpich 4.0.2 mpir/generic.json: scatter_ring_allgather");
 }
 
 /* A ch4 composition with a shared-memory (or node-communicator) phase:
