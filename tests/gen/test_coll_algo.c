@@ -133,9 +133,20 @@ static int scatter_bcast_in(const mm_coll_desc *d)
 /* Algorithms whose pieces may be empty with count >= n (bcast scatter +
  * allgather: ceil(count/n) elements per piece); the final check skips those
  * pieces too. */
+/* MPICH's, alone or as the second phase of the nonoverlapping allreduce */
+static int mpich_scatter_bcast(const mm_coll_desc *d)
+{
+    int fam = mm_coll_family(d->op);
+    int alg = fam == MM_COLL_BCAST ? d->alg
+            : fam == MM_COLL_ALLREDUCE && d->alg == MM_ALG_NONOVERLAPPING ? d->sub[1] : 0;
+    return (fam == MM_COLL_BCAST || fam == MM_COLL_ALLREDUCE) &&
+           (alg == MM_ALG_MPICH_SCATTER_RD_ALLGATHER || alg == MM_ALG_MPICH_SCATTER_RING_ALLGATHER);
+}
+
 static int empty_piece_ok(const mm_coll_desc *d)
 {
-    return scatter_bcast_in(d) && mm_coll_nblocks(d) > 1;
+    /* MPICH's scatter + allgather bcasts: ceil(nbytes/n)-byte pieces */
+    return (scatter_bcast_in(d) || mpich_scatter_bcast(d)) && mm_coll_nblocks(d) > 1;
 }
 
 /* The collective's promise, checked on the final state; returns the number
@@ -230,7 +241,8 @@ static int run(const mm_coll_desc *d, run_result *res)
      * that already hold it, the root included, as does a bcast after a
      * Rabenseifner reduce (the ranks keep the pieces they summed): a copy
      * may repeat what the receiver has */
-    int resend_ok = scatter_bcast_in(d) || d->alg == MM_ALG_GATHER_BCAST ||
+    int resend_ok = scatter_bcast_in(d) || mpich_scatter_bcast(d) ||
+                    d->alg == MM_ALG_GATHER_BCAST ||
                     /* and the bcast after the reduce of a nonoverlapping
                      * allreduce: ranks on the reduce's path may already
                      * hold the sum (a Rabenseifner reduce's pieces, the
@@ -399,6 +411,8 @@ static long expected_recvs(const mm_coll_desc *d, int32_t r)
             return vr == n - 1 ? 0 : 1;
         case MM_ALG_BINARY:
             return r == d->root ? (n > 2 ? 2 : n - 1) : -1;
+        case MM_ALG_BINOMIAL_ROOT0: /* the tree's root is 0 */
+            return r == 0 ? (long)ceil_log2(n) : -1;
         case MM_ALG_IN_ORDER_BINARY: /* the tree's root is n-1 */
             return r == n - 1 ? (n > 2 ? 2 : n - 1) : -1;
         default:
@@ -412,8 +426,11 @@ static long expected_recvs(const mm_coll_desc *d, int32_t r)
             return d->bytes / (d->elem ? d->elem : 1) >= 2 ? 2 : 1;
         if (d->alg == MM_ALG_SPLIT_BINARY)
             return 0;
+        if (mpich_scatter_bcast(d) && (d->bytes == 0 || n == 1))
+            return 0; /* MPICH: nothing to do */
         if (mm_coll_nblocks(d) > 1) { /* scatter + allgather: ring: n-1 pieces */
-            if (d->alg != MM_ALG_SCATTER_RING_ALLGATHER)
+            if (d->alg != MM_ALG_SCATTER_RING_ALLGATHER &&
+                d->alg != MM_ALG_MPICH_SCATTER_RING_ALLGATHER)
                 return -1;
             return n - 1 + (vr != 0 && mm_coll_block_bytes(d, (uint32_t)vr) > 0);
         }
@@ -453,6 +470,7 @@ static long expected_recvs(const mm_coll_desc *d, int32_t r)
     case MM_COLL_REDUCE_SCATTER:
         switch (d->alg) {
         case MM_ALG_RING: case MM_ALG_PAIRWISE: return n - 1;
+        case MM_ALG_NONCOMMUTATIVE: return ceil_log2(n);
         case MM_ALG_BUTTERFLY: case MM_ALG_RECURSIVE_DOUBLING: return -1;
         case MM_ALG_RECURSIVE_HALVING: {
             int32_t pof2 = 1;
@@ -589,6 +607,8 @@ static void test_schedules_elems(void)
         {MM_COLL_REDUCE, MM_ALG_RABENSEIFNER}, {MM_COLL_BCAST, MM_ALG_SCATTER_ALLGATHER},
         {MM_COLL_ALLREDUCE, MM_ALG_RABENSEIFNER_MPICH}, {MM_COLL_REDUCE, MM_ALG_RABENSEIFNER_MPICH},
         {MM_COLL_BCAST, MM_ALG_SCATTER_RING_ALLGATHER},
+        {MM_COLL_BCAST, MM_ALG_MPICH_SCATTER_RD_ALLGATHER},
+        {MM_COLL_BCAST, MM_ALG_MPICH_SCATTER_RING_ALLGATHER},
     };
     static const uint32_t elems[] = {1, 8};
     size_t combos = 0, pieces = 0;
@@ -610,6 +630,11 @@ static void test_schedules_elems(void)
                     for (int ba = 0; ba < MM_ALG_COUNT; ba++) {
                         if ((ra != MM_ALG_AUTO && !mm_coll_alg_valid(MM_COLL_REDUCE, ra)) ||
                             (ba != MM_ALG_AUTO && !mm_coll_alg_valid(MM_COLL_BCAST, ba)))
+                            continue;
+                        /* Open MPI's allreduce: MPICH's own reduce and bcasts
+                         * (checked alone above) would only slow this down */
+                        if (ra == MM_ALG_BINOMIAL_ROOT0 || ba == MM_ALG_MPICH_SCATTER_RD_ALLGATHER ||
+                            ba == MM_ALG_MPICH_SCATTER_RING_ALLGATHER)
                             continue;
                         mm_coll_desc d = {MM_COLL_ALLREDUCE, MM_ALG_NONOVERLAPPING, n, 0,
                                           counts[ci] * elems[ei], elems[ei], {ra, ba}};
@@ -1113,6 +1138,234 @@ static void test_ompi_trees(void)
     expect_pairs(MM_COLL_REDUCE, MM_ALG_IN_ORDER_BINARY, 9, 3, 100000, 8, io9, 9);
 }
 
+
+/* ---- MPICH 4.0.2 algorithms (coll_mpich.c). No oracle sees MPICH, so the
+ * per-pair totals below were derived by hand from MPICH v4.0.2's source. */
+static int32_t modn(int32_t a, int32_t n) { return ((a % n) + n) % n; }
+
+typedef struct pair_tot { int32_t src, dst; uint32_t msgs; uint64_t bytes; } pair_tot;
+
+/* The call's transfers, summed per (src, dst), are exactly want. */
+static void expect_totals(const mm_coll_desc *d, const pair_tot *want, size_t nwant)
+{
+    mm_coll_xfer *x = NULL;
+    size_t nx = 0, matched = 0;
+    char err[256];
+    CHECK_EQ(mm_coll_expand_array(d, &x, &nx, err, sizeof err), MMS_OK);
+    int ok = 1;
+    for (size_t i = 0; i < nwant; i++) {
+        uint32_t msgs = 0;
+        uint64_t bytes = 0;
+        for (size_t j = 0; j < nx; j++)
+            if (x[j].src == want[i].src && x[j].dst == want[i].dst)
+                msgs++, bytes += x[j].bytes;
+        ok &= msgs == want[i].msgs && bytes == want[i].bytes;
+        matched += msgs;
+    }
+    if (!ok || matched != nx)
+        fprintf(stderr, "%s/%s n=%d root=%d bytes=%llu elem=%u: not MPICH's messages\n",
+                mm_coll_name(d->op), mm_coll_alg_name(d->alg), d->n, d->root,
+                (unsigned long long)d->bytes, d->elem);
+    CHECK(ok && matched == nx);
+    free(x);
+}
+
+/* Per-pair (messages, bytes) of two descriptions, equal? */
+static int same_totals(const mm_coll_desc *a, const mm_coll_desc *b)
+{
+    mm_coll_xfer *xa, *xb;
+    size_t na, nb;
+    char err[256];
+    if (mm_coll_expand_array(a, &xa, &na, err, sizeof err) != MMS_OK)
+        return -1;
+    if (mm_coll_expand_array(b, &xb, &nb, err, sizeof err) != MMS_OK) {
+        free(xa);
+        return -1;
+    }
+    size_t nn = (size_t)a->n * (size_t)a->n;
+    uint64_t *t = calloc(4 * nn, sizeof *t);
+    if (!t)
+        abort();
+    for (size_t i = 0; i < na; i++) {
+        t[(size_t)xa[i].src * (size_t)a->n + (size_t)xa[i].dst]++;
+        t[nn + (size_t)xa[i].src * (size_t)a->n + (size_t)xa[i].dst] += xa[i].bytes;
+    }
+    for (size_t i = 0; i < nb; i++) {
+        t[2 * nn + (size_t)xb[i].src * (size_t)a->n + (size_t)xb[i].dst]++;
+        t[3 * nn + (size_t)xb[i].src * (size_t)a->n + (size_t)xb[i].dst] += xb[i].bytes;
+    }
+    int same = memcmp(t, t + 2 * nn, 2 * nn * sizeof *t) == 0;
+    free(t);
+    free(xa);
+    free(xb);
+    return same;
+}
+
+static void test_mpich(void)
+{
+    /* bcast scatter + ring allgather, n = 5, root 2, 13 bytes:
+     * scatter_size = ceil(13/5) = 3 bytes (bcast_utils.c), pieces of
+     * relative ranks 0..4: 3 3 3 3 1. MPII_Scatter_for_bcast, masks 4, 2,
+     * 1: v0->v4 1 B, v0->v2 6 B, v0->v1 3 B, v2->v3 3 B (v = rank - 2).
+     * Ring (bcast_intra_scatter_ring_allgather.c): 4 sendrecvs to the
+     * right, all pieces but the receiver's own, empty or not. */
+    static const pair_tot ring5[] = {{2, 3, 5, 13}, {3, 4, 4, 10}, {4, 0, 5, 13}, {0, 1, 4, 12},
+                                     {1, 2, 4, 10}, {2, 1, 1, 1}, {2, 4, 1, 6}};
+    mm_coll_desc d = {MM_COLL_BCAST, MM_ALG_MPICH_SCATTER_RING_ALLGATHER, 5, 2, 13, 1, {0, 0}};
+    expect_totals(&d, ring5, sizeof ring5 / sizeof *ring5);
+    /* bcast scatter + recursive doubling, n = 8, root 0, 10 elements of 8
+     * bytes: MPICH cuts 80 bytes into 10-byte pieces (Open MPI: 2-element
+     * pieces, 16 16 16 16 16 0 0 0). Scatter: 0->4 40, 0->2 20, 4->6 20,
+     * 0->1 10, 2->3 10, 4->5 10, 6->7 10; then MPIC_Sendrecv with v^1 (10
+     * B), v^2 (20 B), v^4 (40 B). */
+    static const pair_tot rd8[] = {
+        {0, 1, 2, 20}, {1, 0, 1, 10}, {0, 2, 2, 40}, {2, 0, 1, 20}, {0, 4, 2, 80}, {4, 0, 1, 40},
+        {1, 3, 1, 20}, {3, 1, 1, 20}, {1, 5, 1, 40}, {5, 1, 1, 40}, {2, 3, 2, 20}, {3, 2, 1, 10},
+        {2, 6, 1, 40}, {6, 2, 1, 40}, {3, 7, 1, 40}, {7, 3, 1, 40}, {4, 5, 2, 20}, {5, 4, 1, 10},
+        {4, 6, 2, 40}, {6, 4, 1, 20}, {5, 7, 1, 20}, {7, 5, 1, 20}, {6, 7, 2, 20}, {7, 6, 1, 10}};
+    mm_coll_desc r = {MM_COLL_BCAST, MM_ALG_MPICH_SCATTER_RD_ALLGATHER, 8, 0, 80, 8, {0, 0}};
+    expect_totals(&r, rd8, sizeof rd8 / sizeof *rd8);
+    mm_coll_desc o = r;
+    o.alg = MM_ALG_SCATTER_ALLGATHER;
+    CHECK_EQ(same_totals(&r, &o), 0);
+    /* nbytes == 0: "nothing to do" */
+    r.bytes = 0;
+    expect_totals(&r, NULL, 0);
+    /* With 1-byte elements and count >= n both libraries cut alike, and
+     * their scatters and allgathers send the same per-pair messages (any n,
+     * non-powers of two too). */
+    size_t same = 0;
+    for (int32_t n = 2; n <= 40; n++)
+        for (int32_t root = 0; root < n; root += 1 + n / 3)
+            for (int ring = 0; ring < 2; ring++) {
+                uint64_t counts[] = {(uint64_t)n, (uint64_t)n + 1, 3 * (uint64_t)n - 1, 1000};
+                for (size_t c = 0; c < 4; c++) {
+                    mm_coll_desc m = {MM_COLL_BCAST, ring ? MM_ALG_MPICH_SCATTER_RING_ALLGATHER
+                                                          : MM_ALG_MPICH_SCATTER_RD_ALLGATHER,
+                                      n, root, counts[c], 1, {0, 0}};
+                    mm_coll_desc om = m;
+                    om.alg = ring ? MM_ALG_SCATTER_RING_ALLGATHER : MM_ALG_SCATTER_ALLGATHER;
+                    int s = same_totals(&m, &om);
+                    CHECK_EQ(s, 1);
+                    same += s == 1;
+                }
+            }
+    CHECK(same > 500);
+
+    /* alltoall scattered (alltoall_intra_scattered.c, MPIR_CVAR_ALLTOALL_
+     * THROTTLE = 32): n = 40: rank r receives from r+1 .. r+31 in the first
+     * batch, r+32 .. r+39 in the second; the self message is left out. */
+    mm_coll_desc a = {MM_COLL_ALLTOALL, MM_ALG_SCATTERED, 40, 0, 100, 1, {0, 0}};
+    mm_coll_xfer *x;
+    size_t nx;
+    char err[256];
+    CHECK_EQ(mm_coll_expand_array(&a, &x, &nx, err, sizeof err), MMS_OK);
+    CHECK_EQ(nx, 40 * 39);
+    for (size_t i = 0; i < nx; i++) {
+        int32_t off = modn(x[i].src - x[i].dst, 40);
+        CHECK_EQ(x[i].step, off < 32 ? 0u : 1u);
+        CHECK_EQ(x[i].bytes, 100);
+    }
+    free(x);
+    mm_coll_desc lin = a;
+    lin.alg = MM_ALG_LINEAR;
+    CHECK_EQ(same_totals(&a, &lin), 1); /* the same pairs as linear, in two steps */
+    a.n = 13; /* one batch: exactly the linear alltoall, in its order */
+    lin.n = 13;
+    mm_coll_xfer *xl;
+    size_t nl;
+    CHECK_EQ(mm_coll_expand_array(&a, &x, &nx, err, sizeof err), MMS_OK);
+    CHECK_EQ(mm_coll_expand_array(&lin, &xl, &nl, err, sizeof err), MMS_OK);
+    CHECK(nx == nl && memcmp(x, xl, nx * sizeof *x) == 0);
+    free(x);
+    free(xl);
+    /* pairwise (alltoall_intra_pairwise.c): n = 8, exchange i with r ^ i;
+     * n = 5, to r + i, from r - i */
+    mm_coll_desc p = {MM_COLL_ALLTOALL, MM_ALG_MPICH_PAIRWISE, 8, 0, 4, 1, {0, 0}};
+    CHECK_EQ(mm_coll_expand_array(&p, &x, &nx, err, sizeof err), MMS_OK);
+    CHECK_EQ(nx, 8 * 7);
+    for (size_t i = 0; i < nx; i++)
+        CHECK_EQ((uint32_t)(x[i].src ^ x[i].dst), x[i].step + 1);
+    free(x);
+    p.n = 5;
+    CHECK_EQ(mm_coll_expand_array(&p, &x, &nx, err, sizeof err), MMS_OK);
+    for (size_t i = 0; i < nx; i++)
+        CHECK_EQ(modn(x[i].dst - x[i].src, 5), (int32_t)x[i].step + 1);
+    free(x);
+    /* Bruck (alltoall_intra_brucks.c) rotates by rank, sends to rank +
+     * 2^k the slots with bit k set, as Open MPI's modified Bruck: MPICH's
+     * rule picks MM_ALG_MODIFIED_BRUCK. */
+    CHECK_EQ(mm_coll_auto(MM_COLL_ALLTOALL, 16, 64, MM_COLL_LIB_MPICH).alg, MM_ALG_MODIFIED_BRUCK);
+
+    /* reduce_scatter noncommutative (reduce_scatter_intra_noncommutative.c),
+     * n = 4, 8-byte blocks: blocks stored at mirror positions (0 1 2 3 ->
+     * 0 2 1 3); exchange 0 with r ^ 1, 2 blocks: rank 0 sends positions 2,
+     * 3 = blocks 1, 3; exchange 1 with r ^ 2, 1 block: rank 1 (window 2..3)
+     * sends position 3 = block 3 to rank 3. */
+    mm_coll_desc q = {MM_COLL_REDUCE_SCATTER_BLOCK, MM_ALG_NONCOMMUTATIVE, 4, 0, 8, 8, {0, 0}};
+    CHECK_EQ(mm_coll_expand_array(&q, &x, &nx, err, sizeof err), MMS_OK);
+    CHECK_EQ(nx, 8);
+    int seen = 0;
+    for (size_t i = 0; i < nx; i++) {
+        CHECK_EQ(x[i].bytes, x[i].step == 0 ? 16u : 8u);
+        if (x[i].step == 0 && x[i].src == 0) {
+            CHECK(x[i].dst == 1 && mm_coll_xfer_block(&q, &x[i], 0) == 1 &&
+                  mm_coll_xfer_block(&q, &x[i], 1) == 3);
+            seen++;
+        }
+        if (x[i].step == 1 && x[i].src == 1) {
+            CHECK(x[i].dst == 3 && mm_coll_xfer_block(&q, &x[i], 0) == 3);
+            seen++;
+        }
+    }
+    CHECK_EQ(seen, 2);
+    free(x);
+    q.n = 6;
+    CHECK_EQ(mm_coll_check(&q, err, sizeof err), MMS_EFORMAT);
+    CHECK(strstr(err, "power-of-two") != NULL);
+    /* binomial reduce of a noncommutative op (reduce_intra_binomial.c:
+     * lroot = 0, then 0 sends to the root): n = 5, root 3, 16 bytes: 1->0,
+     * 3->2 (mask 1), 2->0 (mask 2), 4->0 (mask 4), then 0->3 */
+    static const pair_tot nc5[] = {{1, 0, 1, 16}, {3, 2, 1, 16}, {2, 0, 1, 16}, {4, 0, 1, 16},
+                                   {0, 3, 1, 16}};
+    mm_coll_desc b = {MM_COLL_REDUCE, MM_ALG_BINOMIAL_ROOT0, 5, 3, 16, 8, {0, 0}};
+    expect_totals(&b, nc5, sizeof nc5 / sizeof *nc5);
+    CHECK_EQ(mm_coll_expand_array(&b, &x, &nx, err, sizeof err), MMS_OK);
+    CHECK(nx == 5 && x[4].src == 0 && x[4].dst == 3 && x[4].step == 3);
+    free(x);
+    mm_coll_query nq = {MM_COLL_REDUCE, 5, 16, 8, 1, MM_COLL_LIB_MPICH, NULL};
+    CHECK_EQ(mm_coll_select(&nq).alg, MM_ALG_BINOMIAL_ROOT0);
+    nq.noncommutative = 0;
+    CHECK_EQ(mm_coll_select(&nq).alg, MM_ALG_BINOMIAL);
+
+    /* the rules (mpir/generic.json at v4.0.2), one rank per node */
+    static const struct { int op; int32_t n; uint64_t bytes; int nonc, alg; } rules[] = {
+        {MM_COLL_BCAST, 7, 100000, 0, MM_ALG_BINOMIAL},
+        {MM_COLL_BCAST, 8, 12288, 0, MM_ALG_BINOMIAL},
+        {MM_COLL_IBCAST, 8, 12288, 0, MM_ALG_MPICH_SCATTER_RD_ALLGATHER},
+        {MM_COLL_BCAST, 16, 524288, 0, MM_ALG_MPICH_SCATTER_RD_ALLGATHER},
+        {MM_COLL_IBCAST, 16, 524288, 0, MM_ALG_MPICH_SCATTER_RING_ALLGATHER},
+        {MM_COLL_BCAST, 12, 20000, 0, MM_ALG_MPICH_SCATTER_RING_ALLGATHER},
+        {MM_COLL_ALLTOALL, 8, 256, 0, MM_ALG_MODIFIED_BRUCK},
+        {MM_COLL_IALLTOALL, 8, 2048, 0, MM_ALG_MODIFIED_BRUCK},
+        {MM_COLL_ALLTOALL, 8, 257, 0, MM_ALG_SCATTERED},
+        {MM_COLL_ALLTOALL, 4, 100, 0, MM_ALG_SCATTERED},
+        {MM_COLL_ALLTOALL, 8, 32769, 0, MM_ALG_MPICH_PAIRWISE},
+        {MM_COLL_REDUCE_SCATTER, 8, 64, 1, MM_ALG_NONCOMMUTATIVE},
+        {MM_COLL_IREDUCE_SCATTER_BLOCK, 16, 64, 1, MM_ALG_NONCOMMUTATIVE},
+        {MM_COLL_REDUCE, 6, 100000, 1, MM_ALG_BINOMIAL_ROOT0},
+    };
+    for (size_t i = 0; i < sizeof rules / sizeof *rules; i++) {
+        mm_coll_query rq = {rules[i].op, rules[i].n, rules[i].bytes, 8, rules[i].nonc,
+                            MM_COLL_LIB_MPICH, NULL};
+        mm_coll_choice c = mm_coll_select(&rq);
+        if (c.alg != rules[i].alg || c.substitute)
+            fprintf(stderr, "mpich %s n=%d bytes=%llu: %s (%s)\n", mm_coll_name(rules[i].op),
+                    rules[i].n, (unsigned long long)rules[i].bytes, mm_coll_alg_name(c.alg), c.rule);
+        CHECK(c.alg == rules[i].alg && !c.substitute);
+    }
+}
+
 int main(void)
 {
     test_schedules();
@@ -1126,5 +1379,6 @@ int main(void)
     test_tags();
     test_auto();
     test_ompi_trees();
+    test_mpich();
     return check_report("test_coll_algo");
 }

@@ -11,6 +11,7 @@
 #include "coll_bcast_reduce_trees.h"
 #include "coll_emit.h"
 #include "coll_nbc.h"
+#include "coll_mpich.h"
 #include "coll_pof2.h"
 #include "coll_rsag.h"
 #include "coll_raben.h"
@@ -98,6 +99,8 @@ static const char *const alg_names[MM_ALG_COUNT] = {
     "gather_bcast", "smp", "rabenseifner_mpich", "bmtree",
     "nbc_binomial", "nbc_binomial_root0", "nbc_chain", "nbc_redscat", "nbc_ring",
     "nbc_linear", "nbc_knomial",
+    "mpich_scatter_rd_allgather", "mpich_scatter_ring_allgather", "scattered",
+    "mpich_pairwise", "noncommutative", "binomial_root0",
 };
 _Static_assert(sizeof alg_names / sizeof alg_names[0] == MM_ALG_COUNT && MM_ALG_COUNT <= 64,
                "one name per algorithm; valid_algs() keeps one bit each");
@@ -149,7 +152,8 @@ int mm_coll_alg_valid(int op, int alg)
 {
     int fam = mm_coll_family(op);
     return alg > MM_ALG_AUTO && alg < MM_ALG_COUNT &&
-           ((valid_algs(fam) | mm_coll_raben_algs(fam) | mm_coll_nbc_algs(fam)) >> alg) & 1 &&
+           ((valid_algs(fam) | mm_coll_raben_algs(fam) | mm_coll_nbc_algs(fam) |
+             mm_coll_mpich_algs(fam)) >> alg) & 1 &&
            mm_coll_rsag_op_valid(op, alg);
 }
 
@@ -192,6 +196,8 @@ int mm_coll_check(const mm_coll_desc *d, char *err, size_t errlen)
     if (mm_coll_nbc_alg(d->alg))
         return mm_coll_nbc_check(d, err, errlen);
     int rc = mm_coll_rsag_check(d, err, errlen);
+    if (rc == MMS_OK)
+        rc = mm_coll_mpich_check(d, err, errlen);
     return rc != MMS_OK ? rc : mm_coll_raben_check(d, err, errlen);
 }
 
@@ -206,6 +212,8 @@ static uint32_t vector_pieces(const mm_coll_desc *d)
         return mm_coll_nbc_pieces(d);
     if (mm_coll_family(d->op) == MM_COLL_BCAST && d->alg == MM_ALG_SPLIT_BINARY)
         return 2; /* the two halves */
+    if (mm_coll_mpich_pieces(d))
+        return mm_coll_mpich_pieces(d);
     return mm_coll_raben_pieces(d);
 }
 
@@ -248,6 +256,8 @@ uint64_t mm_coll_block_bytes(const mm_coll_desc *d, uint32_t b)
         return d->bytes;
     if (mm_coll_nbc_alg(d->alg))
         return mm_coll_nbc_block_bytes(d, b);
+    if (mm_coll_mpich_pieces(d)) /* MPICH's bcast pieces: cut in bytes */
+        return mm_coll_mpich_piece_bytes(d, b);
     /* Rabenseifner's halves and the scatter pieces have their own sizes */
     return mm_coll_raben_pieces(d) ? mm_coll_raben_piece_bytes(d, b) : mm_coll_piece_bytes(d, k, b);
 }
@@ -607,6 +617,8 @@ int mm_coll_expand(const mm_coll_desc *d, mm_coll_emit_fn fn, void *ctx,
         mm_coll_nbc_expand(&e);
         return e.rc;
     }
+    if (mm_coll_mpich_expand(&e)) /* MPICH 4.0.2's own (coll_mpich.c) */
+        return e.rc;
     switch (mm_coll_family(d->op)) {
     case MM_COLL_GATHER:
         if (d->alg == MM_ALG_BINOMIAL)
@@ -700,6 +712,9 @@ int mm_coll_expand(const mm_coll_desc *d, mm_coll_emit_fn fn, void *ctx,
 
 uint32_t mm_coll_xfer_block(const mm_coll_desc *d, const mm_coll_xfer *x, uint32_t k)
 {
+    uint32_t blk;
+    if (mm_coll_mpich_xfer_block(d, x, k, &blk))
+        return blk;
     if (mm_coll_family(d->op) == MM_COLL_ALLTOALL && d->alg == MM_ALG_MODIFIED_BRUCK)
         return mm_coll_bruck_block(d->n, x->src, (int64_t)mm_coll_mod((int64_t)x->dst - x->src, d->n), k);
     return (uint32_t)(((uint64_t)x->blk + k) % mm_coll_nblocks(d));

@@ -98,6 +98,16 @@ enum mm_coll_alg {
     MM_ALG_NBC_RING,          /* allreduce: libnbc ring                        */
     MM_ALG_NBC_LINEAR,        /* alltoall: libnbc linear, peers 0, 1, ..., n-1 */
     MM_ALG_NBC_KNOMIAL,       /* bcast: libnbc k-nomial tree, radix 4          */
+    MM_ALG_MPICH_SCATTER_RD_ALLGATHER, /* bcast: MPICH's binomial scatter of
+                                 ceil(nbytes/n)-byte pieces + recursive doubling */
+    MM_ALG_MPICH_SCATTER_RING_ALLGATHER, /* bcast: the same scatter + ring       */
+    MM_ALG_SCATTERED,         /* alltoall: MPICH scattered, batches of 32 peers */
+    MM_ALG_MPICH_PAIRWISE,    /* alltoall: MPICH pairwise (XOR peers for pof2 n) */
+    MM_ALG_NONCOMMUTATIVE,    /* reduce_scatter: MPICH noncommutative (pof2 n,
+                                 recursive halving on bit-reversed blocks)    */
+    MM_ALG_BINOMIAL_ROOT0,    /* reduce: MPICH's binomial for a noncommutative op:
+                                 the tree rooted at rank 0, then 0 sends the
+                                 result to the root                           */
     MM_ALG_COUNT
 };
 

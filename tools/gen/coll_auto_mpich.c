@@ -105,11 +105,14 @@ static mm_coll_choice mpir_allreduce(const mm_coll_query *q, uint64_t short_max)
  * the same branches). */
 static mm_coll_choice mpir_reduce(const mm_coll_query *q)
 {
-    if (q->bytes <= 2048)
-        return mm_coll_pick(MM_ALG_BINOMIAL, "mpich 4.0.2 mpir/generic.json: avg_msg_size <= 2048: binomial");
-    if (q->noncommutative)
-        return mm_coll_pick(MM_ALG_BINOMIAL, "mpich 4.0.2 mpir/generic.json: is_op_built_in=no "
-                            "(a noncommutative op): binomial");
+    if (q->bytes <= 2048) /* a noncommutative op: reduce_intra_binomial.c's lroot = 0 */
+        return q->noncommutative
+            ? mm_coll_pick(MM_ALG_BINOMIAL_ROOT0, "mpich 4.0.2 mpir/generic.json: avg_msg_size <= 2048: "
+                           "binomial (a noncommutative op: rooted at 0, then 0 to the root)")
+            : mm_coll_pick(MM_ALG_BINOMIAL, "mpich 4.0.2 mpir/generic.json: avg_msg_size <= 2048: binomial");
+    if (q->noncommutative) /* reduce_intra_binomial.c: lroot = 0 */
+        return mm_coll_pick(MM_ALG_BINOMIAL_ROOT0, "mpich 4.0.2 mpir/generic.json: is_op_built_in=no "
+                            "(a noncommutative op): binomial (rooted at 0, then 0 to the root)");
     if (count_of(q) < (uint64_t)mm_pof2_floor(q->n))
         return mm_coll_pick(MM_ALG_BINOMIAL, "mpich 4.0.2 mpir/generic.json: count < pof2(n): binomial");
     return rabenseifner(q->op, MM_ALG_BINOMIAL, "mpich 4.0.2 mpir/generic.json: built-in op, "
@@ -118,19 +121,31 @@ static mm_coll_choice mpir_reduce(const mm_coll_query *q)
                         "reduce_scatter_gather (Rabenseifner) (as binomial)");
 }
 
-/* mpir/generic.json, bcast on a communicator that is not parent. MPICH's
- * scatter + allgather broadcasts are not implemented here yet. */
+/* mpir/generic.json, bcast on a communicator that is not parent. The
+ * scatter + allgather broadcasts are MPICH's own (coll_mpich.c: pieces cut
+ * in bytes). Ibcast's thresholds are strict (< 12288, < 524288) and its
+ * MPIR_Ibcast_intra_sched_scatter_* versions (ibcast_utils.c
+ * MPII_Iscatter_for_bcast_sched) schedule the same messages for a
+ * nonempty vector; an empty one (which they would run with empty
+ * messages) is under 12288 B and goes binomial. */
 static mm_coll_choice mpir_bcast(const mm_coll_query *q)
 {
+    int nb = mm_coll_nonblocking(q->op);
     if (q->n < 8)
         return mm_coll_pick(MM_ALG_BINOMIAL, "mpich 4.0.2 mpir/generic.json: comm_size < 8: binomial");
-    if (q->bytes <= 12288)
-        return mm_coll_pick(MM_ALG_BINOMIAL, "mpich 4.0.2 mpir/generic.json: avg_msg_size <= 12288: binomial");
-    if (mm_is_pof2(q->n) && q->bytes <= 524288)
-        return mm_coll_subst(MM_ALG_BINOMIAL, "mpich 4.0.2 mpir/generic.json: comm_size pow2, "
-                             "avg_msg_size <= 524288: scatter_recursive_doubling_allgather (as binomial)");
-    return mm_coll_subst(MM_ALG_BINOMIAL, "mpich 4.0.2 mpir/generic.json: "
-                         "scatter_ring_allgather (as binomial)");
+    if (nb ? q->bytes < 12288 : q->bytes <= 12288)
+        return mm_coll_pick(MM_ALG_BINOMIAL, nb
+            ? "mpich 4.0.2 mpir/generic.json: ibcast, avg_msg_size < 12288: sched_binomial"
+            : "mpich 4.0.2 mpir/generic.json: avg_msg_size <= 12288: binomial");
+    if (mm_is_pof2(q->n) && (nb ? q->bytes < 524288 : q->bytes <= 524288))
+        return mm_coll_pick(MM_ALG_MPICH_SCATTER_RD_ALLGATHER, nb
+            ? "mpich 4.0.2 mpir/generic.json: ibcast, comm_size pow2, avg_msg_size < 524288: "
+              "sched_scatter_recursive_doubling_allgather"
+            : "mpich 4.0.2 mpir/generic.json: comm_size pow2, avg_msg_size <= 524288: "
+              "scatter_recursive_doubling_allgather");
+    return mm_coll_pick(MM_ALG_MPICH_SCATTER_RING_ALLGATHER, nb
+        ? "mpich 4.0.2 mpir/generic.json: ibcast: sched_scatter_ring_allgather"
+        : "mpich 4.0.2 mpir/generic.json: scatter_ring_allgather");
 }
 
 /* A ch4 composition with a shared-memory (or node-communicator) phase:
@@ -219,22 +234,31 @@ mm_coll_choice mm_coll_auto_mpich(const mm_coll_query *q)
               "from rank-2^k: dissemination)"
             : "mpich 4.0.2 mpir/generic.json: dissemination");
     case MM_COLL_ALLTOALL:
+        /* brucks: the messages of Open MPI's modified Bruck (coll_mpich.c
+         * header); ialltoall's sched_brucks, sched_permuted_sendrecv and
+         * sched_pairwise post the same messages in the same rounds as
+         * brucks, scattered and pairwise */
         if (n >= 8 && bytes <= (nb ? 2048u : 256u))
-            return mm_coll_subst(MM_ALG_LINEAR, "mpich 4.0.2 mpir/generic.json: comm_size >= 8, "
-                                 "avg_msg_size <= 256 (ialltoall: 2048): brucks (as linear)");
+            return mm_coll_pick(MM_ALG_MODIFIED_BRUCK, "mpich 4.0.2 mpir/generic.json: comm_size >= 8, "
+                                "avg_msg_size <= 256 (ialltoall: 2048): brucks");
         if (bytes <= 32768)
-            return mm_coll_pick(MM_ALG_LINEAR, "mpich 4.0.2 mpir/generic.json: avg_msg_size <= 32768: scattered");
-        return mm_coll_pick(MM_ALG_PAIRWISE, "mpich 4.0.2 mpir/generic.json: pairwise");
+            return mm_coll_pick(MM_ALG_SCATTERED, nb
+                ? "mpich 4.0.2 mpir/generic.json: avg_msg_size <= 32768: ialltoall "
+                  "permuted_sendrecv (scattered's batches of 32)"
+                : "mpich 4.0.2 mpir/generic.json: avg_msg_size <= 32768: scattered");
+        return mm_coll_pick(MM_ALG_MPICH_PAIRWISE, "mpich 4.0.2 mpir/generic.json: pairwise");
     case MM_COLL_SCATTER:
         if (op == MM_COLL_SCATTERV || op == MM_COLL_ISCATTERV)
             return mm_coll_pick(MM_ALG_LINEAR, "mpich 4.0.2 mpir/generic.json: scatterv: allcomm_linear");
         return mm_coll_pick(MM_ALG_BINOMIAL, "mpich 4.0.2 mpir/generic.json: binomial");
     case MM_COLL_REDUCE_SCATTER:
+        if (q->noncommutative && mm_is_pof2(n)) /* ireduce_scatter: the same exchanges */
+            return mm_coll_pick(MM_ALG_NONCOMMUTATIVE, "mpich 4.0.2 mpir/generic.json: "
+                                "noncommutative, comm_size pow2 (blocks regular): noncommutative "
+                                "(recursive halving in bit-reversed order)");
         if (q->noncommutative)
-            return mm_coll_subst(MM_ALG_PAIRWISE, mm_is_pof2(n)
-                ? "mpich 4.0.2 mpir/generic.json: noncommutative, comm_size pow2: noncommutative "
-                  "(recursive halving in bit-reversed order) (as pairwise)"
-                : "mpich 4.0.2 mpir/generic.json: noncommutative: recursive doubling (as pairwise)");
+            return mm_coll_subst(MM_ALG_PAIRWISE, "mpich 4.0.2 mpir/generic.json: noncommutative: "
+                                 "recursive doubling (as pairwise)");
         if (mm_coll_times_n(bytes, n) < 524288)
             return mm_coll_pick(MM_ALG_RECURSIVE_HALVING, "mpich 4.0.2 mpir/generic.json: commutative, "
                                 "total_msg_size < 524288: recursive halving");

@@ -335,8 +335,10 @@ static void reduce_raben(mm_coll_emitter *e)
  * for virtual rank v = rank - root), then an allgather ---- */
 
 /* Binomial scatter, largest subtree first; a piece range with no data is
- * not sent. Returns the number of steps. */
-static uint32_t scatter_pieces(mm_coll_emitter *e)
+ * not sent (its first piece is empty: the pieces run out before it).
+ * Returns the number of steps. MPICH's MPII_Scatter_for_bcast sends the
+ * same messages of its own pieces (coll_mpich.c). */
+uint32_t mm_coll_scatter_pieces(mm_coll_emitter *e)
 {
     const mm_coll_desc *d = e->d;
     int64_t top = 1;
@@ -346,7 +348,7 @@ static uint32_t scatter_pieces(mm_coll_emitter *e)
     for (int64_t mask = top >> 1; mask >= 1; mask >>= 1, step++)
         for (int64_t vr = 0; vr + mask < d->n; vr += 2 * mask) {
             int64_t child = vr + mask, cnt = d->n - child < mask ? d->n - child : mask;
-            if (mm_coll_raben_piece_bytes(d, (uint32_t)child))
+            if (mm_coll_block_bytes(d, (uint32_t)child))
                 mm_coll_put(e, step, mm_coll_absr(d, vr), mm_coll_absr(d, child),
                             (uint32_t)child, (uint32_t)cnt, MM_XFER_COPY);
         }
@@ -359,7 +361,7 @@ static uint32_t scatter_pieces(mm_coll_emitter *e)
  * partner existed pass the partner group's pieces on to the others by
  * recursive halving, one step per distance 2^(k-1) .. 1 (every message is
  * sent, empty or not). */
-static void allgather_doubling(mm_coll_emitter *e, uint32_t step)
+void mm_coll_allgather_doubling_pieces(mm_coll_emitter *e, uint32_t step)
 {
     const mm_coll_desc *d = e->d;
     int32_t n = d->n;
@@ -388,7 +390,7 @@ static void allgather_doubling(mm_coll_emitter *e, uint32_t step)
 }
 
 /* Ring: in step i virtual rank v passes piece v-i to v+1, empty or not. */
-static void allgather_ring_pieces(mm_coll_emitter *e, uint32_t step)
+void mm_coll_allgather_ring_pieces(mm_coll_emitter *e, uint32_t step)
 {
     const mm_coll_desc *d = e->d;
     for (int32_t i = 0; i + 1 < d->n; i++, step++)
@@ -412,9 +414,9 @@ int mm_coll_raben_expand(mm_coll_emitter *e)
             s.alg = MM_ALG_LINEAR;
             run_phase(e, &s, 0, mm_coll_nonblocking(d->op) ? d->op : MM_COLL_BCAST);
         } else if (d->alg == MM_ALG_SCATTER_ALLGATHER) {
-            allgather_doubling(e, scatter_pieces(e));
+            mm_coll_allgather_doubling_pieces(e, mm_coll_scatter_pieces(e));
         } else {
-            allgather_ring_pieces(e, scatter_pieces(e));
+            mm_coll_allgather_ring_pieces(e, mm_coll_scatter_pieces(e));
         }
     } else if (is_raben(d) && raben_runs(d)) {
         if (fam == MM_COLL_ALLREDUCE)

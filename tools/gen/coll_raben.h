@@ -17,6 +17,12 @@ uint32_t mm_coll_raben_pieces(const mm_coll_desc *d);
 uint64_t mm_coll_raben_piece_bytes(const mm_coll_desc *d, uint32_t b);
 /* Limits (the phases of nonoverlapping); MMS_OK or MMS_EFORMAT. */
 int      mm_coll_raben_check(const mm_coll_desc *d, char *err, size_t errlen);
+/* The binomial scatter of a scatter + allgather bcast's pieces (those of
+ * mm_coll_block_bytes); returns its steps. */
+uint32_t mm_coll_scatter_pieces(mm_coll_emitter *e);
+/* Its allgathers from step on: recursive doubling (any n), ring. */
+void     mm_coll_allgather_doubling_pieces(mm_coll_emitter *e, uint32_t step);
+void     mm_coll_allgather_ring_pieces(mm_coll_emitter *e, uint32_t step);
 /* Expand d if it is one of this file's algorithms; 0 if it is not. */
 int      mm_coll_raben_expand(mm_coll_emitter *e);
 
