@@ -693,6 +693,8 @@ uint32_t mm_coll_xfer_block(const mm_coll_desc *d, const mm_coll_xfer *x, uint32
 {
     if (mm_coll_family(d->op) == MM_COLL_ALLTOALL && d->alg == MM_ALG_MODIFIED_BRUCK)
         return mm_coll_bruck_block(d->n, x->src, (int64_t)mm_coll_mod((int64_t)x->dst - x->src, d->n), k);
+    if (mm_coll_rsb_mirrored(d))
+        return mm_coll_rsb_block(d, x, k);
     return (uint32_t)(((uint64_t)x->blk + k) % mm_coll_nblocks(d));
 }
 

@@ -168,7 +168,9 @@ uint64_t mm_coll_block_bytes(const mm_coll_desc *d, uint32_t b);
 
 /* Block k (k < x->nblk) of the blocks transfer x of call d carries:
  * (x->blk + k) mod nblocks, except in the modified Bruck alltoall, whose
- * messages pack blocks that are not consecutive (coll_a2a.c). */
+ * messages pack blocks that are not consecutive (coll_a2a.c), and in the
+ * butterfly reduce_scatter_block on a power of two n, whose are in
+ * bit-reversed order (coll_rsag.c). */
 uint32_t mm_coll_xfer_block(const mm_coll_desc *d, const mm_coll_xfer *x, uint32_t k);
 
 /* Call fn for every transfer of the call, in nondecreasing step order. A

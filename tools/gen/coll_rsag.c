@@ -148,15 +148,6 @@ int mm_coll_rsag_check(const mm_coll_desc *d, char *err, size_t errlen)
                  "power of two) is not implemented", (long)d->n);
         return MMS_EFORMAT;
     }
-    if (d->alg == MM_ALG_BUTTERFLY && d->op == MM_COLL_REDUCE_SCATTER_BLOCK &&
-        mm_is_pof2(d->n) && d->n > 1) {
-        /* Open MPI's own power-of-two variant permutes the blocks (mirror
-         * order): its messages carry blocks that are not adjacent, which a
-         * transfer (blk .. blk+nblk-1) cannot say */
-        snprintf(err, errlen, "butterfly reduce_scatter_block on a power-of-two communicator "
-                 "(%ld ranks) is not implemented", (long)d->n);
-        return MMS_EFORMAT;
-    }
     return MMS_OK;
 }
 
@@ -220,8 +211,33 @@ void mm_coll_barrier_rd_ompi(mm_coll_emitter *e)
  * for the blocks of real ranks vfirst(v) .. vfirst(v+1)-1. */
 static int32_t vfirst(int32_t v, int32_t rem) { return v < rem ? 2 * v : v + rem; }
 
+/* v with its log2(pof2) low bits reversed (Open MPI's mirror permutation). */
+static int32_t mirror(int32_t v, int32_t pof2)
+{
+    int32_t m = 0;
+    for (int32_t bit = 1, b = pof2 / 2; bit < pof2; bit <<= 1, b >>= 1)
+        if (v & bit)
+            m |= b;
+    return m;
+}
+
+int mm_coll_rsb_mirrored(const mm_coll_desc *d)
+{
+    return d->alg == MM_ALG_BUTTERFLY && mm_is_pof2(d->n) &&
+           (d->op == MM_COLL_REDUCE_SCATTER_BLOCK || d->op == MM_COLL_IREDUCE_SCATTER_BLOCK);
+}
+
+uint32_t mm_coll_rsb_block(const mm_coll_desc *d, const mm_coll_xfer *x, uint32_t k)
+{
+    return (uint32_t)mirror((int32_t)((x->blk + k) % (uint32_t)d->n), d->n);
+}
+
 /* Butterfly (Open MPI reduce_scatter butterfly; reduce_scatter_block
- * butterfly on n not a power of two). Step 0 folds as above. Then, for
+ * butterfly). reduce_scatter_block on a power of two n
+ * (..._butterfly_pof2) first stores block b at position mirror(b) and
+ * halves windows of positions: a message carries the blocks at positions
+ * blk .. blk+nblk-1 (mm_coll_rsb_block), and v ends with position
+ * mirror(v), its own block, so no last step. Otherwise: step 0 folds as above. Then, for
  * mask = 1, 2, ..., pof2/2, virtual rank v and v XOR mask split their
  * window of virtual blocks (all pof2 at first) in halves: the one with the
  * mask bit clear keeps the lower half and sends the upper one, the other
@@ -255,11 +271,8 @@ void mm_coll_rs_butterfly(mm_coll_emitter *e)
             mm_coll_put(e, step, mm_coll_rd_real(v, rem), mm_coll_rd_real(v ^ mask, rem),
                         (uint32_t)first, (uint32_t)(end - first), MM_XFER_REDUCE);
         }
-    for (int32_t v = 0; v < pof2; v++) {
-        int32_t held = 0; /* mirror(v): the virtual block v ends with */
-        for (int32_t m = 1, b = pof2 / 2; m < pof2; m <<= 1, b >>= 1)
-            if (v & m)
-                held |= b;
+    for (int32_t v = 0; v < pof2 && !mm_coll_rsb_mirrored(e->d); v++) {
+        int32_t held = mirror(v, pof2); /* the virtual block v ends with */
         int32_t me = mm_coll_rd_real(v, rem), peer = mm_coll_rd_real(held, rem);
         if (held < rem)
             mm_coll_put(e, step, me, peer - 1, (uint32_t)(peer - 1), 1, MM_XFER_COPY);
