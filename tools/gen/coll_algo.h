@@ -96,9 +96,14 @@ enum mm_xfer_mode {
     MM_XFER_COPY   = 0, /* store them (they replace a partial result)      */
     MM_XFER_REDUCE = 1, /* combine them with its own (the reduction)        */
     MM_XFER_SYNC   = 2, /* barrier: zero bytes, it learns who has arrived    */
-    MM_XFER_PREFIX = 3  /* scan: combine the sender's partial sum (block 1)
+    MM_XFER_PREFIX = 3, /* scan: combine the sender's partial sum (block 1)
                            with its own and, when the sender is a lower
                            rank, with its result (block 0) too             */
+    MM_XFER_FORWARD = 4 /* the receiver combines them with its own, as
+                           REDUCE; but the sender passes on, for each block,
+                           exactly what it last received of it, not what it
+                           holds (Open MPI's recursive-doubling
+                           reduce_scatter_block on n not a power of two)   */
 };
 
 typedef struct mm_coll_xfer {
