@@ -59,7 +59,7 @@ typedef struct args {
     int alg_auto, pairs, json;
 } args;
 
-static const char *const mode_names[] = {"copy", "reduce", "sync", "prefix"};
+static const char *const mode_names[] = {"copy", "reduce", "sync", "prefix", "forward"};
 
 static const char *lib_name(int lib)
 {
@@ -264,7 +264,7 @@ static void print_text(const args *a, const mm_coll_choice *c, const mm_coll_xfe
         printf("%5lu %6ld %6ld %12llu %6lu %6lu %7s %6ld\n", (unsigned long)x[i].step,
                (long)x[i].src, (long)x[i].dst, (unsigned long long)x[i].bytes,
                (unsigned long)x[i].blk, (unsigned long)x[i].nblk,
-               x[i].mode < 4 ? mode_names[x[i].mode] : "?", (long)mm_coll_xfer_tag(&x[i], 0));
+               x[i].mode < sizeof mode_names / sizeof *mode_names ? mode_names[x[i].mode] : "?", (long)mm_coll_xfer_tag(&x[i], 0));
     printf("%zu transfer(s)\n", nx);
 }
 
@@ -315,7 +315,7 @@ static int print_json(const args *a, const mm_coll_choice *c, const mm_coll_xfer
             mmj_ku64(&j, "bytes", x[i].bytes);
             mmj_ku64(&j, "blk", x[i].blk);
             mmj_ku64(&j, "nblk", x[i].nblk);
-            mmj_kstr(&j, "mode", x[i].mode < 4 ? mode_names[x[i].mode] : "?");
+            mmj_kstr(&j, "mode", x[i].mode < sizeof mode_names / sizeof *mode_names ? mode_names[x[i].mode] : "?");
             mmj_ki64(&j, "tag", mm_coll_xfer_tag(&x[i], 0));
             mmj_obj_end(&j);
         }

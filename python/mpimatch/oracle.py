@@ -6,6 +6,8 @@ tests/mpi/coll_oracle.c makes one collective call; it runs under mpirun with Ope
 pml monitoring (`pml_monitoring_enable 2` separates the library's internal messages,
 negative tags, as "I" lines), optionally with one coll/tuned algorithm forced. Each
 rank's DIR/prof.<rank>.prof then holds "I <src> <dst> <B> bytes <M> msgs sent" lines.
+Messages of persistent requests (alltoall(v) basic_linear's isend_init) are counted as
+"E" (application) lines instead; the program sends nothing of its own, so both count.
 One call per run: Open MPI 4.1.4 does not register the pml_monitoring_flush MPI_T
 variable that would dump the counts per phase."""
 from __future__ import annotations
@@ -41,6 +43,7 @@ OMPI_ALGS: Dict[str, Dict[int, str]] = {
                   5: "neighbor_exchange"},
     "allgatherv": {1: "gather_bcast", 2: "bruck", 3: "ring", 4: "neighbor_exchange"},
     "alltoall": {1: "linear", 2: "pairwise", 3: "modified_bruck", 4: "linear_sync"},
+    "alltoallv": {1: "linear", 2: "pairwise"},
     "barrier": {1: "linear", 3: "recursive_doubling", 4: "dissemination", 6: "tree"},
     "gather": {1: "linear", 2: "binomial", 3: "linear_sync"},
     "scatter": {1: "linear", 2: "binomial", 3: "linear_nb"},

@@ -8,7 +8,8 @@
  * ranks whose block it is). A transfer sends what the sender held at the
  * start of its step; COPY needs the sender to hold the block and must not
  * resend what the receiver has, REDUCE must combine disjoint sets (nothing
- * counted twice), SYNC (barrier) merges, PREFIX (scan) combines disjoint
+ * counted twice), FORWARD as REDUCE with what the sender last received of
+ * each block (it must have received it), SYNC (barrier) merges, PREFIX (scan) combines disjoint
  * partial sums into block 1 and, from a lower rank, into the result, block
  * 0. At the end: gather, the root holds every rank's block; allgather,
  * every rank does; bcast, every rank holds the root's; reduce/allreduce,
@@ -31,12 +32,19 @@ typedef struct sim {
     uint32_t  nb;
     size_t    words;  /* 64-bit words per contributor set */
     uint64_t *st;     /* n * nb sets                     */
+    uint64_t *last;   /* n * nb sets: what each rank last received of each
+                         block (MM_XFER_FORWARD passes that on)          */
     uint64_t *pay;    /* payload snapshot of one step     */
 } sim;
 
 static uint64_t *set_of(sim *s, int32_t r, uint32_t b)
 {
     return s->st + ((size_t)r * s->nb + b) * s->words;
+}
+
+static uint64_t *last_of(sim *s, int32_t r, uint32_t b)
+{
+    return s->last + ((size_t)r * s->nb + b) * s->words;
 }
 
 static int set_empty(const uint64_t *a, size_t w)
@@ -223,6 +231,7 @@ static int run(const mm_coll_desc *d, run_result *res)
     s.nb = mm_coll_nblocks(d);
     s.words = ((size_t)d->n + 63) / 64;
     s.st = calloc((size_t)d->n * s.nb * s.words, sizeof *s.st);
+    s.last = calloc((size_t)d->n * s.nb * s.words, sizeof *s.last);
     size_t maxblk = 0;
     for (size_t i = 0; i < nx; i++)
         if (x[i].nblk > maxblk)
@@ -234,7 +243,7 @@ static int run(const mm_coll_desc *d, run_result *res)
     for (size_t i = 0; i < nx; i++)
         paycap += x[i].nblk;
     s.pay = calloc(paycap ? paycap * s.words : 1, sizeof *s.pay);
-    if (!s.st || !res->recvs || !s.pay)
+    if (!s.st || !s.last || !res->recvs || !s.pay)
         abort();
     sim_init(&s, d);
     /* Open MPI's scatter + allgather bcasts send every piece back to ranks
@@ -254,7 +263,7 @@ static int run(const mm_coll_desc *d, run_result *res)
         const mm_coll_xfer *t = &x[i];
         if (t->src < 0 || t->src >= d->n || t->dst < 0 || t->dst >= d->n || t->src == t->dst ||
             (t->nblk < 1 && t->mode != MM_XFER_SYNC) || t->nblk > s.nb || t->blk >= s.nb ||
-            t->mode > MM_XFER_PREFIX ||
+            t->mode > MM_XFER_FORWARD ||
             (t->mode == MM_XFER_PREFIX && (t->blk != 1 || t->nblk != 1)) ||
             (i > 0 && t->step < x[i - 1].step)) {
             fprintf(stderr, "bad transfer %zu: step %u %d->%d blk %u+%u\n", i, t->step,
@@ -279,12 +288,16 @@ static int run(const mm_coll_desc *d, run_result *res)
         size_t j = i;
         while (j < nx && x[j].step == x[i].step)
             j++;
-        /* snapshot what every sender of this step holds */
+        /* snapshot what every sender of this step holds (forwards: what
+         * it last received) */
         uint64_t *p = s.pay;
         for (size_t k = i; k < j; k++)
-            for (uint32_t b = 0; b < x[k].nblk; b++, p += s.words)
-                memcpy(p, set_of(&s, x[k].src, mm_coll_xfer_block(d, &x[k], b)),
+            for (uint32_t b = 0; b < x[k].nblk; b++, p += s.words) {
+                uint32_t blk = mm_coll_xfer_block(d, &x[k], b);
+                memcpy(p, x[k].mode == MM_XFER_FORWARD ? last_of(&s, x[k].src, blk)
+                                                       : set_of(&s, x[k].src, blk),
                        s.words * sizeof *p);
+            }
         p = s.pay;
         for (size_t k = i; k < j; k++)
             for (uint32_t b = 0; b < x[k].nblk; b++, p += s.words) {
@@ -305,6 +318,7 @@ static int run(const mm_coll_desc *d, run_result *res)
                     memcpy(r, p, s.words * sizeof *r);
                     break;
                 case MM_XFER_REDUCE:
+                case MM_XFER_FORWARD: /* the sender must have received it */
                     ok = !set_empty(p, s.words) && set_disjoint(r, p, s.words);
                     for (size_t w = 0; w < s.words; w++)
                         r[w] |= p[w];
@@ -326,6 +340,7 @@ static int run(const mm_coll_desc *d, run_result *res)
                     for (size_t w = 0; w < s.words; w++)
                         r[w] |= p[w];
                 }
+                memcpy(last_of(&s, x[k].dst, blk), p, s.words * sizeof *p);
                 if (!ok) {
                     if (res->errors < 5)
                         fprintf(stderr, "%s/%s n=%d root=%d: step %u %d->%d block %u: %s\n",
@@ -341,6 +356,7 @@ static int run(const mm_coll_desc *d, run_result *res)
     res->wrong = sim_final(&s, d);
 out:
     free(s.st);
+    free(s.last);
     free(s.pay);
     free(x);
     return 0;
@@ -721,8 +737,39 @@ static int same_but_tag(const mm_coll_xfer *a, const mm_coll_xfer *b, size_t n)
     return 1;
 }
 
+static int xfer_cmp(const void *pa, const void *pb)
+{
+    const mm_coll_xfer *a = pa, *b = pb;
+    if (a->step != b->step)
+        return a->step < b->step ? -1 : 1;
+    if (a->dst != b->dst)
+        return a->dst < b->dst ? -1 : 1;
+    return a->src < b->src ? -1 : a->src > b->src;
+}
+
+/* Open MPI's alltoallv basic_linear: every rank posts its receives in rank
+ * order 0, 1, ..., n-1 (skipping itself), and sends in that order too. */
+static void check_alltoallv_linear_order(const mm_coll_xfer *x, size_t nx, int32_t n)
+{
+    int32_t *next_src = calloc((size_t)n, sizeof *next_src), *next_dst = calloc((size_t)n, sizeof *next_dst);
+    CHECK(next_src && next_dst);
+    for (size_t k = 0; next_src && next_dst && k < nx; k++) {
+        int32_t s = x[k].src, d = x[k].dst;
+        next_src[d] += next_src[d] == d; /* no message from itself */
+        next_dst[s] += next_dst[s] == s;
+        CHECK_EQ(s, next_src[d]);
+        CHECK_EQ(d, next_dst[s]);
+        next_src[d]++;
+        next_dst[s]++;
+        CHECK_EQ(x[k].step, 0);
+    }
+    free(next_src);
+    free(next_dst);
+}
+
 /* The nonblocking and v-variants expand exactly as their family, with
- * every algorithm. */
+ * every algorithm; but alltoallv linear (Open MPI's basic_linear posts in
+ * rank order) sends the same messages in another order. */
 static void test_variants(void)
 {
     static const int pairs[][2] = {
@@ -753,7 +800,13 @@ static void test_variants(void)
             CHECK_EQ(mm_coll_expand_array(&a, &xa, &na, err, sizeof err), MMS_OK);
             CHECK_EQ(mm_coll_expand_array(&b, &xb, &nb, err, sizeof err), MMS_OK);
             CHECK_EQ(na, nb);
-            CHECK(na == nb && same_but_tag(xa, xb, na));
+            if (pairs[i][0] == MM_COLL_ALLTOALLV && alg == MM_ALG_LINEAR && na == nb) {
+                check_alltoallv_linear_order(xa, na, a.n);
+                CHECK(!same_but_tag(xa, xb, na)); /* another order ... */
+                qsort(xa, na, sizeof *xa, xfer_cmp);
+                qsort(xb, nb, sizeof *xb, xfer_cmp);
+            }
+            CHECK(na == nb && same_but_tag(xa, xb, na)); /* ... the same messages */
             compared++;
             free(xa);
             free(xb);
@@ -1366,6 +1419,89 @@ static void test_mpich(void)
     }
 }
 
+/* Messages and bytes per (src, dst) pair, all of them: what pml
+ * monitoring counts. */
+typedef struct pair_sum { int32_t src, dst; uint64_t msgs, bytes; } pair_sum;
+
+static void expect_pair_sums(int op, int alg, int32_t n, uint64_t bytes, uint32_t elem,
+                             const pair_sum *want, size_t nwant)
+{
+    mm_coll_desc d = {op, alg, n, 0, bytes, elem, {0, 0}};
+    mm_coll_xfer *x = NULL;
+    size_t nx = 0, pairs = 0;
+    char err[256];
+    CHECK_EQ(mm_coll_expand_array(&d, &x, &nx, err, sizeof err), MMS_OK);
+    uint64_t *sum = calloc(2 * (size_t)n * (size_t)n, sizeof *sum); /* msgs, bytes */
+    CHECK(sum != NULL);
+    for (size_t j = 0; sum && j < nx; j++) {
+        uint64_t *c = sum + 2 * ((size_t)x[j].src * (size_t)n + (size_t)x[j].dst);
+        pairs += c[0] == 0;
+        c[0]++;
+        c[1] += x[j].bytes;
+    }
+    int ok = sum && pairs == nwant;
+    for (size_t i = 0; ok && i < nwant; i++) {
+        const uint64_t *c = sum + 2 * ((size_t)want[i].src * (size_t)n + (size_t)want[i].dst);
+        ok = c[0] == want[i].msgs && c[1] == want[i].bytes;
+    }
+    if (!ok)
+        fprintf(stderr, "%s/%s n=%d bytes=%llu elem=%u: not Open MPI's messages\n",
+                mm_coll_name(op), mm_coll_alg_name(alg), n, (unsigned long long)bytes, elem);
+    CHECK(ok);
+    free(sum);
+    free(x);
+}
+
+/* reduce_scatter_block recursive doubling (forwards on n = 5 and 7) and
+ * the power-of-two butterfly: the data-flow check over element sizes and
+ * counts, and what the installed Open MPI 4.1.4 sent (pml monitoring,
+ * tuned reduce_scatter_block algorithm 2 / 4 forced, 3 doubles a block). */
+static void test_ompi_rsb(void)
+{
+    static const int algs[] = {MM_ALG_RECURSIVE_DOUBLING, MM_ALG_BUTTERFLY};
+    static const uint64_t counts[] = {1, 3, 7, 300};
+    size_t combos = 0;
+    for (size_t a = 0; a < 2; a++)
+        for (int32_t n = 1; n <= 40; n++)
+            for (size_t c = 0; c < 4; c++)
+                for (uint32_t elem = 1; elem <= 8; elem += 7) {
+                    mm_coll_desc d = {MM_COLL_REDUCE_SCATTER_BLOCK, algs[a], n, 0,
+                                      counts[c] * elem, elem, {0, 0}};
+                    combos += (size_t)check_schedule(&d);
+                }
+    CHECK_EQ(combos, 2 * 40 * 4 * 2);
+    static const pair_sum rd5[] = {{0, 1, 2, 192}, {0, 2, 2, 168}, {0, 4, 1, 24}, {1, 0, 1, 96},
+                                   {1, 3, 1, 72}, {2, 0, 1, 72}, {2, 3, 2, 192}, {3, 1, 1, 72},
+                                   {3, 2, 1, 96}, {4, 0, 1, 96}};
+    expect_pair_sums(MM_COLL_REDUCE_SCATTER_BLOCK, MM_ALG_RECURSIVE_DOUBLING, 5, 24, 8, rd5, 10);
+    static const pair_sum rd7[] = {{0, 1, 1, 144}, {0, 2, 1, 120}, {0, 4, 1, 72}, {1, 0, 1, 144},
+                                   {1, 3, 2, 216}, {1, 5, 1, 72}, {2, 0, 1, 120}, {2, 3, 1, 144},
+                                   {2, 6, 1, 72}, {3, 1, 1, 120}, {3, 2, 1, 144}, {4, 0, 1, 96},
+                                   {4, 5, 2, 288}, {4, 6, 1, 120}, {5, 1, 1, 96}, {5, 4, 1, 144},
+                                   {6, 2, 1, 96}, {6, 4, 1, 144}};
+    expect_pair_sums(MM_COLL_REDUCE_SCATTER_BLOCK, MM_ALG_RECURSIVE_DOUBLING, 7, 24, 8, rd7, 18);
+    static const pair_sum bf8[] = {{0, 1, 1, 96}, {0, 2, 1, 48}, {0, 4, 1, 24}, {1, 0, 1, 96},
+                                   {1, 3, 1, 48}, {1, 5, 1, 24}, {2, 0, 1, 48}, {2, 3, 1, 96},
+                                   {2, 6, 1, 24}, {3, 1, 1, 48}, {3, 2, 1, 96}, {3, 7, 1, 24},
+                                   {4, 0, 1, 24}, {4, 5, 1, 96}, {4, 6, 1, 48}, {5, 1, 1, 24},
+                                   {5, 4, 1, 96}, {5, 7, 1, 48}, {6, 2, 1, 24}, {6, 4, 1, 48},
+                                   {6, 7, 1, 96}, {7, 3, 1, 24}, {7, 5, 1, 48}, {7, 6, 1, 96}};
+    expect_pair_sums(MM_COLL_REDUCE_SCATTER_BLOCK, MM_ALG_BUTTERFLY, 8, 24, 8, bf8, 24);
+    /* the butterfly's messages carry blocks in mirror order: n = 8, rank 0's
+     * first message holds positions 4..7, blocks 1, 5, 3, 7 */
+    mm_coll_desc d = {MM_COLL_REDUCE_SCATTER_BLOCK, MM_ALG_BUTTERFLY, 8, 0, 24, 8, {0, 0}};
+    mm_coll_xfer *x = NULL;
+    size_t nx = 0;
+    char err[256];
+    CHECK_EQ(mm_coll_expand_array(&d, &x, &nx, err, sizeof err), MMS_OK);
+    for (size_t j = 0; j < nx; j++)
+        if (x[j].src == 0 && x[j].step == 0) {
+            CHECK(x[j].nblk == 4 && mm_coll_xfer_block(&d, &x[j], 0) == 1 &&
+                  mm_coll_xfer_block(&d, &x[j], 1) == 5 && mm_coll_xfer_block(&d, &x[j], 3) == 7);
+        }
+    free(x);
+}
+
 int main(void)
 {
     test_schedules();
@@ -1380,5 +1516,6 @@ int main(void)
     test_auto();
     test_ompi_trees();
     test_mpich();
+    test_ompi_rsb();
     return check_report("test_coll_algo");
 }

@@ -512,12 +512,16 @@ static void alltoall_pairwise(emitter *e)
         }
 }
 
+/* alltoallv basic_linear (Open MPI 4.1.4 coll_base_alltoallv.c) posts its
+ * receives and sends in rank order 0, 1, ..., n-1 instead: same messages,
+ * another order. */
 static void alltoall_linear(emitter *e)
 {
     int32_t n = e->d->n;
+    int rank_order = e->d->op == MM_COLL_ALLTOALLV && e->d->alg == MM_ALG_LINEAR;
     for (int32_t dst = 0; dst < n; dst++)
         for (int32_t k = 1; k < n; k++) {
-            int32_t src = mod(dst + k, n);
+            int32_t src = rank_order ? (k <= dst ? k - 1 : k) : mod(dst + k, n);
             put(e, 0, src, dst, (uint32_t)src * (uint32_t)n + (uint32_t)dst, 1, MM_XFER_COPY);
         }
 }
@@ -717,6 +721,8 @@ uint32_t mm_coll_xfer_block(const mm_coll_desc *d, const mm_coll_xfer *x, uint32
         return blk;
     if (mm_coll_family(d->op) == MM_COLL_ALLTOALL && d->alg == MM_ALG_MODIFIED_BRUCK)
         return mm_coll_bruck_block(d->n, x->src, (int64_t)mm_coll_mod((int64_t)x->dst - x->src, d->n), k);
+    if (mm_coll_rsb_mirrored(d))
+        return mm_coll_rsb_block(d, x, k);
     return (uint32_t)(((uint64_t)x->blk + k) % mm_coll_nblocks(d));
 }
 

@@ -116,9 +116,14 @@ enum mm_xfer_mode {
     MM_XFER_COPY   = 0, /* store them (they replace a partial result)      */
     MM_XFER_REDUCE = 1, /* combine them with its own (the reduction)        */
     MM_XFER_SYNC   = 2, /* barrier: zero bytes, it learns who has arrived    */
-    MM_XFER_PREFIX = 3  /* scan: combine the sender's partial sum (block 1)
+    MM_XFER_PREFIX = 3, /* scan: combine the sender's partial sum (block 1)
                            with its own and, when the sender is a lower
                            rank, with its result (block 0) too             */
+    MM_XFER_FORWARD = 4 /* the receiver combines them with its own, as
+                           REDUCE; but the sender passes on, for each block,
+                           exactly what it last received of it, not what it
+                           holds (Open MPI's recursive-doubling
+                           reduce_scatter_block on n not a power of two)   */
 };
 
 typedef struct mm_coll_xfer {
@@ -188,7 +193,9 @@ uint64_t mm_coll_block_bytes(const mm_coll_desc *d, uint32_t b);
 
 /* Block k (k < x->nblk) of the blocks transfer x of call d carries:
  * (x->blk + k) mod nblocks, except in the modified Bruck alltoall, whose
- * messages pack blocks that are not consecutive (coll_a2a.c). */
+ * messages pack blocks that are not consecutive (coll_a2a.c), and in the
+ * butterfly reduce_scatter_block on a power of two n, whose are in
+ * bit-reversed order (coll_rsag.c). */
 uint32_t mm_coll_xfer_block(const mm_coll_desc *d, const mm_coll_xfer *x, uint32_t k);
 
 /* Call fn for every transfer of the call, in nondecreasing step order. A

@@ -142,21 +142,6 @@ int mm_coll_rsag_check(const mm_coll_desc *d, char *err, size_t errlen)
                 return rc;
         }
     }
-    if (d->alg == MM_ALG_RECURSIVE_DOUBLING && mm_coll_family(d->op) == MM_COLL_REDUCE_SCATTER &&
-        !mm_is_pof2(d->n)) {
-        snprintf(err, errlen, "recursive-doubling reduce_scatter_block on %ld ranks (not a "
-                 "power of two) is not implemented", (long)d->n);
-        return MMS_EFORMAT;
-    }
-    if (d->alg == MM_ALG_BUTTERFLY && d->op == MM_COLL_REDUCE_SCATTER_BLOCK &&
-        mm_is_pof2(d->n) && d->n > 1) {
-        /* Open MPI's own power-of-two variant permutes the blocks (mirror
-         * order): its messages carry blocks that are not adjacent, which a
-         * transfer (blk .. blk+nblk-1) cannot say */
-        snprintf(err, errlen, "butterfly reduce_scatter_block on a power-of-two communicator "
-                 "(%ld ranks) is not implemented", (long)d->n);
-        return MMS_EFORMAT;
-    }
     return MMS_OK;
 }
 
@@ -220,8 +205,33 @@ void mm_coll_barrier_rd_ompi(mm_coll_emitter *e)
  * for the blocks of real ranks vfirst(v) .. vfirst(v+1)-1. */
 static int32_t vfirst(int32_t v, int32_t rem) { return v < rem ? 2 * v : v + rem; }
 
+/* v with its log2(pof2) low bits reversed (Open MPI's mirror permutation). */
+static int32_t mirror(int32_t v, int32_t pof2)
+{
+    int32_t m = 0;
+    for (int32_t bit = 1, b = pof2 / 2; bit < pof2; bit <<= 1, b >>= 1)
+        if (v & bit)
+            m |= b;
+    return m;
+}
+
+int mm_coll_rsb_mirrored(const mm_coll_desc *d)
+{
+    return d->alg == MM_ALG_BUTTERFLY && mm_is_pof2(d->n) &&
+           (d->op == MM_COLL_REDUCE_SCATTER_BLOCK || d->op == MM_COLL_IREDUCE_SCATTER_BLOCK);
+}
+
+uint32_t mm_coll_rsb_block(const mm_coll_desc *d, const mm_coll_xfer *x, uint32_t k)
+{
+    return (uint32_t)mirror((int32_t)((x->blk + k) % (uint32_t)d->n), d->n);
+}
+
 /* Butterfly (Open MPI reduce_scatter butterfly; reduce_scatter_block
- * butterfly on n not a power of two). Step 0 folds as above. Then, for
+ * butterfly). reduce_scatter_block on a power of two n
+ * (..._butterfly_pof2) first stores block b at position mirror(b) and
+ * halves windows of positions: a message carries the blocks at positions
+ * blk .. blk+nblk-1 (mm_coll_rsb_block), and v ends with position
+ * mirror(v), its own block, so no last step. Otherwise: step 0 folds as above. Then, for
  * mask = 1, 2, ..., pof2/2, virtual rank v and v XOR mask split their
  * window of virtual blocks (all pof2 at first) in halves: the one with the
  * mask bit clear keeps the lower half and sends the upper one, the other
@@ -255,11 +265,8 @@ void mm_coll_rs_butterfly(mm_coll_emitter *e)
             mm_coll_put(e, step, mm_coll_rd_real(v, rem), mm_coll_rd_real(v ^ mask, rem),
                         (uint32_t)first, (uint32_t)(end - first), MM_XFER_REDUCE);
         }
-    for (int32_t v = 0; v < pof2; v++) {
-        int32_t held = 0; /* mirror(v): the virtual block v ends with */
-        for (int32_t m = 1, b = pof2 / 2; m < pof2; m <<= 1, b >>= 1)
-            if (v & m)
-                held |= b;
+    for (int32_t v = 0; v < pof2 && !mm_coll_rsb_mirrored(e->d); v++) {
+        int32_t held = mirror(v, pof2); /* the virtual block v ends with */
         int32_t me = mm_coll_rd_real(v, rem), peer = mm_coll_rd_real(held, rem);
         if (held < rem)
             mm_coll_put(e, step, me, peer - 1, (uint32_t)(peer - 1), 1, MM_XFER_COPY);
@@ -268,22 +275,54 @@ void mm_coll_rs_butterfly(mm_coll_emitter *e)
     }
 }
 
-/* Recursive doubling (Open MPI reduce_scatter_block), n a power of two:
- * for mask = 1, 2, 4, ... rank r sends r XOR mask its partial sums of every
- * block outside its own aligned group of mask ranks (blocks
- * g+mask .. g-1 modulo n, g the group's first rank) and add what they get.
- * On other n Open MPI forwards, inside a group whose partner group is cut
- * short, the very message a rank received to a rank without a partner;
- * the transfer model sends what a rank holds, so that case is rejected
- * (mm_coll_rsag_check). */
+/* The blocks outside [first, min(first + mask, n)): what a rank of the
+ * aligned group of mask ranks from first sends in recursive doubling. */
+static void outside_group(int32_t first, int32_t mask, int32_t n, uint32_t *blk,
+                          uint32_t *nblk)
+{
+    int32_t end = first + mask < n ? first + mask : n;
+    *blk = (uint32_t)(end % n);
+    *nblk = (uint32_t)(n - (end - first));
+}
+
+/* Recursive doubling (Open MPI 4.1.4 reduce_scatter_block_intra_
+ * recursivedoubling): for mask = 1, 2, 4, ... rank r sends r XOR mask, if
+ * that rank exists, its partial sums of every block outside its own
+ * aligned group of mask ranks (cut at n) and adds what it gets. On n not a
+ * power of two the last aligned pair of groups may be cut short: its lower
+ * group G (from g) then has partners for its first nad = n - g - mask
+ * ranks only, and the message each of those received goes on, unchanged,
+ * to the ranks without one, in one blocking step per rh = mask/2, ..., 1:
+ * r sends to r + rh when, with t = r rounded down to a multiple of 2*rh,
+ * r < t + nad <= r + rh (Open MPI's test, t taken per subgroup). What goes
+ * on is what the sender received (MM_XFER_FORWARD), the blocks outside
+ * the upper group. */
 void mm_coll_rsb_recursive_doubling(mm_coll_emitter *e)
 {
     int32_t n = e->d->n;
-    uint32_t step = 0;
-    for (int32_t mask = 1; mask < n; mask <<= 1, step++)
+    uint32_t step = 0, blk, nblk;
+    for (int32_t mask = 1; mask < n; mask <<= 1) {
         for (int32_t r = 0; r < n; r++) {
-            int32_t peer = r ^ mask, first = r & ~(mask - 1);
-            mm_coll_put(e, step, r, peer, (uint32_t)((first + mask) % n),
-                        (uint32_t)(n - mask), MM_XFER_REDUCE);
+            if ((r ^ mask) >= n)
+                continue;
+            outside_group(r & ~(mask - 1), mask, n, &blk, &nblk);
+            mm_coll_put(e, step, r, r ^ mask, blk, nblk, MM_XFER_REDUCE);
         }
+        step++;
+        int32_t g = (n - 1) & ~(2 * mask - 1), nad = n - g - mask;
+        if (g + 2 * mask <= n || nad <= 0)
+            continue; /* no cut pair, or no upper group at all */
+        outside_group(g + mask, mask, n, &blk, &nblk);
+        for (int32_t rh = mask / 2; rh > 0; rh /= 2) {
+            int sent = 0;
+            for (int32_t r = g; r < g + mask; r++) {
+                int32_t t = r & ~(2 * rh - 1), to = r ^ rh;
+                if (to > r && r < t + nad && to >= t + nad) {
+                    mm_coll_put(e, step, r, to, blk, nblk, MM_XFER_FORWARD);
+                    sent = 1;
+                }
+            }
+            step += (uint32_t)sent;
+        }
+    }
 }

@@ -33,6 +33,12 @@ void mm_coll_barrier_linear(mm_coll_emitter *e);
 void mm_coll_barrier_tree(mm_coll_emitter *e);
 void mm_coll_barrier_rd_ompi(mm_coll_emitter *e);
 void mm_coll_rs_butterfly(mm_coll_emitter *e);
+/* 1 for Open MPI's power-of-two butterfly reduce_scatter_block, whose
+ * messages carry the blocks at positions blk .. blk+nblk-1 of a buffer in
+ * mirror (bit-reversed) order; block k of transfer x is then
+ * mm_coll_rsb_block(d, x, k). */
+int  mm_coll_rsb_mirrored(const mm_coll_desc *d);
+uint32_t mm_coll_rsb_block(const mm_coll_desc *d, const mm_coll_xfer *x, uint32_t k);
 void mm_coll_rsb_recursive_doubling(mm_coll_emitter *e);
 /* reduce_scatter(_block) "nonoverlapping" / basic_linear: a reduce of the
  * whole vector to rank 0 (d->sub[0], default binomial), then a scatterv or
