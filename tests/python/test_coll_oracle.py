@@ -32,7 +32,8 @@ def test_coll_transfers_and_pairs_agree(coll):
 def test_coll_auto_names_rule(coll):
     p = run([coll, "--op", "bcast", "--n", "8", "--bytes", "100"])
     assert p.returncode == 0, p.stderr
-    assert "algorithm binomial" in p.stdout and "rule      openmpi: tuned:" in p.stdout
+    assert "algorithm knomial" in p.stdout
+    assert "rule      openmpi: tuned 4.1.4 bcast: n < 16, total < 4096 B: algorithm 7" in p.stdout
 
 
 @pytest.mark.parametrize("argv,msg", [
@@ -99,6 +100,21 @@ SAMPLE = [
     oracle.Call("alltoall", 5, 1000, 8, 0, "pairwise"),
     oracle.Call("scan", 5, 100, 8, 0, "auto"),
     oracle.Call("exscan", 4, 100, 1, 0, "auto"),
+    # Open MPI 4.1.4's own choice (tuned's fixed decision, libnbc) on each kind of
+    # algorithm: trees, pieces, forwards, persistent requests, libnbc schedules
+    oracle.Call("bcast", 8, 4096, 1, 0, "auto"),                 # binary tree
+    oracle.Call("bcast", 6, 100, 1, 3, "auto"),                  # knomial
+    oracle.Call("reduce", 7, 5000, 8, 2, "auto"),                # binary
+    oracle.Call("allreduce", 6, 5000, 8, 0, "auto"),             # rabenseifner
+    oracle.Call("alltoall", 5, 8192, 1, 0, "auto"),              # linear_sync ("E")
+    oracle.Call("reduce_scatter_block", 5, 1, 8, 0, "auto"),     # recursive doubling
+    oracle.Call("reduce_scatter_block", 8, 7, 8, 0, "auto"),     # butterfly
+    oracle.Call("barrier", 6, 0, 1, 0, "auto"),                  # linear
+    oracle.Call("ibcast", 6, 4096, 1, 2, "auto"),                # libnbc binomial
+    oracle.Call("ireduce", 5, 5000, 8, 1, "auto"),               # libnbc redscat
+    oracle.Call("iallreduce", 5, 100, 8, 0, "auto"),             # libnbc binomial
+    oracle.Call("alltoall", 6, 10, 8, 0, "modified_bruck"),
+    oracle.Call("bcast", 7, 1000, 8, 2, "split_binary"),
 ]
 
 
