@@ -1407,6 +1407,10 @@ static void test_mpich(void)
         {MM_COLL_REDUCE_SCATTER, 8, 64, 1, MM_ALG_NONCOMMUTATIVE},
         {MM_COLL_IREDUCE_SCATTER_BLOCK, 16, 64, 1, MM_ALG_NONCOMMUTATIVE},
         {MM_COLL_REDUCE, 6, 100000, 1, MM_ALG_BINOMIAL_ROOT0},
+        {MM_COLL_REDUCE_SCATTER, 6, 64, 1, MM_ALG_RECURSIVE_DOUBLING},
+        {MM_COLL_REDUCE_SCATTER_BLOCK, 5, 64, 1, MM_ALG_RECURSIVE_DOUBLING},
+        {MM_COLL_IREDUCE_SCATTER, 12, 1 << 20, 1, MM_ALG_RECURSIVE_DOUBLING},
+        {MM_COLL_IREDUCE_SCATTER_BLOCK, 3, 8, 1, MM_ALG_RECURSIVE_DOUBLING},
     };
     for (size_t i = 0; i < sizeof rules / sizeof *rules; i++) {
         mm_coll_query rq = {rules[i].op, rules[i].n, rules[i].bytes, 8, rules[i].nonc,
@@ -1502,6 +1506,71 @@ static void test_ompi_rsb(void)
     free(x);
 }
 
+/* MPICH 4.0.2's noncommutative reduce_scatter(_block) on n not a power of
+ * two: MPIR_Reduce_scatter_intra_recursive_doubling, written as MM_ALG_
+ * RECURSIVE_DOUBLING (the messages of Open MPI's reduce_scatter_block one,
+ * which was derived from it). Data flow for every op of the family, then
+ * the messages derived by hand from reduce_scatter_intra_recursive_
+ * doubling.c (v4.0.2), 3 elements of 8 bytes per block: lines 88-153, the
+ * MPIC_Sendrecv with rank ^ mask of the blocks outside my_tree_root ..
+ * +mask for those outside dst_tree_root .. +mask; lines 170-231, the
+ * forwards of tmp_recvbuf (recvtype) when dst_tree_root + mask >
+ * comm_size.
+ * n = 5: mask 1: 0<->1, 2<->3, 96 B each (4 blocks); 4 has no partner and
+ * nprocs_completed = 0. mask 2: 0<->2, 1<->3, 72 B; rank 4: dst 6,
+ * nprocs_completed = -1, nothing. mask 4: 0->4 24 B (block 4), 4->0 96 B
+ * (blocks 0..3); ranks 0..3: dst_tree_root 4, nprocs_completed = 1;
+ * tmp_mask 2 (tree_root 0): 0->2; tmp_mask 1 (tree_root r & ~1): 0->1,
+ * 2->3; each forward recvtype = blocks 0..3, 96 B.
+ * n = 6: mask 1: 0<->1, 2<->3, 4<->5, 120 B (5 blocks). mask 2: 0<->2,
+ * 1<->3, 96 B; ranks 4, 5: nprocs_completed = 0. mask 4: 0->4, 1->5 48 B
+ * (blocks 4, 5), 4->0, 5->1 96 B (blocks 0..3); ranks 0..3:
+ * nprocs_completed = 2; tmp_mask 2: 0->2, 1->3 96 B; tmp_mask 1: rank 0's
+ * partner 1 < 2 and rank 2's partner 3 < 4 already have it: nothing. */
+static void test_mpich_rs_rd(void)
+{
+    static const int ops[] = {MM_COLL_REDUCE_SCATTER, MM_COLL_IREDUCE_SCATTER,
+                              MM_COLL_REDUCE_SCATTER_BLOCK, MM_COLL_IREDUCE_SCATTER_BLOCK};
+    static const uint64_t counts[] = {1, 3, 7, 300};
+    size_t combos = 0, odd = 0;
+    for (size_t o = 0; o < 4; o++)
+        for (int32_t n = 1; n <= 40; n++)
+            for (size_t c = 0; c < 4; c++)
+                for (uint32_t elem = 1; elem <= 8; elem += 7) {
+                    mm_coll_desc d = {ops[o], MM_ALG_RECURSIVE_DOUBLING, n, 0, counts[c] * elem,
+                                      elem, {0, 0}};
+                    int ok = check_schedule(&d);
+                    combos += (size_t)ok;
+                    odd += (size_t)(ok && (n & (n - 1)) != 0);
+                }
+    CHECK_EQ(combos, 4 * 40 * 4 * 2);
+    CHECK_EQ(odd, 4 * (40 - 6) * 4 * 2); /* 1, 2, 4, 8, 16, 32 are powers of two */
+    static const pair_sum rd5[] = {{0, 1, 2, 192}, {0, 2, 2, 168}, {0, 4, 1, 24}, {1, 0, 1, 96},
+                                   {1, 3, 1, 72}, {2, 0, 1, 72}, {2, 3, 2, 192}, {3, 1, 1, 72},
+                                   {3, 2, 1, 96}, {4, 0, 1, 96}};
+    static const pair_sum rd6[] = {{0, 1, 1, 120}, {1, 0, 1, 120}, {2, 3, 1, 120}, {3, 2, 1, 120},
+                                   {4, 5, 1, 120}, {5, 4, 1, 120}, {0, 2, 2, 192}, {2, 0, 1, 96},
+                                   {1, 3, 2, 192}, {3, 1, 1, 96}, {0, 4, 1, 48}, {4, 0, 1, 96},
+                                   {1, 5, 1, 48}, {5, 1, 1, 96}};
+    for (size_t o = 0; o < 4; o++) {
+        expect_pair_sums(ops[o], MM_ALG_RECURSIVE_DOUBLING, 5, 24, 8, rd5, 10);
+        expect_pair_sums(ops[o], MM_ALG_RECURSIVE_DOUBLING, 6, 24, 8, rd6, 14);
+    }
+    /* the forwards pass on what was received (lines 195, 199: tmp_recvbuf) */
+    mm_coll_desc d = {MM_COLL_REDUCE_SCATTER, MM_ALG_RECURSIVE_DOUBLING, 6, 0, 24, 8, {0, 0}};
+    mm_coll_xfer *x = NULL;
+    size_t nx = 0, fwd = 0;
+    char err[256];
+    CHECK_EQ(mm_coll_expand_array(&d, &x, &nx, err, sizeof err), MMS_OK);
+    for (size_t j = 0; j < nx; j++)
+        if (x[j].mode == MM_XFER_FORWARD) {
+            CHECK(x[j].dst == x[j].src + 2 && x[j].src < 2 && x[j].blk == 0 && x[j].nblk == 4);
+            fwd++;
+        }
+    CHECK_EQ(fwd, 2);
+    free(x);
+}
+
 int main(void)
 {
     test_schedules();
@@ -1517,5 +1586,6 @@ int main(void)
     test_ompi_trees();
     test_mpich();
     test_ompi_rsb();
+    test_mpich_rs_rd();
     return check_report("test_coll_algo");
 }

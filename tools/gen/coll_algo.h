@@ -52,7 +52,8 @@ enum mm_coll_alg {
     MM_ALG_DIRECT,            /* gather: root posts all n-1 receives at once */
     MM_ALG_BINOMIAL,          /* gather, bcast, reduce, scatter: binomial tree */
     MM_ALG_RECURSIVE_DOUBLING, /* allreduce, barrier, scan, exscan (any n); allgather
-                                  (n a power of two) */
+                                  (n a power of two); reduce_scatter(_block) (any n,
+                                  forwards: coll_rsag.c) */
     MM_ALG_RING,              /* allreduce (reduce-scatter + allgather rings), allgather,
                                  reduce_scatter */
     MM_ALG_BRUCK,             /* allgather: ceil(log2 n) steps, any n */

@@ -256,9 +256,16 @@ mm_coll_choice mm_coll_auto_mpich(const mm_coll_query *q)
             return mm_coll_pick(MM_ALG_NONCOMMUTATIVE, "mpich 4.0.2 mpir/generic.json: "
                                 "noncommutative, comm_size pow2 (blocks regular): noncommutative "
                                 "(recursive halving in bit-reversed order)");
+        /* MPIR_Reduce_scatter(_block)_intra_recursive_doubling and the
+         * sched_ ones: the messages of Open MPI's recursive-doubling
+         * reduce_scatter_block (coll_rsag.c), forwards included; MPICH
+         * keeps the operands in rank order */
         if (q->noncommutative)
-            return mm_coll_subst(MM_ALG_PAIRWISE, "mpich 4.0.2 mpir/generic.json: noncommutative: "
-                                 "recursive doubling (as pairwise)");
+            return mm_coll_pick(MM_ALG_RECURSIVE_DOUBLING, nb
+                ? "mpich 4.0.2 mpir/generic.json: noncommutative, comm_size not pow2: "
+                  "sched_recursive_doubling"
+                : "mpich 4.0.2 mpir/generic.json: noncommutative, comm_size not pow2: "
+                  "recursive_doubling");
         if (mm_coll_times_n(bytes, n) < 524288)
             return mm_coll_pick(MM_ALG_RECURSIVE_HALVING, "mpich 4.0.2 mpir/generic.json: commutative, "
                                 "total_msg_size < 524288: recursive halving");

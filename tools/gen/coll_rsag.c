@@ -120,10 +120,6 @@ int mm_coll_rsag_op_valid(int op, int alg)
     switch (alg) {
     case MM_ALG_GATHER_BCAST:
         return mm_coll_family(op) == MM_COLL_ALLGATHER;
-    case MM_ALG_RECURSIVE_DOUBLING:
-        if (mm_coll_family(op) == MM_COLL_REDUCE_SCATTER)
-            return op == MM_COLL_REDUCE_SCATTER_BLOCK || op == MM_COLL_IREDUCE_SCATTER_BLOCK;
-        return 1;
     default:
         return 1;
     }
@@ -286,7 +282,9 @@ static void outside_group(int32_t first, int32_t mask, int32_t n, uint32_t *blk,
 }
 
 /* Recursive doubling (Open MPI 4.1.4 reduce_scatter_block_intra_
- * recursivedoubling): for mask = 1, 2, 4, ... rank r sends r XOR mask, if
+ * recursivedoubling; MPICH 4.0.2 MPIR_Reduce_scatter(_block)_intra_
+ * recursive_doubling and their sched_ versions, from which Open MPI's was
+ * derived: the same messages, see below): for mask = 1, 2, 4, ... rank r sends r XOR mask, if
  * that rank exists, its partial sums of every block outside its own
  * aligned group of mask ranks (cut at n) and adds what it gets. On n not a
  * power of two the last aligned pair of groups may be cut short: its lower
@@ -296,7 +294,24 @@ static void outside_group(int32_t first, int32_t mask, int32_t n, uint32_t *blk,
  * r sends to r + rh when, with t = r rounded down to a multiple of 2*rh,
  * r < t + nad <= r + rh (Open MPI's test, t taken per subgroup). What goes
  * on is what the sender received (MM_XFER_FORWARD), the blocks outside
- * the upper group. */
+ * the upper group.
+ * MPICH (reduce_scatter_intra_recursive_doubling.c at v4.0.2; the _block
+ * and sched_ files differ only in equal counts and in scheduling the same
+ * sends and receives): MPIC_Sendrecv with rank ^ mask of the blocks outside
+ * my_tree_root .. +mask (sendtype) for those outside dst_tree_root .. +mask
+ * (recvtype); when dst_tree_root + mask > comm_size, nprocs_completed =
+ * comm_size - my_tree_root - mask (our nad) and, for tmp_mask = mask/2 ..
+ * 1 with tree_root = rank rounded down to 2 * tmp_mask, rank sends
+ * tmp_recvbuf (what it received) to rank ^ tmp_mask when rank < tree_root +
+ * nprocs_completed <= rank ^ tmp_mask: our test, with equal blocks the
+ * same bytes. MPICH keeps the operands in rank order (received data from a
+ * lower group on the left: recv op mine; from a higher group: mine op
+ * recv), so a noncommutative op is right; the model's reductions are
+ * sets, and the data-flow test checks which contributions each block
+ * holds, not their order. A reduce_scatter whose counts are all 0 sends
+ * nothing in MPICH (total_count == 0; reduce_scatter_block: recvcount ==
+ * 0 returns before the algorithm); the expansion, like every other one
+ * here, still lists the empty messages. */
 void mm_coll_rsb_recursive_doubling(mm_coll_emitter *e)
 {
     int32_t n = e->d->n;

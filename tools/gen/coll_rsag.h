@@ -24,7 +24,7 @@ int mm_coll_phase_check(const mm_coll_desc *d, const mm_coll_desc *sub, char *er
                         size_t errlen);
 
 /* Algorithms that exist for some operations of a family only: 0 if alg is
- * not one of op's (recursive doubling is reduce_scatter_block's), else 1. */
+ * not one of op's (gather_bcast is allgather's), else 1. */
 int  mm_coll_rsag_op_valid(int op, int alg);
 /* The limits of the algorithms below and their phases (mm_coll_check). */
 int  mm_coll_rsag_check(const mm_coll_desc *d, char *err, size_t errlen);
