@@ -94,7 +94,7 @@ static const char *const alg_names[MM_ALG_COUNT] = {
     "nonoverlapping", "chain", "pipeline", "split_binary", "binary", "in_order_binary",
     "knomial", "scatter_allgather", "scatter_ring_allgather", "rabenseifner",
     "segmented_ring", "modified_bruck", "linear_sync", "linear_nb", "tree", "butterfly",
-    "gather_bcast", "smp", "rabenseifner_mpich", "bmtree",
+    "gather_bcast", "smp", "rabenseifner_mpich", "bmtree", "mpich_composition",
 };
 _Static_assert(sizeof alg_names / sizeof alg_names[0] == MM_ALG_COUNT && MM_ALG_COUNT <= 64,
                "one name per algorithm; valid_algs() keeps one bit each");

@@ -88,6 +88,9 @@ enum mm_coll_alg {
     MM_ALG_BMTREE,            /* bcast: Open MPI's binomial tree (topo_build_bmtree,
                                  libnbc's binomial): a rank's parent clears its
                                  highest bit; MM_ALG_BINOMIAL's clears the lowest */
+    MM_ALG_MPICH_COMPOSITION, /* bcast, reduce, allreduce, barrier: MPICH 4.0.2 ch4's
+                                 node-aware compositions (coll_mpich_comp.c; needs
+                                 mm_coll_desc.node)                            */
     MM_ALG_COUNT
 };
 
