@@ -297,7 +297,7 @@ static void test_collectives(int lib)
                             w->commut == MMT_OP_NONCOMMUTATIVE, lib, node };
         mm_coll_choice ch = mm_coll_select(&qy);
         mm_coll_desc d = { w->mm_op, ch.alg, N, w->root < 0 ? 0 : w->root, w->desc_bytes,
-                           qy.elem, { ch.sub[0], ch.sub[1] } };
+                           qy.elem, { ch.sub[0], ch.sub[1] }, node, {0, 0} };
         int32_t tag = mm_coll_tag(w->mm_op, nb ? nbc++ : 0);
         CHECK(tag < 0);
         /* the library's algorithm is not implemented yet: the converter

@@ -505,7 +505,7 @@ static void test_schedules(void)
                 /* 3 bytes: fewer than the ring allreduce's segments, some empty */
                 for (int ri = 0; ri < 3; ri++)
                     for (size_t bi = 0; bi < sizeof byte_sizes / sizeof *byte_sizes; bi++) {
-                        mm_coll_desc d = {families[f], alg, n, roots[ri], byte_sizes[bi], 0, {0, 0}};
+                        mm_coll_desc d = {families[f], alg, n, roots[ri], byte_sizes[bi], 0, {0, 0}, NULL, {0, 0}};
                         combos += (size_t)check_schedule(&d);
                     }
             }
@@ -533,14 +533,14 @@ static void test_composites(void)
             for (size_t b = 0; b < 2; b++)
                 for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
                     mm_coll_desc d = {ops[o][0], ops[o][1], sizes[si], 0, 24, 8,
-                                      {first[a], second[b]}};
+                                      {first[a], second[b]}, NULL, {0, 0}};
                     combos += (size_t)check_schedule(&d);
                 }
     CHECK_EQ(combos, 4 * 2 * 2 * (sizeof sizes / sizeof *sizes) +
                      2 * 1 * 2 * (sizeof sizes / sizeof *sizes)); /* no direct reduce */
     char err[256];
     mm_coll_desc d = {MM_COLL_REDUCE_SCATTER, MM_ALG_NONOVERLAPPING, 8, 0, 8, 0,
-                      {MM_ALG_RING, MM_ALG_LINEAR}};
+                      {MM_ALG_RING, MM_ALG_LINEAR}, NULL, {0, 0}};
     CHECK_EQ(mm_coll_check(&d, err, sizeof err), MMS_EFORMAT);
     CHECK(strstr(err, "ring") != NULL && strstr(err, "reduce") != NULL);
 }
@@ -570,7 +570,7 @@ static void test_schedules_elems(void)
                 for (size_t a = 0; a < sizeof cut / sizeof *cut; a++)
                     for (int ri = 0; ri < 3; ri++) {
                         mm_coll_desc d = {cut[a][0], cut[a][1], n, roots[ri],
-                                          counts[ci] * elems[ei], elems[ei], {0, 0}};
+                                          counts[ci] * elems[ei], elems[ei], {0, 0}, NULL, {0, 0}};
                         combos += (size_t)check_schedule(&d);
                         pieces += mm_coll_nblocks(&d) > 1;
                     }
@@ -580,7 +580,7 @@ static void test_schedules_elems(void)
                             (ba != MM_ALG_AUTO && !mm_coll_alg_valid(MM_COLL_BCAST, ba)))
                             continue;
                         mm_coll_desc d = {MM_COLL_ALLREDUCE, MM_ALG_NONOVERLAPPING, n, 0,
-                                          counts[ci] * elems[ei], elems[ei], {ra, ba}};
+                                          counts[ci] * elems[ei], elems[ei], {ra, ba}, NULL, {0, 0}};
                         combos += (size_t)check_schedule(&d);
                     }
             }
@@ -624,7 +624,7 @@ static void test_variants(void)
         for (int alg = 1; alg < MM_ALG_COUNT; alg++) {
             if (!mm_coll_alg_valid(pairs[i][1], alg))
                 continue;
-            mm_coll_desc a = {pairs[i][0], alg, 13, 4, 64, 0, {0, 0}}, b = {pairs[i][1], alg, 13, 4, 64, 0, {0, 0}};
+            mm_coll_desc a = {pairs[i][0], alg, 13, 4, 64, 0, {0, 0}, NULL, {0, 0}}, b = {pairs[i][1], alg, 13, 4, 64, 0, {0, 0}, NULL, {0, 0}};
             mm_coll_xfer *xa, *xb;
             size_t na, nb;
             char err[256];
@@ -669,7 +669,7 @@ static void test_tag_ops(void)
     for (int op = MM_COLL_NONE + 1; op < MM_COLL_OP_COUNT; op++)
         for (int alg = 1; alg < MM_ALG_COUNT; alg++)
             for (size_t i = 0; i < sizeof ns / sizeof *ns; i++) {
-                mm_coll_desc d = {op, alg, ns[i], 0, 16, 0, {0, 0}};
+                mm_coll_desc d = {op, alg, ns[i], 0, 16, 0, {0, 0}, NULL, {0, 0}};
                 mm_coll_xfer *x;
                 size_t nx;
                 char err[256];
@@ -700,7 +700,7 @@ static void test_tag_ops(void)
                 free(x);
             }
     /* Open MPI: reduce -21, scatter -25, scatterv -26 */
-    mm_coll_desc d = {MM_COLL_REDUCE_SCATTER, MM_ALG_NONOVERLAPPING, 4, 0, 8, 0, {0, 0}};
+    mm_coll_desc d = {MM_COLL_REDUCE_SCATTER, MM_ALG_NONOVERLAPPING, 4, 0, 8, 0, {0, 0}, NULL, {0, 0}};
     mm_coll_xfer *x;
     size_t nx;
     char err[256];
@@ -724,7 +724,7 @@ static void test_hot_spot(void)
 {
     const int32_t ns[] = {64, 512, 1024};
     for (size_t i = 0; i < 3; i++) {
-        mm_coll_desc d = {MM_COLL_GATHER, MM_ALG_LINEAR, ns[i], 0, 8, 0, {0, 0}};
+        mm_coll_desc d = {MM_COLL_GATHER, MM_ALG_LINEAR, ns[i], 0, 8, 0, {0, 0}, NULL, {0, 0}};
         mm_coll_xfer *x;
         size_t nx;
         char err[256];
@@ -750,14 +750,14 @@ static void test_hot_spot(void)
 static void test_check_errors(void)
 {
     char err[256];
-    mm_coll_desc d = {MM_COLL_ALLGATHER, MM_ALG_RECURSIVE_DOUBLING, 6, 0, 8, 0, {0, 0}};
+    mm_coll_desc d = {MM_COLL_ALLGATHER, MM_ALG_RECURSIVE_DOUBLING, 6, 0, 8, 0, {0, 0}, NULL, {0, 0}};
     CHECK_EQ(mm_coll_check(&d, err, sizeof err), MMS_EFORMAT);
     CHECK(strstr(err, "power-of-two") != NULL);
     d.alg = MM_ALG_NEIGHBOR_EXCHANGE;
     d.n = 7;
     CHECK_EQ(mm_coll_check(&d, err, sizeof err), MMS_EFORMAT);
     CHECK(strstr(err, "even") != NULL);
-    mm_coll_desc g = {MM_COLL_GATHER, MM_ALG_RING, 4, 0, 8, 0, {0, 0}};
+    mm_coll_desc g = {MM_COLL_GATHER, MM_ALG_RING, 4, 0, 8, 0, {0, 0}, NULL, {0, 0}};
     CHECK_EQ(mm_coll_check(&g, err, sizeof err), MMS_EFORMAT);
     CHECK(strstr(err, "ring") != NULL && strstr(err, "gather") != NULL);
     g.alg = MM_ALG_LINEAR;
@@ -767,17 +767,17 @@ static void test_check_errors(void)
     g.root = 0;
     g.n = 0;
     CHECK_EQ(mm_coll_check(&g, err, sizeof err), MMS_EFORMAT);
-    mm_coll_desc s = {MM_COLL_NONE, MM_ALG_LINEAR, 4, 0, 8, 0, {0, 0}};
+    mm_coll_desc s = {MM_COLL_NONE, MM_ALG_LINEAR, 4, 0, 8, 0, {0, 0}, NULL, {0, 0}};
     CHECK_EQ(mm_coll_check(&s, err, sizeof err), MMS_EFORMAT);
     CHECK(strstr(err, "not a collective") != NULL);
-    mm_coll_desc sc = {MM_COLL_SCATTER, MM_ALG_RING, 4, 0, 8, 0, {0, 0}};
+    mm_coll_desc sc = {MM_COLL_SCATTER, MM_ALG_RING, 4, 0, 8, 0, {0, 0}, NULL, {0, 0}};
     CHECK_EQ(mm_coll_check(&sc, err, sizeof err), MMS_EFORMAT);
     CHECK(strstr(err, "ring") != NULL && strstr(err, "scatter") != NULL);
     sc.alg = MM_ALG_BINOMIAL;
     sc.root = -1;
     CHECK_EQ(mm_coll_check(&sc, err, sizeof err), MMS_EFORMAT);
     CHECK(strstr(err, "root -1") != NULL);
-    mm_coll_desc sn = {MM_COLL_SCAN, MM_ALG_RECURSIVE_HALVING, 4, 0, 8, 0, {0, 0}};
+    mm_coll_desc sn = {MM_COLL_SCAN, MM_ALG_RECURSIVE_HALVING, 4, 0, 8, 0, {0, 0}, NULL, {0, 0}};
     CHECK_EQ(mm_coll_check(&sn, err, sizeof err), MMS_EFORMAT);
     CHECK_EQ(mm_coll_alg_from_name("recursive_halving"), MM_ALG_RECURSIVE_HALVING);
     CHECK_EQ(mm_coll_alg_from_name("nonoverlapping"), MM_ALG_NONOVERLAPPING);
@@ -845,7 +845,7 @@ static void test_auto(void)
                         pending++;
                         continue;
                     }
-                    mm_coll_desc d = {op, c.alg, ns[i], 0, bytes[b], 0, {0, 0}};
+                    mm_coll_desc d = {op, c.alg, ns[i], 0, bytes[b], 0, {0, 0}, NULL, {0, 0}};
                     char err[256];
                     int rc = mm_coll_check(&d, err, sizeof err);
                     if (rc != MMS_OK)
@@ -947,7 +947,7 @@ typedef struct pair_msg { int32_t src, dst; uint64_t bytes; } pair_msg;
 static void expect_pairs(int op, int alg, int32_t n, int32_t root, uint64_t bytes, uint32_t elem,
                          const pair_msg *want, size_t nwant)
 {
-    mm_coll_desc d = {op, alg, n, root, bytes, elem, {0, 0}};
+    mm_coll_desc d = {op, alg, n, root, bytes, elem, {0, 0}, NULL, {0, 0}};
     mm_coll_xfer *x = NULL;
     size_t nx = 0;
     char err[256];
@@ -981,7 +981,7 @@ static void test_ompi_trees(void)
                 for (int32_t root = 0; root < n; root += 1 + n / 4)
                     for (size_t b = 0; b < sizeof bytes / sizeof *bytes; b++) {
                         mm_coll_desc d = {op ? MM_COLL_REDUCE : MM_COLL_BCAST, algs[a], n, root,
-                                          bytes[b], 8, {0, 0}};
+                                          bytes[b], 8, {0, 0}, NULL, {0, 0}};
                         combos += (size_t)check_schedule(&d);
                     }
     CHECK(combos > 2000);

@@ -179,7 +179,8 @@ static int run_call(call_ctx *cc, const mmt_record *const *rec, char *err, size_
     mm_coll_query q = { op, n, desc_bytes(fam, n, root, rec), 0, 0, c->lib, cc->node };
     coll_attrs(n, rec, &q);
     mm_coll_choice choice = mm_coll_select(&q);
-    mm_coll_desc d = { op, choice.alg, n, root, q.bytes, q.elem, {choice.sub[0], choice.sub[1]} };
+    mm_coll_desc d = { op, choice.alg, n, root, q.bytes, q.elem, {choice.sub[0], choice.sub[1]},
+                      cc->node, {0, 0} };
     char why[256];
     if (mm_coll_check(&d, why, sizeof why) != MMS_OK) {
         /* the library runs an algorithm (or a case of one) not implemented

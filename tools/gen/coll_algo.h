@@ -135,6 +135,14 @@ typedef struct mm_coll_desc {
                        nonoverlapping: a reduce, then a bcast; ...): the
                        algorithm of each; MM_ALG_AUTO: the one documented for
                        the algorithm                                          */
+    const int32_t *node; /* node index of each of the n ranks (as
+                       mm_coll_query.node); NULL: unknown. Read by
+                       MM_ALG_MPICH_COMPOSITION only                           */
+    uint32_t shm_calls[2]; /* MM_ALG_MPICH_COMPOSITION: MPICH's release_gather
+                       calls made before this call on the communicator's node
+                       communicators [0] and on the communicator itself [1]
+                       (mm_coll_mpich_shm_count, coll_mpich_comp.h): the
+                       first 4 run MPIR's point-to-point algorithms instead */
 } mm_coll_desc;
 
 /* Communicator sizes the expansion accepts (alltoall: n*n blocks fit 32 bits). */
