@@ -24,6 +24,7 @@
 
 #include "check.h"
 #include "coll_algo.h"
+#include "coll_mpich_comp.h"
 #include "stream.h"
 
 typedef struct sim {
@@ -195,6 +196,31 @@ typedef struct run_result {
     size_t   *recvs;    /* messages each rank receives (n entries)        */
 } run_result;
 
+typedef struct xlist { mm_coll_xfer *v; size_t n, cap; } xlist;
+
+static int push_x(void *ctx, const mm_coll_xfer *x)
+{
+    xlist *a = ctx;
+    if (a->n == a->cap) {
+        a->cap = a->cap ? 2 * a->cap : 64;
+        a->v = realloc(a->v, a->cap * sizeof *a->v);
+        if (!a->v)
+            abort();
+    }
+    a->v[a->n++] = *x;
+    return 0;
+}
+
+static int expand_with_shm(const mm_coll_desc *d, mm_coll_xfer **x, size_t *nx, char *err,
+                           size_t errlen)
+{
+    xlist a = {NULL, 0, 0};
+    int rc = mm_coll_mpich_comp_expand_shm(d, push_x, &a, err, errlen);
+    *x = a.v;
+    *nx = a.n;
+    return rc;
+}
+
 /* Expand d and replay it; fills *res (recvs malloc'd). */
 static int run(const mm_coll_desc *d, run_result *res)
 {
@@ -202,7 +228,12 @@ static int run(const mm_coll_desc *d, run_result *res)
     mm_coll_xfer *x = NULL;
     size_t nx = 0;
     memset(res, 0, sizeof *res);
-    if (mm_coll_expand_array(d, &x, &nx, err, sizeof err) != MMS_OK) {
+    /* MPICH's compositions: replayed with their shared-memory phases as
+     * pseudo transfers (tag_op MM_COLL_NONE: no message, no queue), which
+     * deliver what release_gather does */
+    int comp = d->alg == MM_ALG_MPICH_COMPOSITION;
+    if (comp ? expand_with_shm(d, &x, &nx, err, sizeof err) != MMS_OK
+             : mm_coll_expand_array(d, &x, &nx, err, sizeof err) != MMS_OK) {
         fprintf(stderr, "expand %s/%s n=%d: %s\n", mm_coll_name(d->op),
                 mm_coll_alg_name(d->alg), d->n, err);
         return -1;
@@ -236,7 +267,12 @@ static int run(const mm_coll_desc *d, run_result *res)
                      * hold the sum (a Rabenseifner reduce's pieces, the
                      * in-order binary tree's root n-1) and get it again */
                     (mm_coll_family(d->op) == MM_COLL_ALLREDUCE &&
-                     d->alg == MM_ALG_NONOVERLAPPING);
+                     d->alg == MM_ALG_NONOVERLAPPING) ||
+                    /* MPICH's bcast composition alpha sends the vector
+                     * to the root's node root, then bcasts it in the node,
+                     * the root included; allreduce alpha's node bcast
+                     * reaches ranks of a cut reduce that hold pieces */
+                    comp;
 
     for (size_t i = 0; i < nx; i++) {
         const mm_coll_xfer *t = &x[i];
@@ -253,12 +289,15 @@ static int run(const mm_coll_desc *d, run_result *res)
         uint64_t want = 0;
         for (uint32_t k = 0; k < t->nblk; k++)
             want += mm_coll_block_bytes(d, mm_coll_xfer_block(d, t, k));
+        if (comp && t->mode == MM_XFER_SYNC && t->tag_op == MM_COLL_BCAST)
+            want = 1; /* the barrier composition's 1-byte bcast in each node */
         if (t->bytes != want) {
             fprintf(stderr, "transfer %zu carries %llu bytes, its blocks %llu\n", i,
                     (unsigned long long)t->bytes, (unsigned long long)want);
             res->errors++;
         }
-        res->recvs[t->dst]++;
+        if (t->tag_op != MM_COLL_NONE) /* shared memory: not a message */
+            res->recvs[t->dst]++;
         if (t->step + 1 > res->steps)
             res->steps = t->step + 1;
     }
@@ -326,7 +365,10 @@ static int run(const mm_coll_desc *d, run_result *res)
             }
         i = j;
     }
-    res->wrong = sim_final(&s, d);
+    /* a composition of count 0 moves no data (MPI_Reduce returns, bcast's
+     * release_gather and MPIR binomial bcast send nothing): no promise */
+    res->wrong = comp && d->bytes == 0 && mm_coll_family(d->op) != MM_COLL_BARRIER
+               ? 0 : sim_final(&s, d);
 out:
     free(s.st);
     free(s.pay);
@@ -348,7 +390,7 @@ static long expected_recvs(const mm_coll_desc *d, int32_t r)
     int32_t n = d->n;
     int fam = mm_coll_family(d->op);
     int32_t vr = ((r - d->root) % n + n) % n;
-    if (d->sub[0] || d->sub[1]) /* composites with other phase algorithms */
+    if (d->sub[0] || d->sub[1] || d->alg == MM_ALG_MPICH_COMPOSITION) /* composites */
         return -1;
     switch (fam) {
     case MM_COLL_GATHER:
@@ -927,7 +969,7 @@ static void test_auto(void)
     CHECK(sc.alg == MM_ALG_RECURSIVE_DOUBLING && !sc.substitute);
     aq.noncommutative = 0;
     sc = mm_coll_select(&aq);
-    CHECK(sc.substitute && strstr(sc.rule, "composition alpha"));
+    CHECK(sc.alg == MM_ALG_MPICH_COMPOSITION && strstr(sc.rule, "composition alpha"));
     aq.node = alone;
     sc = mm_coll_select(&aq);
     CHECK(sc.alg != MM_ALG_RECURSIVE_DOUBLING && !strstr(sc.rule, "composition"));
@@ -1006,6 +1048,184 @@ static void test_ompi_trees(void)
     expect_pairs(MM_COLL_REDUCE, MM_ALG_IN_ORDER_BINARY, 9, 3, 100000, 8, io9, 9);
 }
 
+
+/* MPICH 4.0.2's ch4 compositions (coll_mpich_comp.c) on node layouts:
+ * the data-flow check (shared-memory phases delivering as release_gather
+ * does), both release_gather regimes, and exact messages derived by hand
+ * from MPICH's code (v4.0.2: src/mpid/ch4/src/ch4_coll_impl.h,
+ * MPIR_Comm_create_subcomms, mpir/generic.json, the MPIR algorithms). */
+typedef struct comp_msg { int32_t src, dst; uint64_t bytes; uint8_t tag_op; } comp_msg;
+
+static int cmp_msg(const void *a, const void *b)
+{
+    const comp_msg *x = a, *y = b;
+    if (x->src != y->src)
+        return x->src < y->src ? -1 : 1;
+    if (x->dst != y->dst)
+        return x->dst < y->dst ? -1 : 1;
+    if (x->bytes != y->bytes)
+        return x->bytes < y->bytes ? -1 : 1;
+    return (x->tag_op > y->tag_op) - (x->tag_op < y->tag_op);
+}
+
+static void expect_comp(int op, int32_t n, const int32_t *node, int32_t root, uint64_t bytes,
+                        uint32_t shm, comp_msg *want, size_t nwant, const char *what)
+{
+    mm_coll_desc d = {op, MM_ALG_MPICH_COMPOSITION, n, root, bytes, 8, {0, 0}, node, {shm, shm}};
+    mm_coll_xfer *x = NULL;
+    size_t nx = 0;
+    char err[256];
+    CHECK_EQ(mm_coll_expand_array(&d, &x, &nx, err, sizeof err), MMS_OK);
+    comp_msg *got = calloc(nx + 1, sizeof *got);
+    for (size_t i = 0; i < nx; i++) {
+        comp_msg g = {x[i].src, x[i].dst, x[i].bytes, x[i].tag_op};
+        got[i] = g;
+    }
+    qsort(got, nx, sizeof *got, cmp_msg);
+    qsort(want, nwant, sizeof *want, cmp_msg);
+    int ok = nx == nwant;
+    for (size_t i = 0; ok && i < nx; i++)
+        ok = cmp_msg(&got[i], &want[i]) == 0;
+    if (!ok) {
+        fprintf(stderr, "%s: %zu messages, want %zu:", what, nx, nwant);
+        for (size_t i = 0; i < nx; i++)
+            fprintf(stderr, " %d->%d %llu/%d", got[i].src, got[i].dst,
+                    (unsigned long long)got[i].bytes, got[i].tag_op);
+        fprintf(stderr, "\n");
+    }
+    CHECK(ok);
+    free(got);
+    free(x);
+}
+
+static void test_mpich_comp(void)
+{
+    enum { B = MM_COLL_BCAST, R = MM_COLL_REDUCE, A = MM_COLL_ALLREDUCE, S = MM_COLL_BARRIER };
+    static const int ops[] = {B, R, A, S};
+    static const uint64_t bytes[] = {0, 8, 3000, 20000, 600000};
+    static const uint32_t shm[] = {0, 3, 4, 9};
+    int32_t node[40];
+    size_t combos = 0;
+    /* layouts: c ranks per node in blocks, round-robin on k nodes, one
+     * node, and uneven blocks */
+    for (int32_t n = 2; n <= 33; n += (n < 12 ? 1 : 7))
+        for (int lay = 0; lay < 6; lay++) {
+            for (int32_t i = 0; i < n; i++)
+                node[i] = lay == 0 ? i / 2 : lay == 1 ? i / 3 : lay == 2 ? i % 2 :
+                          lay == 3 ? i % 3 : lay == 4 ? 7 : (i * i) % 5;
+            for (size_t o = 0; o < 4; o++)
+                for (size_t b = 0; b < 5; b++)
+                    for (size_t h = 0; h < 4; h++) {
+                        int32_t roots[3] = {0, n - 1, n / 2};
+                        for (int ri = 0; ri < (ops[o] == B || ops[o] == R ? 3 : 1); ri++) {
+                            mm_coll_desc d = {ops[o], MM_ALG_MPICH_COMPOSITION, n, roots[ri],
+                                              bytes[b], 8, {0, 0}, node, {shm[h], shm[h]}};
+                            combos += (size_t)check_schedule(&d);
+                        }
+                    }
+        }
+    printf("mpich compositions checked: %zu\n", combos);
+    CHECK(combos > 3000);
+    /* no layout, one rank per node, or nonblocking: refused */
+    char err[256];
+    static const int32_t alone[4] = {0, 1, 2, 3};
+    mm_coll_desc d = {B, MM_ALG_MPICH_COMPOSITION, 4, 0, 8, 8, {0, 0}, NULL, {0, 0}};
+    CHECK_EQ(mm_coll_check(&d, err, sizeof err), MMS_EFORMAT);
+    d.node = alone;
+    CHECK_EQ(mm_coll_check(&d, err, sizeof err), MMS_EFORMAT);
+
+    /* 2 nodes x 3 ranks, bcast of 8 B from rank 4 (n < 8: composition
+     * alpha). node_comm {0,1,2} and {3,4,5}, node roots {0,3}. Rank 4 is
+     * not its node's root: MPIC_Send 4->3; MPIR binomial bcast among the
+     * roots from internode rank 1: 3->0; then bcast from local rank 0 in
+     * each node: before the 5th release_gather call MPIR's binomial
+     * (n = 3: 0->1, 0->2), from it on shared memory (no messages). */
+    static const int32_t two3[6] = {0, 0, 0, 1, 1, 1};
+    comp_msg b1[] = {{4, 3, 8, B}, {3, 0, 8, B}, {0, 1, 8, B}, {0, 2, 8, B}, {3, 4, 8, B},
+                     {3, 5, 8, B}};
+    expect_comp(B, 6, two3, 4, 8, 0, b1, 6, "bcast alpha 2x3, 1st call");
+    comp_msg b5[] = {{4, 3, 8, B}, {3, 0, 8, B}};
+    expect_comp(B, 6, two3, 4, 8, 4, b5, 2, "bcast alpha 2x3, 5th call");
+    /* reduce of 4096 B (> 2048: alpha) to rank 4, release_gather in the
+     * nodes: among the roots {0,3} MPIR reduce_scatter_gather to 0
+     * (count 512 >= pof2 2: halves swapped, 3's half gathered to 0), then
+     * MPIC_Send 0->4 since the root is not rank 0 */
+    comp_msg r1[] = {{0, 3, 2048, R}, {3, 0, 2048, R}, {3, 0, 2048, R}, {0, 4, 4096, R}};
+    expect_comp(R, 6, two3, 4, 4096, 4, r1, 4, "reduce alpha 2x3, 5th call");
+
+    /* 1 node x 5 ranks. allreduce (commutative): composition gamma, posix
+     * allreduce on the communicator: calls 1-4 MPIR recursive doubling
+     * (8 B; rem 1: 0->1 folds, new ranks 1..4 swap at distance 1 and 2,
+     * 1->0 returns the result), then release_gather: nothing. */
+    static const int32_t one5[5] = {3, 3, 3, 3, 3};
+    comp_msg a1[] = {{0, 1, 8, A}, {1, 2, 8, A}, {2, 1, 8, A}, {3, 4, 8, A}, {4, 3, 8, A},
+                     {1, 3, 8, A}, {3, 1, 8, A}, {2, 4, 8, A}, {4, 2, 8, A}, {1, 0, 8, A}};
+    expect_comp(A, 5, one5, 0, 8, 0, a1, 10, "allreduce gamma 1x5, 1st call");
+    expect_comp(A, 5, one5, 0, 8, 4, NULL, 0, "allreduce gamma 1x5, 5th call");
+    /* barrier: composition alpha; the node barrier is release_gather call
+     * shm+1, the node's 1-byte bcast call shm+2. With 3 calls before: the
+     * barrier is the 4th (MPIR dissemination, n = 5: r -> r+1, r+2, r+4),
+     * the bcast the 5th (shared memory); with 0 before, the bcast is MPIR
+     * binomial from 0 (0->1, 0->2, 2->3, 0->4). */
+    comp_msg s4[15], s1[19];
+    size_t k = 0;
+    for (int32_t dist = 1; dist < 5; dist *= 2)
+        for (int32_t r = 0; r < 5; r++) {
+            comp_msg m = {r, (r + dist) % 5, 0, S};
+            s4[k] = s1[k] = m;
+            k++;
+        }
+    comp_msg bc[4] = {{0, 1, 1, B}, {0, 2, 1, B}, {2, 3, 1, B}, {0, 4, 1, B}};
+    memcpy(s1 + 15, bc, sizeof bc);
+    expect_comp(S, 5, one5, 0, 0, 3, s4, 15, "barrier alpha 1x5, 4th/5th release_gather");
+    expect_comp(S, 5, one5, 0, 0, 0, s1, 19, "barrier alpha 1x5, 1st call");
+
+    /* interleaved nodes {0,2,4} and {1,3,5} (roots 0 and 1), reduce of 8 B
+     * (<= 2048: composition beta) to rank 3 (node 1, local rank 1):
+     * MPIR binomial reduce in node 0 to local 0 (2->0, 4->0), among the
+     * roots to internode rank 1 (0->1), then in node 1 to local rank 1
+     * (binomial rooted there: local 2 = rank 5 -> 3, local 0 = rank 1 -> 3). */
+    static const int32_t inter[6] = {0, 1, 0, 1, 0, 1};
+    comp_msg rb[] = {{2, 0, 8, R}, {4, 0, 8, R}, {0, 1, 8, R}, {5, 3, 8, R}, {1, 3, 8, R}};
+    expect_comp(R, 6, inter, 3, 8, 0, rb, 5, "reduce beta interleaved");
+
+    /* release_gather counters: bcast 1 per node communicator, allreduce
+     * alpha 2 (reduce + bcast), barrier 2, allreduce on one node 1 on the
+     * communicator's own counter */
+    uint32_t cnt[2] = {0, 0};
+    mm_coll_desc c = {B, MM_ALG_MPICH_COMPOSITION, 6, 4, 8, 8, {0, 0}, two3, {0, 0}};
+    mm_coll_mpich_shm_count(&c, cnt);
+    c.op = A;
+    mm_coll_mpich_shm_count(&c, cnt);
+    c.op = S;
+    mm_coll_mpich_shm_count(&c, cnt);
+    CHECK(cnt[0] == 5 && cnt[1] == 0);
+    c.node = one5;
+    c.n = 5;
+    c.op = A;
+    mm_coll_mpich_shm_count(&c, cnt);
+    CHECK(cnt[0] == 5 && cnt[1] == 1);
+
+    /* selection: parent layouts pick the composition, by ch4/generic.json */
+    mm_coll_query q = {B, 6, 8, 8, 0, MM_COLL_LIB_MPICH, two3};
+    mm_coll_choice ch = mm_coll_select(&q);
+    CHECK(ch.alg == MM_ALG_MPICH_COMPOSITION && strstr(ch.rule, "composition alpha"));
+    q.op = R;
+    q.noncommutative = 1; /* composition gamma: MPIR on the communicator */
+    ch = mm_coll_select(&q);
+    CHECK(ch.alg == MM_ALG_BINOMIAL && strstr(ch.rule, "composition gamma"));
+    q.noncommutative = 0;
+    ch = mm_coll_select(&q);
+    CHECK(ch.alg == MM_ALG_MPICH_COMPOSITION && strstr(ch.rule, "composition beta"));
+    static const int32_t two8[16] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1};
+    mm_coll_query bq = {B, 16, 100000, 8, 0, MM_COLL_LIB_MPICH, two8};
+    ch = mm_coll_select(&bq);
+    CHECK(ch.alg == MM_ALG_MPICH_COMPOSITION && strstr(ch.rule, "composition beta"));
+    bq.n = 12;
+    ch = mm_coll_select(&bq); /* not a power of two, >= 12288 B: gamma */
+    CHECK(ch.alg != MM_ALG_MPICH_COMPOSITION && strstr(ch.rule, "composition gamma"));
+}
+
 int main(void)
 {
     test_schedules();
@@ -1018,5 +1238,6 @@ int main(void)
     test_tags();
     test_auto();
     test_ompi_trees();
+    test_mpich_comp();
     return check_report("test_coll_algo");
 }

@@ -12,6 +12,7 @@
 #include "coll_emit.h"
 #include "coll_pof2.h"
 #include "coll_rsag.h"
+#include "coll_mpich_comp.h"
 #include "coll_raben.h"
 
 #include <stdio.h>
@@ -121,14 +122,15 @@ static uint64_t valid_algs(int family)
     case MM_COLL_GATHER:    return A(LINEAR) | A(DIRECT) | A(BINOMIAL) | A(LINEAR_SYNC);
     case MM_COLL_BCAST:     return A(LINEAR) | A(BINOMIAL) |
                                    A(CHAIN) | A(PIPELINE) | A(SPLIT_BINARY) | A(BINARY) |
-                                   A(KNOMIAL) | A(BMTREE);
+                                   A(KNOMIAL) | A(BMTREE) | A(MPICH_COMPOSITION);
     case MM_COLL_REDUCE:    return A(LINEAR) | A(BINOMIAL) |
-                                   A(CHAIN) | A(PIPELINE) | A(BINARY) | A(IN_ORDER_BINARY);
-    case MM_COLL_ALLREDUCE: return A(RECURSIVE_DOUBLING) | A(RING);
+                                   A(CHAIN) | A(PIPELINE) | A(BINARY) | A(IN_ORDER_BINARY) |
+                                   A(MPICH_COMPOSITION);
+    case MM_COLL_ALLREDUCE: return A(RECURSIVE_DOUBLING) | A(RING) | A(MPICH_COMPOSITION);
     case MM_COLL_ALLGATHER: return A(LINEAR) | A(RING) | A(BRUCK) | A(RECURSIVE_DOUBLING) |
                                    A(NEIGHBOR_EXCHANGE) | A(GATHER_BCAST);
     case MM_COLL_BARRIER:   return A(DISSEMINATION) | A(RECURSIVE_DOUBLING) | A(LINEAR) |
-                                   A(TREE);
+                                   A(TREE) | A(MPICH_COMPOSITION);
     case MM_COLL_ALLTOALL:  return A(LINEAR) | A(PAIRWISE) | A(MODIFIED_BRUCK) | A(LINEAR_SYNC);
     case MM_COLL_SCATTER:   return A(LINEAR) | A(BINOMIAL) | A(LINEAR_NB);
     case MM_COLL_REDUCE_SCATTER:
@@ -187,6 +189,8 @@ int mm_coll_check(const mm_coll_desc *d, char *err, size_t errlen)
         return MMS_EFORMAT;
     }
     int rc = mm_coll_rsag_check(d, err, errlen);
+    if (rc == MMS_OK)
+        rc = mm_coll_mpich_comp_check(d, err, errlen);
     return rc != MMS_OK ? rc : mm_coll_raben_check(d, err, errlen);
 }
 
@@ -199,6 +203,8 @@ static uint32_t vector_pieces(const mm_coll_desc *d)
 {
     if (mm_coll_family(d->op) == MM_COLL_BCAST && d->alg == MM_ALG_SPLIT_BINARY)
         return 2; /* the two halves */
+    if (d->alg == MM_ALG_MPICH_COMPOSITION)
+        return mm_coll_mpich_comp_pieces(d); /* the union of its phases' cuts */
     return mm_coll_raben_pieces(d);
 }
 
@@ -239,6 +245,8 @@ uint64_t mm_coll_block_bytes(const mm_coll_desc *d, uint32_t b)
     uint32_t k = vector_pieces(d);
     if (!k)
         return d->bytes;
+    if (d->alg == MM_ALG_MPICH_COMPOSITION)
+        return mm_coll_mpich_comp_piece_bytes(d, b);
     /* Rabenseifner's halves and the scatter pieces have their own sizes */
     return mm_coll_raben_pieces(d) ? mm_coll_raben_piece_bytes(d, b) : mm_coll_piece_bytes(d, k, b);
 }
@@ -594,6 +602,10 @@ int mm_coll_expand(const mm_coll_desc *d, mm_coll_emit_fn fn, void *ctx,
     emitter e = {d, fn, ctx, mm_coll_nblocks(d), d->op, 0};
     if (mm_coll_tree_alg(d)) /* Open MPI's bcast/reduce trees */
         return mm_coll_trees(&e, err, errlen);
+    if (d->alg == MM_ALG_MPICH_COMPOSITION) { /* coll_mpich_comp.c */
+        mm_coll_mpich_comp_emit(&e, 0);
+        return e.rc;
+    }
     switch (mm_coll_family(d->op)) {
     case MM_COLL_GATHER:
         if (d->alg == MM_ALG_BINOMIAL)

@@ -188,6 +188,12 @@ uint32_t mm_coll_xfer_block(const mm_coll_desc *d, const mm_coll_xfer *x, uint32
 typedef int (*mm_coll_emit_fn)(void *ctx, const mm_coll_xfer *x);
 int  mm_coll_expand(const mm_coll_desc *d, mm_coll_emit_fn fn, void *ctx,
                     char *err, size_t errlen);
+/* MPICH's compositions: add the release_gather calls the call d makes to
+ * the counters shm_calls[0] (the node communicators') and [1] (the
+ * communicator's own: allreduce on one node), as MPICH 4.0.2 counts them,
+ * so that the communicator's next call gets them in its
+ * mm_coll_desc.shm_calls. Calls of other algorithms add nothing. */
+void mm_coll_mpich_shm_count(const mm_coll_desc *d, uint32_t shm_calls[2]);
 /* The same into a malloc'd array (free it); MMS_ENOMEM possible. */
 int  mm_coll_expand_array(const mm_coll_desc *d, mm_coll_xfer **out, size_t *count,
                           char *err, size_t errlen);
