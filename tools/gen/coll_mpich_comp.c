@@ -638,7 +638,8 @@ static int emit_all(const mm_coll_desc *d, mm_coll_emit_fn fn, void *fctx, int w
         }
         c.base += longest;
     }
-    qsort(c.v, c.n, sizeof *c.v, by_step);
+    if (c.n) /* qsort wants an array, even of 0 elements */
+        qsort(c.v, c.n, sizeof *c.v, by_step);
     for (size_t i = 0; i < c.n && !c.rc; i++)
         c.rc = fn(fctx, &c.v[i].x);
     free(c.v);
@@ -712,9 +713,29 @@ int mm_coll_mpich_comp_check(const mm_coll_desc *d, char *err, size_t errlen)
     return rc;
 }
 
+/* Scan composition alpha (a parent communicator whose nodes hold
+ * consecutive ranks; not expanded here): after MPIR's scan in each node
+ * (MPIDI_POSIX_mpi_scan is MPIR_Scan_impl, not counted) it bcasts the
+ * 4-byte "noneed" flag in every node (counted), and in every node but the
+ * first the node roots' prefix (counted again): the first node's counter
+ * gains 1, the others' 2. One counter cannot hold both; the first node's
+ * is kept (docs/collectives.md). */
+static uint32_t scan_entries(const mm_coll_desc *d)
+{
+    layout L;
+    if (d->op != MM_COLL_SCAN || !d->node || d->n < 2 || layout_build(&L, d->n, d->node))
+        return 0;
+    int consecutive = L.m < L.n;
+    for (int32_t k = 0; k < L.m && consecutive; k++)
+        consecutive = L.members[L.first[k + 1] - 1] - L.members[L.first[k]] == node_size(&L, k) - 1;
+    layout_release(&L);
+    return consecutive ? 1 : 0;
+}
+
 void mm_coll_mpich_shm_count(const mm_coll_desc *d, uint32_t shm_calls[2])
 {
     plan p;
+    shm_calls[0] += scan_entries(d);
     if (d->alg != MM_ALG_MPICH_COMPOSITION || !d->node || plan_build(&p, d))
         return;
     shm_calls[0] += (uint32_t)p.bumps[0];
