@@ -1231,8 +1231,20 @@ static void test_mpich_comp(void)
     ch = mm_coll_select(&bq);
     CHECK(ch.alg == MM_ALG_MPICH_COMPOSITION && strstr(ch.rule, "composition beta"));
     bq.n = 12;
-    ch = mm_coll_select(&bq); /* not a power of two, >= 12288 B: gamma */
-    CHECK(ch.alg != MM_ALG_MPICH_COMPOSITION && strstr(ch.rule, "composition gamma"));
+    ch = mm_coll_select(&bq); /* not a power of two, >= 12288 B: gamma = MPIR */
+    CHECK(ch.alg != MM_ALG_MPICH_COMPOSITION);
+    CHECK(ch.substitute ? strstr(ch.rule, "(as ") != NULL : strstr(ch.rule, "composition gamma") != NULL);
+    /* every choice on parent layouts: a stand-in says so in its rule */
+    static const int comp_ops[] = {B, R, A, S};
+    for (size_t o = 0; o < 4; o++)
+        for (int32_t n = 2; n <= 17; n++)
+            for (uint64_t by = 8; by <= 1u << 20; by *= 8) {
+                for (int32_t i = 0; i < n; i++)
+                    node[i] = i / 3;
+                mm_coll_query cq = {comp_ops[o], n, by, 8, 0, MM_COLL_LIB_MPICH, node};
+                ch = mm_coll_select(&cq);
+                CHECK(ch.substitute == (strstr(ch.rule, "(as ") != NULL));
+            }
 }
 
 int main(void)
