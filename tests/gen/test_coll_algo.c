@@ -25,6 +25,7 @@
 
 #include "check.h"
 #include "coll_algo.h"
+#include "coll_mpich_comp.h"
 #include "stream.h"
 
 typedef struct sim {
@@ -214,6 +215,31 @@ typedef struct run_result {
     size_t   *recvs;    /* messages each rank receives (n entries)        */
 } run_result;
 
+typedef struct xlist { mm_coll_xfer *v; size_t n, cap; } xlist;
+
+static int push_x(void *ctx, const mm_coll_xfer *x)
+{
+    xlist *a = ctx;
+    if (a->n == a->cap) {
+        a->cap = a->cap ? 2 * a->cap : 64;
+        a->v = realloc(a->v, a->cap * sizeof *a->v);
+        if (!a->v)
+            abort();
+    }
+    a->v[a->n++] = *x;
+    return 0;
+}
+
+static int expand_with_shm(const mm_coll_desc *d, mm_coll_xfer **x, size_t *nx, char *err,
+                           size_t errlen)
+{
+    xlist a = {NULL, 0, 0};
+    int rc = mm_coll_mpich_comp_expand_shm(d, push_x, &a, err, errlen);
+    *x = a.v;
+    *nx = a.n;
+    return rc;
+}
+
 /* Expand d and replay it; fills *res (recvs malloc'd). */
 static int run(const mm_coll_desc *d, run_result *res)
 {
@@ -221,7 +247,12 @@ static int run(const mm_coll_desc *d, run_result *res)
     mm_coll_xfer *x = NULL;
     size_t nx = 0;
     memset(res, 0, sizeof *res);
-    if (mm_coll_expand_array(d, &x, &nx, err, sizeof err) != MMS_OK) {
+    /* MPICH's compositions: replayed with their shared-memory phases as
+     * pseudo transfers (tag_op MM_COLL_NONE: no message, no queue), which
+     * deliver what release_gather does */
+    int comp = d->alg == MM_ALG_MPICH_COMPOSITION;
+    if (comp ? expand_with_shm(d, &x, &nx, err, sizeof err) != MMS_OK
+             : mm_coll_expand_array(d, &x, &nx, err, sizeof err) != MMS_OK) {
         fprintf(stderr, "expand %s/%s n=%d: %s\n", mm_coll_name(d->op),
                 mm_coll_alg_name(d->alg), d->n, err);
         return -1;
@@ -257,7 +288,12 @@ static int run(const mm_coll_desc *d, run_result *res)
                      * hold the sum (a Rabenseifner reduce's pieces, the
                      * in-order binary tree's root n-1) and get it again */
                     (mm_coll_family(d->op) == MM_COLL_ALLREDUCE &&
-                     d->alg == MM_ALG_NONOVERLAPPING);
+                     d->alg == MM_ALG_NONOVERLAPPING) ||
+                    /* MPICH's bcast composition alpha sends the vector
+                     * to the root's node root, then bcasts it in the node,
+                     * the root included; allreduce alpha's node bcast
+                     * reaches ranks of a cut reduce that hold pieces */
+                    comp;
 
     for (size_t i = 0; i < nx; i++) {
         const mm_coll_xfer *t = &x[i];
@@ -274,12 +310,15 @@ static int run(const mm_coll_desc *d, run_result *res)
         uint64_t want = 0;
         for (uint32_t k = 0; k < t->nblk; k++)
             want += mm_coll_block_bytes(d, mm_coll_xfer_block(d, t, k));
+        if (comp && t->mode == MM_XFER_SYNC && t->tag_op == MM_COLL_BCAST)
+            want = 1; /* the barrier composition's 1-byte bcast in each node */
         if (t->bytes != want) {
             fprintf(stderr, "transfer %zu carries %llu bytes, its blocks %llu\n", i,
                     (unsigned long long)t->bytes, (unsigned long long)want);
             res->errors++;
         }
-        res->recvs[t->dst]++;
+        if (t->tag_op != MM_COLL_NONE) /* shared memory: not a message */
+            res->recvs[t->dst]++;
         if (t->step + 1 > res->steps)
             res->steps = t->step + 1;
     }
@@ -353,7 +392,10 @@ static int run(const mm_coll_desc *d, run_result *res)
             }
         i = j;
     }
-    res->wrong = sim_final(&s, d);
+    /* a composition of count 0 moves no data (MPI_Reduce returns, bcast's
+     * release_gather and MPIR binomial bcast send nothing): no promise */
+    res->wrong = comp && d->bytes == 0 && mm_coll_family(d->op) != MM_COLL_BARRIER
+               ? 0 : sim_final(&s, d);
 out:
     free(s.st);
     free(s.last);
@@ -408,7 +450,7 @@ static long expected_recvs(const mm_coll_desc *d, int32_t r)
     int32_t n = d->n;
     int fam = mm_coll_family(d->op);
     int32_t vr = ((r - d->root) % n + n) % n;
-    if (d->sub[0] || d->sub[1]) /* composites with other phase algorithms */
+    if (d->sub[0] || d->sub[1] || d->alg == MM_ALG_MPICH_COMPOSITION) /* composites */
         return -1;
     switch (fam) {
     case MM_COLL_GATHER:
@@ -571,7 +613,7 @@ static void test_schedules(void)
                 /* 3 bytes: fewer than the ring allreduce's segments, some empty */
                 for (int ri = 0; ri < 3; ri++)
                     for (size_t bi = 0; bi < sizeof byte_sizes / sizeof *byte_sizes; bi++) {
-                        mm_coll_desc d = {families[f], alg, n, roots[ri], byte_sizes[bi], 0, {0, 0}};
+                        mm_coll_desc d = {families[f], alg, n, roots[ri], byte_sizes[bi], 0, {0, 0}, NULL, {0, 0}};
                         combos += (size_t)check_schedule(&d);
                     }
             }
@@ -599,14 +641,14 @@ static void test_composites(void)
             for (size_t b = 0; b < 2; b++)
                 for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
                     mm_coll_desc d = {ops[o][0], ops[o][1], sizes[si], 0, 24, 8,
-                                      {first[a], second[b]}};
+                                      {first[a], second[b]}, NULL, {0, 0}};
                     combos += (size_t)check_schedule(&d);
                 }
     CHECK_EQ(combos, 4 * 2 * 2 * (sizeof sizes / sizeof *sizes) +
                      2 * 1 * 2 * (sizeof sizes / sizeof *sizes)); /* no direct reduce */
     char err[256];
     mm_coll_desc d = {MM_COLL_REDUCE_SCATTER, MM_ALG_NONOVERLAPPING, 8, 0, 8, 0,
-                      {MM_ALG_RING, MM_ALG_LINEAR}};
+                      {MM_ALG_RING, MM_ALG_LINEAR}, NULL, {0, 0}};
     CHECK_EQ(mm_coll_check(&d, err, sizeof err), MMS_EFORMAT);
     CHECK(strstr(err, "ring") != NULL && strstr(err, "reduce") != NULL);
 }
@@ -638,7 +680,7 @@ static void test_schedules_elems(void)
                 for (size_t a = 0; a < sizeof cut / sizeof *cut; a++)
                     for (int ri = 0; ri < 3; ri++) {
                         mm_coll_desc d = {cut[a][0], cut[a][1], n, roots[ri],
-                                          counts[ci] * elems[ei], elems[ei], {0, 0}};
+                                          counts[ci] * elems[ei], elems[ei], {0, 0}, NULL, {0, 0}};
                         combos += (size_t)check_schedule(&d);
                         pieces += mm_coll_nblocks(&d) > 1;
                     }
@@ -653,7 +695,7 @@ static void test_schedules_elems(void)
                             ba == MM_ALG_MPICH_SCATTER_RING_ALLGATHER)
                             continue;
                         mm_coll_desc d = {MM_COLL_ALLREDUCE, MM_ALG_NONOVERLAPPING, n, 0,
-                                          counts[ci] * elems[ei], elems[ei], {ra, ba}};
+                                          counts[ci] * elems[ei], elems[ei], {ra, ba}, NULL, {0, 0}};
                         combos += (size_t)check_schedule(&d);
                     }
             }
@@ -678,7 +720,7 @@ static void test_nbc_schedules(void)
                 for (int32_t root = 0; root < n; root += n > 9 ? 5 : 1)
                     for (size_t b = 0; b < sizeof bytes / sizeof *bytes; b++)
                         for (size_t e = 0; e < 2; e++) {
-                            mm_coll_desc d = {fams[f], alg, n, root, bytes[b], elems[e], {0, 0}};
+                            mm_coll_desc d = {fams[f], alg, n, root, bytes[b], elems[e], {0, 0}, NULL, {0, 0}};
                             combos += (size_t)check_schedule(&d);
                         }
         }
@@ -686,11 +728,11 @@ static void test_nbc_schedules(void)
     CHECK(combos > 5000);
     /* libnbc's piece sizes: 100000 B in 8192-B fragments (12 of 7692 B, the
      * last 7696 B), 7 elements halved for 4 ranks (1 2 2 2) */
-    mm_coll_desc c = {MM_COLL_IREDUCE, MM_ALG_NBC_CHAIN, 2, 0, 100000, 1, {0, 0}};
+    mm_coll_desc c = {MM_COLL_IREDUCE, MM_ALG_NBC_CHAIN, 2, 0, 100000, 1, {0, 0}, NULL, {0, 0}};
     CHECK_EQ(mm_coll_nblocks(&c), 13);
     CHECK_EQ(mm_coll_block_bytes(&c, 0), 7692);
     CHECK_EQ(mm_coll_block_bytes(&c, 12), 7696);
-    mm_coll_desc h = {MM_COLL_IALLREDUCE, MM_ALG_NBC_REDSCAT, 5, 0, 56, 8, {0, 0}};
+    mm_coll_desc h = {MM_COLL_IALLREDUCE, MM_ALG_NBC_REDSCAT, 5, 0, 56, 8, {0, 0}, NULL, {0, 0}};
     CHECK_EQ(mm_coll_nblocks(&h), 4);
     CHECK_EQ(mm_coll_block_bytes(&h, 0), 8);
     CHECK_EQ(mm_coll_block_bytes(&h, 1), 16);
@@ -704,7 +746,7 @@ static void test_nbc_schedules(void)
      * Open MPI 4.1.4 sends it, checked with pml monitoring) */
     static const int32_t tree[][3] = {{0, 3, 1}, {0, 3, 2}, {0, 3, 4}, {1, 1, 0},
                                       {1, 1, 5}, {1, 2, 6}, {2, 0, 7}};
-    mm_coll_desc bc = {MM_COLL_IBCAST, MM_ALG_NBC_BINOMIAL, 8, 3, 4096, 1, {0, 0}};
+    mm_coll_desc bc = {MM_COLL_IBCAST, MM_ALG_NBC_BINOMIAL, 8, 3, 4096, 1, {0, 0}, NULL, {0, 0}};
     mm_coll_xfer *x = NULL;
     size_t nx = 0;
     CHECK_EQ(mm_coll_expand_array(&bc, &x, &nx, err, sizeof err), MMS_OK);
@@ -791,7 +833,7 @@ static void test_variants(void)
         for (int alg = 1; alg < MM_ALG_COUNT; alg++) {
             if (!mm_coll_alg_valid(pairs[i][1], alg))
                 continue;
-            mm_coll_desc a = {pairs[i][0], alg, 13, 4, 64, 0, {0, 0}}, b = {pairs[i][1], alg, 13, 4, 64, 0, {0, 0}};
+            mm_coll_desc a = {pairs[i][0], alg, 13, 4, 64, 0, {0, 0}, NULL, {0, 0}}, b = {pairs[i][1], alg, 13, 4, 64, 0, {0, 0}, NULL, {0, 0}};
             mm_coll_xfer *xa, *xb;
             size_t na, nb;
             char err[256];
@@ -842,7 +884,7 @@ static void test_tag_ops(void)
     for (int op = MM_COLL_NONE + 1; op < MM_COLL_OP_COUNT; op++)
         for (int alg = 1; alg < MM_ALG_COUNT; alg++)
             for (size_t i = 0; i < sizeof ns / sizeof *ns; i++) {
-                mm_coll_desc d = {op, alg, ns[i], 0, 16, 0, {0, 0}};
+                mm_coll_desc d = {op, alg, ns[i], 0, 16, 0, {0, 0}, NULL, {0, 0}};
                 mm_coll_xfer *x;
                 size_t nx;
                 char err[256];
@@ -873,7 +915,7 @@ static void test_tag_ops(void)
                 free(x);
             }
     /* Open MPI: reduce -21, scatter -25, scatterv -26 */
-    mm_coll_desc d = {MM_COLL_REDUCE_SCATTER, MM_ALG_NONOVERLAPPING, 4, 0, 8, 0, {0, 0}};
+    mm_coll_desc d = {MM_COLL_REDUCE_SCATTER, MM_ALG_NONOVERLAPPING, 4, 0, 8, 0, {0, 0}, NULL, {0, 0}};
     mm_coll_xfer *x;
     size_t nx;
     char err[256];
@@ -897,7 +939,7 @@ static void test_hot_spot(void)
 {
     const int32_t ns[] = {64, 512, 1024};
     for (size_t i = 0; i < 3; i++) {
-        mm_coll_desc d = {MM_COLL_GATHER, MM_ALG_LINEAR, ns[i], 0, 8, 0, {0, 0}};
+        mm_coll_desc d = {MM_COLL_GATHER, MM_ALG_LINEAR, ns[i], 0, 8, 0, {0, 0}, NULL, {0, 0}};
         mm_coll_xfer *x;
         size_t nx;
         char err[256];
@@ -923,14 +965,14 @@ static void test_hot_spot(void)
 static void test_check_errors(void)
 {
     char err[256];
-    mm_coll_desc d = {MM_COLL_ALLGATHER, MM_ALG_RECURSIVE_DOUBLING, 6, 0, 8, 0, {0, 0}};
+    mm_coll_desc d = {MM_COLL_ALLGATHER, MM_ALG_RECURSIVE_DOUBLING, 6, 0, 8, 0, {0, 0}, NULL, {0, 0}};
     CHECK_EQ(mm_coll_check(&d, err, sizeof err), MMS_EFORMAT);
     CHECK(strstr(err, "power-of-two") != NULL);
     d.alg = MM_ALG_NEIGHBOR_EXCHANGE;
     d.n = 7;
     CHECK_EQ(mm_coll_check(&d, err, sizeof err), MMS_EFORMAT);
     CHECK(strstr(err, "even") != NULL);
-    mm_coll_desc g = {MM_COLL_GATHER, MM_ALG_RING, 4, 0, 8, 0, {0, 0}};
+    mm_coll_desc g = {MM_COLL_GATHER, MM_ALG_RING, 4, 0, 8, 0, {0, 0}, NULL, {0, 0}};
     CHECK_EQ(mm_coll_check(&g, err, sizeof err), MMS_EFORMAT);
     CHECK(strstr(err, "ring") != NULL && strstr(err, "gather") != NULL);
     g.alg = MM_ALG_LINEAR;
@@ -940,17 +982,17 @@ static void test_check_errors(void)
     g.root = 0;
     g.n = 0;
     CHECK_EQ(mm_coll_check(&g, err, sizeof err), MMS_EFORMAT);
-    mm_coll_desc s = {MM_COLL_NONE, MM_ALG_LINEAR, 4, 0, 8, 0, {0, 0}};
+    mm_coll_desc s = {MM_COLL_NONE, MM_ALG_LINEAR, 4, 0, 8, 0, {0, 0}, NULL, {0, 0}};
     CHECK_EQ(mm_coll_check(&s, err, sizeof err), MMS_EFORMAT);
     CHECK(strstr(err, "not a collective") != NULL);
-    mm_coll_desc sc = {MM_COLL_SCATTER, MM_ALG_RING, 4, 0, 8, 0, {0, 0}};
+    mm_coll_desc sc = {MM_COLL_SCATTER, MM_ALG_RING, 4, 0, 8, 0, {0, 0}, NULL, {0, 0}};
     CHECK_EQ(mm_coll_check(&sc, err, sizeof err), MMS_EFORMAT);
     CHECK(strstr(err, "ring") != NULL && strstr(err, "scatter") != NULL);
     sc.alg = MM_ALG_BINOMIAL;
     sc.root = -1;
     CHECK_EQ(mm_coll_check(&sc, err, sizeof err), MMS_EFORMAT);
     CHECK(strstr(err, "root -1") != NULL);
-    mm_coll_desc sn = {MM_COLL_SCAN, MM_ALG_RECURSIVE_HALVING, 4, 0, 8, 0, {0, 0}};
+    mm_coll_desc sn = {MM_COLL_SCAN, MM_ALG_RECURSIVE_HALVING, 4, 0, 8, 0, {0, 0}, NULL, {0, 0}};
     CHECK_EQ(mm_coll_check(&sn, err, sizeof err), MMS_EFORMAT);
     CHECK_EQ(mm_coll_alg_from_name("recursive_halving"), MM_ALG_RECURSIVE_HALVING);
     CHECK_EQ(mm_coll_alg_from_name("nonoverlapping"), MM_ALG_NONOVERLAPPING);
@@ -1018,7 +1060,7 @@ static void test_auto(void)
                         pending++;
                         continue;
                     }
-                    mm_coll_desc d = {op, c.alg, ns[i], 0, bytes[b], 0, {0, 0}};
+                    mm_coll_desc d = {op, c.alg, ns[i], 0, bytes[b], 0, {0, 0}, NULL, {0, 0}};
                     char err[256];
                     int rc = mm_coll_check(&d, err, sizeof err);
                     if (rc != MMS_OK)
@@ -1112,7 +1154,7 @@ static void test_auto(void)
     CHECK(sc.alg == MM_ALG_RECURSIVE_DOUBLING && !sc.substitute);
     aq.noncommutative = 0;
     sc = mm_coll_select(&aq);
-    CHECK(sc.substitute && strstr(sc.rule, "composition alpha"));
+    CHECK(sc.alg == MM_ALG_MPICH_COMPOSITION && strstr(sc.rule, "composition alpha"));
     aq.node = alone;
     sc = mm_coll_select(&aq);
     CHECK(sc.alg != MM_ALG_RECURSIVE_DOUBLING && !strstr(sc.rule, "composition"));
@@ -1132,7 +1174,7 @@ typedef struct pair_msg { int32_t src, dst; uint64_t bytes; } pair_msg;
 static void expect_pairs(int op, int alg, int32_t n, int32_t root, uint64_t bytes, uint32_t elem,
                          const pair_msg *want, size_t nwant)
 {
-    mm_coll_desc d = {op, alg, n, root, bytes, elem, {0, 0}};
+    mm_coll_desc d = {op, alg, n, root, bytes, elem, {0, 0}, NULL, {0, 0}};
     mm_coll_xfer *x = NULL;
     size_t nx = 0;
     char err[256];
@@ -1166,7 +1208,7 @@ static void test_ompi_trees(void)
                 for (int32_t root = 0; root < n; root += 1 + n / 4)
                     for (size_t b = 0; b < sizeof bytes / sizeof *bytes; b++) {
                         mm_coll_desc d = {op ? MM_COLL_REDUCE : MM_COLL_BCAST, algs[a], n, root,
-                                          bytes[b], 8, {0, 0}};
+                                          bytes[b], 8, {0, 0}, NULL, {0, 0}};
                         combos += (size_t)check_schedule(&d);
                     }
     CHECK(combos > 2000);
@@ -1264,7 +1306,7 @@ static void test_mpich(void)
      * right, all pieces but the receiver's own, empty or not. */
     static const pair_tot ring5[] = {{2, 3, 5, 13}, {3, 4, 4, 10}, {4, 0, 5, 13}, {0, 1, 4, 12},
                                      {1, 2, 4, 10}, {2, 1, 1, 1}, {2, 4, 1, 6}};
-    mm_coll_desc d = {MM_COLL_BCAST, MM_ALG_MPICH_SCATTER_RING_ALLGATHER, 5, 2, 13, 1, {0, 0}};
+    mm_coll_desc d = {MM_COLL_BCAST, MM_ALG_MPICH_SCATTER_RING_ALLGATHER, 5, 2, 13, 1, {0, 0}, NULL, {0, 0}};
     expect_totals(&d, ring5, sizeof ring5 / sizeof *ring5);
     /* bcast scatter + recursive doubling, n = 8, root 0, 10 elements of 8
      * bytes: MPICH cuts 80 bytes into 10-byte pieces (Open MPI: 2-element
@@ -1276,7 +1318,7 @@ static void test_mpich(void)
         {1, 3, 1, 20}, {3, 1, 1, 20}, {1, 5, 1, 40}, {5, 1, 1, 40}, {2, 3, 2, 20}, {3, 2, 1, 10},
         {2, 6, 1, 40}, {6, 2, 1, 40}, {3, 7, 1, 40}, {7, 3, 1, 40}, {4, 5, 2, 20}, {5, 4, 1, 10},
         {4, 6, 2, 40}, {6, 4, 1, 20}, {5, 7, 1, 20}, {7, 5, 1, 20}, {6, 7, 2, 20}, {7, 6, 1, 10}};
-    mm_coll_desc r = {MM_COLL_BCAST, MM_ALG_MPICH_SCATTER_RD_ALLGATHER, 8, 0, 80, 8, {0, 0}};
+    mm_coll_desc r = {MM_COLL_BCAST, MM_ALG_MPICH_SCATTER_RD_ALLGATHER, 8, 0, 80, 8, {0, 0}, NULL, {0, 0}};
     expect_totals(&r, rd8, sizeof rd8 / sizeof *rd8);
     mm_coll_desc o = r;
     o.alg = MM_ALG_SCATTER_ALLGATHER;
@@ -1295,7 +1337,7 @@ static void test_mpich(void)
                 for (size_t c = 0; c < 4; c++) {
                     mm_coll_desc m = {MM_COLL_BCAST, ring ? MM_ALG_MPICH_SCATTER_RING_ALLGATHER
                                                           : MM_ALG_MPICH_SCATTER_RD_ALLGATHER,
-                                      n, root, counts[c], 1, {0, 0}};
+                                      n, root, counts[c], 1, {0, 0}, NULL, {0, 0}};
                     mm_coll_desc om = m;
                     om.alg = ring ? MM_ALG_SCATTER_RING_ALLGATHER : MM_ALG_SCATTER_ALLGATHER;
                     int s = same_totals(&m, &om);
@@ -1308,7 +1350,7 @@ static void test_mpich(void)
     /* alltoall scattered (alltoall_intra_scattered.c, MPIR_CVAR_ALLTOALL_
      * THROTTLE = 32): n = 40: rank r receives from r+1 .. r+31 in the first
      * batch, r+32 .. r+39 in the second; the self message is left out. */
-    mm_coll_desc a = {MM_COLL_ALLTOALL, MM_ALG_SCATTERED, 40, 0, 100, 1, {0, 0}};
+    mm_coll_desc a = {MM_COLL_ALLTOALL, MM_ALG_SCATTERED, 40, 0, 100, 1, {0, 0}, NULL, {0, 0}};
     mm_coll_xfer *x;
     size_t nx;
     char err[256];
@@ -1334,7 +1376,7 @@ static void test_mpich(void)
     free(xl);
     /* pairwise (alltoall_intra_pairwise.c): n = 8, exchange i with r ^ i;
      * n = 5, to r + i, from r - i */
-    mm_coll_desc p = {MM_COLL_ALLTOALL, MM_ALG_MPICH_PAIRWISE, 8, 0, 4, 1, {0, 0}};
+    mm_coll_desc p = {MM_COLL_ALLTOALL, MM_ALG_MPICH_PAIRWISE, 8, 0, 4, 1, {0, 0}, NULL, {0, 0}};
     CHECK_EQ(mm_coll_expand_array(&p, &x, &nx, err, sizeof err), MMS_OK);
     CHECK_EQ(nx, 8 * 7);
     for (size_t i = 0; i < nx; i++)
@@ -1355,7 +1397,7 @@ static void test_mpich(void)
      * 0 2 1 3); exchange 0 with r ^ 1, 2 blocks: rank 0 sends positions 2,
      * 3 = blocks 1, 3; exchange 1 with r ^ 2, 1 block: rank 1 (window 2..3)
      * sends position 3 = block 3 to rank 3. */
-    mm_coll_desc q = {MM_COLL_REDUCE_SCATTER_BLOCK, MM_ALG_NONCOMMUTATIVE, 4, 0, 8, 8, {0, 0}};
+    mm_coll_desc q = {MM_COLL_REDUCE_SCATTER_BLOCK, MM_ALG_NONCOMMUTATIVE, 4, 0, 8, 8, {0, 0}, NULL, {0, 0}};
     CHECK_EQ(mm_coll_expand_array(&q, &x, &nx, err, sizeof err), MMS_OK);
     CHECK_EQ(nx, 8);
     int seen = 0;
@@ -1381,7 +1423,7 @@ static void test_mpich(void)
      * 3->2 (mask 1), 2->0 (mask 2), 4->0 (mask 4), then 0->3 */
     static const pair_tot nc5[] = {{1, 0, 1, 16}, {3, 2, 1, 16}, {2, 0, 1, 16}, {4, 0, 1, 16},
                                    {0, 3, 1, 16}};
-    mm_coll_desc b = {MM_COLL_REDUCE, MM_ALG_BINOMIAL_ROOT0, 5, 3, 16, 8, {0, 0}};
+    mm_coll_desc b = {MM_COLL_REDUCE, MM_ALG_BINOMIAL_ROOT0, 5, 3, 16, 8, {0, 0}, NULL, {0, 0}};
     expect_totals(&b, nc5, sizeof nc5 / sizeof *nc5);
     CHECK_EQ(mm_coll_expand_array(&b, &x, &nx, err, sizeof err), MMS_OK);
     CHECK(nx == 5 && x[4].src == 0 && x[4].dst == 3 && x[4].step == 3);
@@ -1430,7 +1472,7 @@ typedef struct pair_sum { int32_t src, dst; uint64_t msgs, bytes; } pair_sum;
 static void expect_pair_sums(int op, int alg, int32_t n, uint64_t bytes, uint32_t elem,
                              const pair_sum *want, size_t nwant)
 {
-    mm_coll_desc d = {op, alg, n, 0, bytes, elem, {0, 0}};
+    mm_coll_desc d = {op, alg, n, 0, bytes, elem, {0, 0}, NULL, {0, 0}};
     mm_coll_xfer *x = NULL;
     size_t nx = 0, pairs = 0;
     char err[256];
@@ -1470,7 +1512,7 @@ static void test_ompi_rsb(void)
             for (size_t c = 0; c < 4; c++)
                 for (uint32_t elem = 1; elem <= 8; elem += 7) {
                     mm_coll_desc d = {MM_COLL_REDUCE_SCATTER_BLOCK, algs[a], n, 0,
-                                      counts[c] * elem, elem, {0, 0}};
+                                      counts[c] * elem, elem, {0, 0}, NULL, {0, 0}};
                     combos += (size_t)check_schedule(&d);
                 }
     CHECK_EQ(combos, 2 * 40 * 4 * 2);
@@ -1493,7 +1535,7 @@ static void test_ompi_rsb(void)
     expect_pair_sums(MM_COLL_REDUCE_SCATTER_BLOCK, MM_ALG_BUTTERFLY, 8, 24, 8, bf8, 24);
     /* the butterfly's messages carry blocks in mirror order: n = 8, rank 0's
      * first message holds positions 4..7, blocks 1, 5, 3, 7 */
-    mm_coll_desc d = {MM_COLL_REDUCE_SCATTER_BLOCK, MM_ALG_BUTTERFLY, 8, 0, 24, 8, {0, 0}};
+    mm_coll_desc d = {MM_COLL_REDUCE_SCATTER_BLOCK, MM_ALG_BUTTERFLY, 8, 0, 24, 8, {0, 0}, NULL, {0, 0}};
     mm_coll_xfer *x = NULL;
     size_t nx = 0;
     char err[256];
@@ -1538,7 +1580,7 @@ static void test_mpich_rs_rd(void)
             for (size_t c = 0; c < 4; c++)
                 for (uint32_t elem = 1; elem <= 8; elem += 7) {
                     mm_coll_desc d = {ops[o], MM_ALG_RECURSIVE_DOUBLING, n, 0, counts[c] * elem,
-                                      elem, {0, 0}};
+                                      elem, {0, 0}, NULL, {0, 0}};
                     int ok = check_schedule(&d);
                     combos += (size_t)ok;
                     odd += (size_t)(ok && (n & (n - 1)) != 0);
@@ -1557,7 +1599,7 @@ static void test_mpich_rs_rd(void)
         expect_pair_sums(ops[o], MM_ALG_RECURSIVE_DOUBLING, 6, 24, 8, rd6, 14);
     }
     /* the forwards pass on what was received (lines 195, 199: tmp_recvbuf) */
-    mm_coll_desc d = {MM_COLL_REDUCE_SCATTER, MM_ALG_RECURSIVE_DOUBLING, 6, 0, 24, 8, {0, 0}};
+    mm_coll_desc d = {MM_COLL_REDUCE_SCATTER, MM_ALG_RECURSIVE_DOUBLING, 6, 0, 24, 8, {0, 0}, NULL, {0, 0}};
     mm_coll_xfer *x = NULL;
     size_t nx = 0, fwd = 0;
     char err[256];
@@ -1569,6 +1611,204 @@ static void test_mpich_rs_rd(void)
         }
     CHECK_EQ(fwd, 2);
     free(x);
+}
+
+/* MPICH 4.0.2's ch4 compositions (coll_mpich_comp.c) on node layouts:
+ * the data-flow check (shared-memory phases delivering as release_gather
+ * does), both release_gather regimes, and exact messages derived by hand
+ * from MPICH's code (v4.0.2: src/mpid/ch4/src/ch4_coll_impl.h,
+ * MPIR_Comm_create_subcomms, mpir/generic.json, the MPIR algorithms). */
+typedef struct comp_msg { int32_t src, dst; uint64_t bytes; uint8_t tag_op; } comp_msg;
+
+static int cmp_msg(const void *a, const void *b)
+{
+    const comp_msg *x = a, *y = b;
+    if (x->src != y->src)
+        return x->src < y->src ? -1 : 1;
+    if (x->dst != y->dst)
+        return x->dst < y->dst ? -1 : 1;
+    if (x->bytes != y->bytes)
+        return x->bytes < y->bytes ? -1 : 1;
+    return (x->tag_op > y->tag_op) - (x->tag_op < y->tag_op);
+}
+
+static void expect_comp(int op, int32_t n, const int32_t *node, int32_t root, uint64_t bytes,
+                        uint32_t shm, comp_msg *want, size_t nwant, const char *what)
+{
+    mm_coll_desc d = {op, MM_ALG_MPICH_COMPOSITION, n, root, bytes, 8, {0, 0}, node, {shm, shm}};
+    mm_coll_xfer *x = NULL;
+    size_t nx = 0;
+    char err[256];
+    CHECK_EQ(mm_coll_expand_array(&d, &x, &nx, err, sizeof err), MMS_OK);
+    comp_msg *got = calloc(nx + 1, sizeof *got);
+    for (size_t i = 0; i < nx; i++) {
+        comp_msg g = {x[i].src, x[i].dst, x[i].bytes, x[i].tag_op};
+        got[i] = g;
+    }
+    if (nx)
+        qsort(got, nx, sizeof *got, cmp_msg);
+    if (nwant)
+        qsort(want, nwant, sizeof *want, cmp_msg);
+    int ok = nx == nwant;
+    for (size_t i = 0; ok && i < nx; i++)
+        ok = cmp_msg(&got[i], &want[i]) == 0;
+    if (!ok) {
+        fprintf(stderr, "%s: %zu messages, want %zu:", what, nx, nwant);
+        for (size_t i = 0; i < nx; i++)
+            fprintf(stderr, " %d->%d %llu/%d", got[i].src, got[i].dst,
+                    (unsigned long long)got[i].bytes, got[i].tag_op);
+        fprintf(stderr, "\n");
+    }
+    CHECK(ok);
+    free(got);
+    free(x);
+}
+
+static void test_mpich_comp(void)
+{
+    enum { B = MM_COLL_BCAST, R = MM_COLL_REDUCE, A = MM_COLL_ALLREDUCE, S = MM_COLL_BARRIER };
+    static const int ops[] = {B, R, A, S};
+    static const uint64_t bytes[] = {0, 8, 3000, 20000, 600000};
+    static const uint32_t shm[] = {0, 3, 4, 9};
+    int32_t node[40];
+    size_t combos = 0;
+    /* layouts: c ranks per node in blocks, round-robin on k nodes, one
+     * node, and uneven blocks */
+    for (int32_t n = 2; n <= 33; n += (n < 12 ? 1 : 7))
+        for (int lay = 0; lay < 6; lay++) {
+            for (int32_t i = 0; i < n; i++)
+                node[i] = lay == 0 ? i / 2 : lay == 1 ? i / 3 : lay == 2 ? i % 2 :
+                          lay == 3 ? i % 3 : lay == 4 ? 7 : (i * i) % 5;
+            for (size_t o = 0; o < 4; o++)
+                for (size_t b = 0; b < 5; b++)
+                    for (size_t h = 0; h < 4; h++) {
+                        int32_t roots[3] = {0, n - 1, n / 2};
+                        for (int ri = 0; ri < (ops[o] == B || ops[o] == R ? 3 : 1); ri++) {
+                            mm_coll_desc d = {ops[o], MM_ALG_MPICH_COMPOSITION, n, roots[ri],
+                                              bytes[b], 8, {0, 0}, node, {shm[h], shm[h]}};
+                            combos += (size_t)check_schedule(&d);
+                        }
+                    }
+        }
+    printf("mpich compositions checked: %zu\n", combos);
+    CHECK(combos > 3000);
+    /* no layout, one rank per node, or nonblocking: refused */
+    char err[256];
+    static const int32_t alone[4] = {0, 1, 2, 3};
+    mm_coll_desc d = {B, MM_ALG_MPICH_COMPOSITION, 4, 0, 8, 8, {0, 0}, NULL, {0, 0}};
+    CHECK_EQ(mm_coll_check(&d, err, sizeof err), MMS_EFORMAT);
+    d.node = alone;
+    CHECK_EQ(mm_coll_check(&d, err, sizeof err), MMS_EFORMAT);
+
+    /* 2 nodes x 3 ranks, bcast of 8 B from rank 4 (n < 8: composition
+     * alpha). node_comm {0,1,2} and {3,4,5}, node roots {0,3}. Rank 4 is
+     * not its node's root: MPIC_Send 4->3; MPIR binomial bcast among the
+     * roots from internode rank 1: 3->0; then bcast from local rank 0 in
+     * each node: before the 5th release_gather call MPIR's binomial
+     * (n = 3: 0->1, 0->2), from it on shared memory (no messages). */
+    static const int32_t two3[6] = {0, 0, 0, 1, 1, 1};
+    comp_msg b1[] = {{4, 3, 8, B}, {3, 0, 8, B}, {0, 1, 8, B}, {0, 2, 8, B}, {3, 4, 8, B},
+                     {3, 5, 8, B}};
+    expect_comp(B, 6, two3, 4, 8, 0, b1, 6, "bcast alpha 2x3, 1st call");
+    comp_msg b5[] = {{4, 3, 8, B}, {3, 0, 8, B}};
+    expect_comp(B, 6, two3, 4, 8, 4, b5, 2, "bcast alpha 2x3, 5th call");
+    /* reduce of 4096 B (> 2048: alpha) to rank 4, release_gather in the
+     * nodes: among the roots {0,3} MPIR reduce_scatter_gather to 0
+     * (count 512 >= pof2 2: halves swapped, 3's half gathered to 0), then
+     * MPIC_Send 0->4 since the root is not rank 0 */
+    comp_msg r1[] = {{0, 3, 2048, R}, {3, 0, 2048, R}, {3, 0, 2048, R}, {0, 4, 4096, R}};
+    expect_comp(R, 6, two3, 4, 4096, 4, r1, 4, "reduce alpha 2x3, 5th call");
+
+    /* 1 node x 5 ranks. allreduce (commutative): composition gamma, posix
+     * allreduce on the communicator: calls 1-4 MPIR recursive doubling
+     * (8 B; rem 1: 0->1 folds, new ranks 1..4 swap at distance 1 and 2,
+     * 1->0 returns the result), then release_gather: nothing. */
+    static const int32_t one5[5] = {3, 3, 3, 3, 3};
+    comp_msg a1[] = {{0, 1, 8, A}, {1, 2, 8, A}, {2, 1, 8, A}, {3, 4, 8, A}, {4, 3, 8, A},
+                     {1, 3, 8, A}, {3, 1, 8, A}, {2, 4, 8, A}, {4, 2, 8, A}, {1, 0, 8, A}};
+    expect_comp(A, 5, one5, 0, 8, 0, a1, 10, "allreduce gamma 1x5, 1st call");
+    expect_comp(A, 5, one5, 0, 8, 4, NULL, 0, "allreduce gamma 1x5, 5th call");
+    /* barrier: composition alpha; the node barrier is release_gather call
+     * shm+1, the node's 1-byte bcast call shm+2. With 3 calls before: the
+     * barrier is the 4th (MPIR dissemination, n = 5: r -> r+1, r+2, r+4),
+     * the bcast the 5th (shared memory); with 0 before, the bcast is MPIR
+     * binomial from 0 (0->1, 0->2, 2->3, 0->4). */
+    comp_msg s4[15], s1[19];
+    size_t k = 0;
+    for (int32_t dist = 1; dist < 5; dist *= 2)
+        for (int32_t r = 0; r < 5; r++) {
+            comp_msg m = {r, (r + dist) % 5, 0, S};
+            s4[k] = s1[k] = m;
+            k++;
+        }
+    comp_msg bc[4] = {{0, 1, 1, B}, {0, 2, 1, B}, {2, 3, 1, B}, {0, 4, 1, B}};
+    memcpy(s1 + 15, bc, sizeof bc);
+    expect_comp(S, 5, one5, 0, 0, 3, s4, 15, "barrier alpha 1x5, 4th/5th release_gather");
+    expect_comp(S, 5, one5, 0, 0, 0, s1, 19, "barrier alpha 1x5, 1st call");
+
+    /* interleaved nodes {0,2,4} and {1,3,5} (roots 0 and 1), reduce of 8 B
+     * (<= 2048: composition beta) to rank 3 (node 1, local rank 1):
+     * MPIR binomial reduce in node 0 to local 0 (2->0, 4->0), among the
+     * roots to internode rank 1 (0->1), then in node 1 to local rank 1
+     * (binomial rooted there: local 2 = rank 5 -> 3, local 0 = rank 1 -> 3). */
+    static const int32_t inter[6] = {0, 1, 0, 1, 0, 1};
+    comp_msg rb[] = {{2, 0, 8, R}, {4, 0, 8, R}, {0, 1, 8, R}, {5, 3, 8, R}, {1, 3, 8, R}};
+    expect_comp(R, 6, inter, 3, 8, 0, rb, 5, "reduce beta interleaved");
+
+    /* release_gather counters: bcast 1 per node communicator, allreduce
+     * alpha 2 (reduce + bcast), barrier 2, allreduce on one node 1 on the
+     * communicator's own counter */
+    uint32_t cnt[2] = {0, 0};
+    mm_coll_desc c = {B, MM_ALG_MPICH_COMPOSITION, 6, 4, 8, 8, {0, 0}, two3, {0, 0}};
+    mm_coll_mpich_shm_count(&c, cnt);
+    c.op = A;
+    mm_coll_mpich_shm_count(&c, cnt);
+    c.op = S;
+    mm_coll_mpich_shm_count(&c, cnt);
+    CHECK(cnt[0] == 5 && cnt[1] == 0);
+    c.node = one5;
+    c.n = 5;
+    c.op = A;
+    mm_coll_mpich_shm_count(&c, cnt);
+    CHECK(cnt[0] == 5 && cnt[1] == 1);
+    /* a scan on consecutive nodes (ch4 scan composition alpha): the first
+     * node's "noneed" bcast; on interleaved nodes MPIR's scan: nothing */
+    mm_coll_desc sc = {MM_COLL_SCAN, MM_ALG_RECURSIVE_DOUBLING, 6, 0, 8, 8, {0, 0}, two3, {0, 0}};
+    mm_coll_mpich_shm_count(&sc, cnt);
+    sc.node = inter;
+    mm_coll_mpich_shm_count(&sc, cnt);
+    CHECK(cnt[0] == 6 && cnt[1] == 1);
+
+    /* selection: parent layouts pick the composition, by ch4/generic.json */
+    mm_coll_query q = {B, 6, 8, 8, 0, MM_COLL_LIB_MPICH, two3};
+    mm_coll_choice ch = mm_coll_select(&q);
+    CHECK(ch.alg == MM_ALG_MPICH_COMPOSITION && strstr(ch.rule, "composition alpha"));
+    q.op = R;
+    q.noncommutative = 1; /* composition gamma: MPIR on the communicator (rooted at 0) */
+    ch = mm_coll_select(&q);
+    CHECK(ch.alg == MM_ALG_BINOMIAL_ROOT0 && strstr(ch.rule, "composition gamma"));
+    q.noncommutative = 0;
+    ch = mm_coll_select(&q);
+    CHECK(ch.alg == MM_ALG_MPICH_COMPOSITION && strstr(ch.rule, "composition beta"));
+    static const int32_t two8[16] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1};
+    mm_coll_query bq = {B, 16, 100000, 8, 0, MM_COLL_LIB_MPICH, two8};
+    ch = mm_coll_select(&bq);
+    CHECK(ch.alg == MM_ALG_MPICH_COMPOSITION && strstr(ch.rule, "composition beta"));
+    bq.n = 12;
+    ch = mm_coll_select(&bq); /* not a power of two, >= 12288 B: gamma = MPIR */
+    CHECK(ch.alg != MM_ALG_MPICH_COMPOSITION);
+    CHECK(ch.substitute ? strstr(ch.rule, "(as ") != NULL : strstr(ch.rule, "composition gamma") != NULL);
+    /* every choice on parent layouts: a stand-in says so in its rule */
+    static const int comp_ops[] = {B, R, A, S};
+    for (size_t o = 0; o < 4; o++)
+        for (int32_t n = 2; n <= 17; n++)
+            for (uint64_t by = 8; by <= 1u << 20; by *= 8) {
+                for (int32_t i = 0; i < n; i++)
+                    node[i] = i / 3;
+                mm_coll_query cq = {comp_ops[o], n, by, 8, 0, MM_COLL_LIB_MPICH, node};
+                ch = mm_coll_select(&cq);
+                CHECK(ch.substitute == (strstr(ch.rule, "(as ") != NULL));
+            }
 }
 
 int main(void)
@@ -1587,5 +1827,6 @@ int main(void)
     test_mpich();
     test_ompi_rsb();
     test_mpich_rs_rd();
+    test_mpich_comp();
     return check_report("test_coll_algo");
 }

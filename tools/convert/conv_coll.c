@@ -136,6 +136,7 @@ typedef struct call_ctx {
     int32_t *node;                /* host index of each rank of the communicator */
     uint32_t calls[MM_COLL_OP_COUNT];
     uint32_t nbc;                 /* nonblocking collectives started so far */
+    uint32_t shm[2];              /* MPICH release_gather calls so far (mm_coll_desc.shm_calls) */
     plan p;
 } call_ctx;
 
@@ -179,7 +180,11 @@ static int run_call(call_ctx *cc, const mmt_record *const *rec, char *err, size_
     mm_coll_query q = { op, n, desc_bytes(fam, n, root, rec), 0, 0, c->lib, cc->node };
     coll_attrs(n, rec, &q);
     mm_coll_choice choice = mm_coll_select(&q);
-    mm_coll_desc d = { op, choice.alg, n, root, q.bytes, q.elem, {choice.sub[0], choice.sub[1]} };
+    mm_coll_desc d = { op, choice.alg, n, root, q.bytes, q.elem, {choice.sub[0], choice.sub[1]},
+                      cc->node, {cc->shm[0], cc->shm[1]} };
+    /* MPICH counts the call's release_gather calls whether or not it is
+     * expanded here */
+    mm_coll_mpich_shm_count(&d, cc->shm);
     char why[256];
     if (mm_coll_check(&d, why, sizeof why) != MMS_OK) {
         /* the library runs an algorithm (or a case of one) not implemented

@@ -14,6 +14,7 @@
 #include "coll_mpich.h"
 #include "coll_pof2.h"
 #include "coll_rsag.h"
+#include "coll_mpich_comp.h"
 #include "coll_raben.h"
 
 #include <stdio.h>
@@ -101,6 +102,7 @@ static const char *const alg_names[MM_ALG_COUNT] = {
     "nbc_linear", "nbc_knomial",
     "mpich_scatter_rd_allgather", "mpich_scatter_ring_allgather", "scattered",
     "mpich_pairwise", "noncommutative", "binomial_root0",
+    "mpich_composition",
 };
 _Static_assert(sizeof alg_names / sizeof alg_names[0] == MM_ALG_COUNT && MM_ALG_COUNT <= 64,
                "one name per algorithm; valid_algs() keeps one bit each");
@@ -127,14 +129,15 @@ static uint64_t valid_algs(int family)
     case MM_COLL_GATHER:    return A(LINEAR) | A(DIRECT) | A(BINOMIAL) | A(LINEAR_SYNC);
     case MM_COLL_BCAST:     return A(LINEAR) | A(BINOMIAL) |
                                    A(CHAIN) | A(PIPELINE) | A(SPLIT_BINARY) | A(BINARY) |
-                                   A(KNOMIAL) | A(BMTREE);
+                                   A(KNOMIAL) | A(BMTREE) | A(MPICH_COMPOSITION);
     case MM_COLL_REDUCE:    return A(LINEAR) | A(BINOMIAL) |
-                                   A(CHAIN) | A(PIPELINE) | A(BINARY) | A(IN_ORDER_BINARY);
-    case MM_COLL_ALLREDUCE: return A(RECURSIVE_DOUBLING) | A(RING);
+                                   A(CHAIN) | A(PIPELINE) | A(BINARY) | A(IN_ORDER_BINARY) |
+                                   A(MPICH_COMPOSITION);
+    case MM_COLL_ALLREDUCE: return A(RECURSIVE_DOUBLING) | A(RING) | A(MPICH_COMPOSITION);
     case MM_COLL_ALLGATHER: return A(LINEAR) | A(RING) | A(BRUCK) | A(RECURSIVE_DOUBLING) |
                                    A(NEIGHBOR_EXCHANGE) | A(GATHER_BCAST);
     case MM_COLL_BARRIER:   return A(DISSEMINATION) | A(RECURSIVE_DOUBLING) | A(LINEAR) |
-                                   A(TREE);
+                                   A(TREE) | A(MPICH_COMPOSITION);
     case MM_COLL_ALLTOALL:  return A(LINEAR) | A(PAIRWISE) | A(MODIFIED_BRUCK) | A(LINEAR_SYNC);
     case MM_COLL_SCATTER:   return A(LINEAR) | A(BINOMIAL) | A(LINEAR_NB);
     case MM_COLL_REDUCE_SCATTER:
@@ -198,6 +201,8 @@ int mm_coll_check(const mm_coll_desc *d, char *err, size_t errlen)
     int rc = mm_coll_rsag_check(d, err, errlen);
     if (rc == MMS_OK)
         rc = mm_coll_mpich_check(d, err, errlen);
+    if (rc == MMS_OK)
+        rc = mm_coll_mpich_comp_check(d, err, errlen);
     return rc != MMS_OK ? rc : mm_coll_raben_check(d, err, errlen);
 }
 
@@ -214,6 +219,8 @@ static uint32_t vector_pieces(const mm_coll_desc *d)
         return 2; /* the two halves */
     if (mm_coll_mpich_pieces(d))
         return mm_coll_mpich_pieces(d);
+    if (d->alg == MM_ALG_MPICH_COMPOSITION)
+        return mm_coll_mpich_comp_pieces(d); /* the union of its phases' cuts */
     return mm_coll_raben_pieces(d);
 }
 
@@ -258,6 +265,8 @@ uint64_t mm_coll_block_bytes(const mm_coll_desc *d, uint32_t b)
         return mm_coll_nbc_block_bytes(d, b);
     if (mm_coll_mpich_pieces(d)) /* MPICH's bcast pieces: cut in bytes */
         return mm_coll_mpich_piece_bytes(d, b);
+    if (d->alg == MM_ALG_MPICH_COMPOSITION)
+        return mm_coll_mpich_comp_piece_bytes(d, b);
     /* Rabenseifner's halves and the scatter pieces have their own sizes */
     return mm_coll_raben_pieces(d) ? mm_coll_raben_piece_bytes(d, b) : mm_coll_piece_bytes(d, k, b);
 }
@@ -623,6 +632,10 @@ int mm_coll_expand(const mm_coll_desc *d, mm_coll_emit_fn fn, void *ctx,
     }
     if (mm_coll_mpich_expand(&e)) /* MPICH 4.0.2's own (coll_mpich.c) */
         return e.rc;
+    if (d->alg == MM_ALG_MPICH_COMPOSITION) { /* coll_mpich_comp.c */
+        mm_coll_mpich_comp_emit(&e, 0);
+        return e.rc;
+    }
     switch (mm_coll_family(d->op)) {
     case MM_COLL_GATHER:
         if (d->alg == MM_ALG_BINOMIAL)

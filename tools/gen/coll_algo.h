@@ -109,6 +109,9 @@ enum mm_coll_alg {
     MM_ALG_BINOMIAL_ROOT0,    /* reduce: MPICH's binomial for a noncommutative op:
                                  the tree rooted at rank 0, then 0 sends the
                                  result to the root                           */
+    MM_ALG_MPICH_COMPOSITION, /* bcast, reduce, allreduce, barrier: MPICH 4.0.2 ch4's
+                                 node-aware compositions (coll_mpich_comp.c; needs
+                                 mm_coll_desc.node)                            */
     MM_ALG_COUNT
 };
 
@@ -158,6 +161,14 @@ typedef struct mm_coll_desc {
                        nonoverlapping: a reduce, then a bcast; ...): the
                        algorithm of each; MM_ALG_AUTO: the one documented for
                        the algorithm                                          */
+    const int32_t *node; /* node index of each of the n ranks (as
+                       mm_coll_query.node); NULL: unknown. Read by
+                       MM_ALG_MPICH_COMPOSITION only                           */
+    uint32_t shm_calls[2]; /* MM_ALG_MPICH_COMPOSITION: MPICH's release_gather
+                       calls made before this call on the communicator's node
+                       communicators [0] and on the communicator itself [1]
+                       (mm_coll_mpich_shm_count, coll_mpich_comp.h): the
+                       first 4 run MPIR's point-to-point algorithms instead */
 } mm_coll_desc;
 
 /* Communicator sizes the expansion accepts (alltoall: n*n blocks fit 32 bits). */
@@ -205,6 +216,12 @@ uint32_t mm_coll_xfer_block(const mm_coll_desc *d, const mm_coll_xfer *x, uint32
 typedef int (*mm_coll_emit_fn)(void *ctx, const mm_coll_xfer *x);
 int  mm_coll_expand(const mm_coll_desc *d, mm_coll_emit_fn fn, void *ctx,
                     char *err, size_t errlen);
+/* MPICH's compositions: add the release_gather calls the call d makes to
+ * the counters shm_calls[0] (the node communicators') and [1] (the
+ * communicator's own: allreduce on one node), as MPICH 4.0.2 counts them,
+ * so that the communicator's next call gets them in its
+ * mm_coll_desc.shm_calls. Calls of other algorithms add nothing. */
+void mm_coll_mpich_shm_count(const mm_coll_desc *d, uint32_t shm_calls[2]);
 /* The same into a malloc'd array (free it); MMS_ENOMEM possible. */
 int  mm_coll_expand_array(const mm_coll_desc *d, mm_coll_xfer **out, size_t *count,
                           char *err, size_t errlen);

@@ -22,6 +22,7 @@
  * (no node communicator: the flat MPIR rules below are then exact).
  */
 #include "coll_auto_internal.h"
+#include "coll_mpich_comp.h"
 
 /* The node layout as MPICH's selection sees it. */
 typedef struct layout {
@@ -160,6 +161,15 @@ static mm_coll_choice composition(mm_coll_choice flat, const char *rule)
 
 mm_coll_choice mm_coll_auto_mpich(const mm_coll_query *q)
 {
+    /* ch4's node-aware compositions on parent communicators
+     * (coll_mpich_comp.c); the flat choice is MPIR's on the communicator */
+    if (q->node && !mm_coll_nonblocking(q->op)) {
+        mm_coll_query flatq = *q;
+        flatq.node = NULL;
+        mm_coll_choice c;
+        if (mm_coll_mpich_comp_select(q, mm_coll_auto_mpich(&flatq), &c))
+            return c;
+    }
     int op = q->op;
     int32_t n = q->n;
     uint64_t bytes = q->bytes;
