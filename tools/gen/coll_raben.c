@@ -16,6 +16,7 @@
  * tag of their phase (blocking) or the call's own (nonblocking).
  */
 #include "coll_raben.h"
+#include "coll_rsag.h"
 #include "coll_pof2.h"
 
 #include <stdio.h>
@@ -165,39 +166,11 @@ int mm_coll_raben_check(const mm_coll_desc *d, char *err, size_t errlen)
 
 /* ---- two collectives in a row ---- */
 
-typedef struct phase_ctx {
-    mm_coll_emitter *e;
-    uint32_t         step0, steps;
-    int              tag_op;
-    uint32_t         whole; /* the phase sends the whole vector as one block */
-} phase_ctx;
-
-static int phase_fwd(void *ctx, const mm_coll_xfer *x)
-{
-    phase_ctx *p = ctx;
-    mm_coll_xfer y = *x;
-    if (x->step + 1 > p->steps)
-        p->steps = x->step + 1;
-    y.step += p->step0;
-    y.tag_op = (uint8_t)p->tag_op;
-    if (p->whole) { /* the other phase cut the vector: the whole is every piece */
-        y.blk = 0;
-        y.nblk = p->e->nb;
-    }
-    return p->e->fn(p->e->ctx, &y);
-}
-
-/* Expand phase s from step0 on; returns the step after its last. */
+/* Expand phase s from step0 on (coll_rsag.c's mm_coll_phase); returns the
+ * step after its last. */
 static uint32_t run_phase(mm_coll_emitter *e, const mm_coll_desc *s, uint32_t step0, int tag_op)
 {
-    if (e->rc)
-        return step0;
-    phase_ctx p = {e, step0, 0, tag_op, mm_coll_nblocks(s) == 1 && e->nb > 1};
-    char err[200];
-    int rc = mm_coll_expand(s, phase_fwd, &p, err, sizeof err);
-    if (rc != MMS_OK)
-        e->rc = rc;
-    return step0 + p.steps;
+    return step0 + mm_coll_phase(e, s, tag_op, step0);
 }
 
 /* Reduce to 0 (phase 0), then bcast from 0 (phase 1); only the first for
