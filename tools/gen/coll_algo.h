@@ -239,7 +239,7 @@ int32_t mm_coll_xfer_tag(const mm_coll_xfer *x, uint32_t nbc_index);
 
 /* ---- automatic selection ---- */
 enum mm_coll_lib {
-    MM_COLL_LIB_OMPI  = 0, /* Open MPI coll/tuned fixed rules (2.x-4.0), libnbc */
+    MM_COLL_LIB_OMPI  = 0, /* Open MPI 4.1.4: coll/tuned fixed rules, libnbc */
     MM_COLL_LIB_MPICH = 1  /* MPICH 4.0.2 (ch4 + MPIR json trees)               */
 };
 
