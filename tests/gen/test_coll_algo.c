@@ -1667,7 +1667,7 @@ static void expect_comp(int op, int32_t n, const int32_t *node, int32_t root, ui
 static void test_mpich_comp(void)
 {
     enum { B = MM_COLL_BCAST, R = MM_COLL_REDUCE, A = MM_COLL_ALLREDUCE, S = MM_COLL_BARRIER };
-    static const int ops[] = {B, R, A, S};
+    static const int ops[] = {B, R, A, S, MM_COLL_IBCAST, MM_COLL_IREDUCE};
     static const uint64_t bytes[] = {0, 8, 3000, 20000, 600000};
     static const uint32_t shm[] = {0, 3, 4, 9};
     int32_t node[40];
@@ -1679,11 +1679,12 @@ static void test_mpich_comp(void)
             for (int32_t i = 0; i < n; i++)
                 node[i] = lay == 0 ? i / 2 : lay == 1 ? i / 3 : lay == 2 ? i % 2 :
                           lay == 3 ? i % 3 : lay == 4 ? 7 : (i * i) % 5;
-            for (size_t o = 0; o < 4; o++)
+            for (size_t o = 0; o < 6; o++)
                 for (size_t b = 0; b < 5; b++)
-                    for (size_t h = 0; h < 4; h++) {
+                    for (size_t h = 0; h < (mm_coll_nonblocking(ops[o]) ? 1u : 4u); h++) {
                         int32_t roots[3] = {0, n - 1, n / 2};
-                        for (int ri = 0; ri < (ops[o] == B || ops[o] == R ? 3 : 1); ri++) {
+                        int rooted = mm_coll_family(ops[o]) == B || mm_coll_family(ops[o]) == R;
+                        for (int ri = 0; ri < (rooted ? 3 : 1); ri++) {
                             mm_coll_desc d = {ops[o], MM_ALG_MPICH_COMPOSITION, n, roots[ri],
                                               bytes[b], 8, {0, 0}, node, {shm[h], shm[h]}};
                             combos += (size_t)check_schedule(&d);
@@ -1746,6 +1747,28 @@ static void test_mpich_comp(void)
     expect_comp(S, 5, one5, 0, 0, 3, s4, 15, "barrier alpha 1x5, 4th/5th release_gather");
     expect_comp(S, 5, one5, 0, 0, 0, s1, 19, "barrier alpha 1x5, 1st call");
 
+    /* MPIR's sched_smp, 2 nodes x 3 ranks, 8 B to/from rank 4 (local
+     * rank 1 of node {3,4,5}); src/mpi/coll/ibcast/ibcast_intra_sched_smp.c
+     * and ireduce/ireduce_intra_sched_smp.c at v4.0.2, every phase
+     * sched_auto: sched_binomial (comm_size < 8; <= 2048 B). Ibcast: 4
+     * sends to its node's local rank 0 (4->3), ibcast among the roots
+     * {0,3} from internode rank 1 (3->0), ibcast from local rank 0 in
+     * every node, the root's included (0->1, 0->2, 3->4, 3->5). Ireduce:
+     * in node {0,1,2} to local 0 (1->0, 2->0), among the roots to
+     * internode rank 1 (0->3), then in node {3,4,5} to local rank 1:
+     * binomial with relative ranks 5 -> 1, 3 -> 2 (5->4, 3->4). */
+    enum { IB = MM_COLL_IBCAST, IR = MM_COLL_IREDUCE };
+    comp_msg ib[] = {{4, 3, 8, IB}, {3, 0, 8, IB}, {0, 1, 8, IB}, {0, 2, 8, IB}, {3, 4, 8, IB},
+                     {3, 5, 8, IB}};
+    expect_comp(IB, 6, two3, 4, 8, 0, ib, 6, "ibcast sched_smp 2x3");
+    comp_msg ir[] = {{1, 0, 8, IR}, {2, 0, 8, IR}, {0, 3, 8, IR}, {5, 4, 8, IR}, {3, 4, 8, IR}};
+    expect_comp(IR, 6, two3, 4, 8, 0, ir, 5, "ireduce sched_smp 2x3");
+    /* root 0: nothing to send first; node {3,4,5} reduces to 3 */
+    comp_msg ib0[] = {{0, 3, 8, IB}, {0, 1, 8, IB}, {0, 2, 8, IB}, {3, 4, 8, IB}, {3, 5, 8, IB}};
+    expect_comp(IB, 6, two3, 0, 8, 0, ib0, 5, "ibcast sched_smp 2x3 root 0");
+    comp_msg ir0[] = {{4, 3, 8, IR}, {5, 3, 8, IR}, {3, 0, 8, IR}, {1, 0, 8, IR}, {2, 0, 8, IR}};
+    expect_comp(IR, 6, two3, 0, 8, 0, ir0, 5, "ireduce sched_smp 2x3 root 0");
+
     /* interleaved nodes {0,2,4} and {1,3,5} (roots 0 and 1), reduce of 8 B
      * (<= 2048: composition beta) to rank 3 (node 1, local rank 1):
      * MPIR binomial reduce in node 0 to local 0 (2->0, 4->0), among the
@@ -1790,6 +1813,16 @@ static void test_mpich_comp(void)
     q.noncommutative = 0;
     ch = mm_coll_select(&q);
     CHECK(ch.alg == MM_ALG_MPICH_COMPOSITION && strstr(ch.rule, "composition beta"));
+    q.op = IB; /* mpir/generic.json, comm_hierarchy=parent: sched_smp */
+    ch = mm_coll_select(&q);
+    CHECK(ch.alg == MM_ALG_MPICH_COMPOSITION && !ch.substitute && strstr(ch.rule, "sched_smp"));
+    q.op = IR;
+    ch = mm_coll_select(&q);
+    CHECK(ch.alg == MM_ALG_MPICH_COMPOSITION && !ch.substitute && strstr(ch.rule, "sched_smp"));
+    q.noncommutative = 1; /* is_commutative=no: sched_binomial on the communicator */
+    ch = mm_coll_select(&q);
+    CHECK(ch.alg == MM_ALG_BINOMIAL_ROOT0 && !ch.substitute && strstr(ch.rule, "sched_binomial"));
+    q.noncommutative = 0;
     static const int32_t two8[16] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1};
     mm_coll_query bq = {B, 16, 100000, 8, 0, MM_COLL_LIB_MPICH, two8};
     ch = mm_coll_select(&bq);

@@ -15,9 +15,10 @@
  * into an intra-node phase (shared memory: release_gather, no
  * point-to-point messages, from the 5th Bcast/Reduce/Barrier/Allreduce on
  * the node communicator on) and an inter-node phase among the node roots.
- * Those compositions are not modelled here yet: such calls are answered
- * with the flat algorithm MPIR would run on the whole communicator and
- * marked substitute, the rule saying which composition MPICH runs. With
+ * Those compositions, and the sched_smp algorithms mpir/generic.json picks
+ * for ibcast and ireduce there, are in coll_mpich_comp.c, whose hook runs
+ * first; this file's rules are MPIR's on a communicator that is not
+ * parent. With
  * q->node NULL the layout is unknown and one rank per node is assumed
  * (no node communicator: the flat MPIR rules below are then exact).
  */
@@ -149,21 +150,12 @@ static mm_coll_choice mpir_bcast(const mm_coll_query *q)
         : "mpich 4.0.2 mpir/generic.json: scatter_ring_allgather");
 }
 
-/* A ch4 composition with a shared-memory (or node-communicator) phase:
- * not modelled yet; the flat choice stands in. */
-static mm_coll_choice composition(mm_coll_choice flat, const char *rule)
-{
-    mm_coll_choice c = flat;
-    c.rule = rule;
-    c.substitute = 1;
-    return c;
-}
-
 mm_coll_choice mm_coll_auto_mpich(const mm_coll_query *q)
 {
-    /* ch4's node-aware compositions on parent communicators
-     * (coll_mpich_comp.c); the flat choice is MPIR's on the communicator */
-    if (q->node && !mm_coll_nonblocking(q->op)) {
+    /* ch4's node-aware compositions and MPIR's sched_smp algorithms on
+     * parent communicators (coll_mpich_comp.c); the flat choice is MPIR's
+     * on the communicator */
+    if (q->node) {
         mm_coll_query flatq = *q;
         flatq.node = NULL;
         mm_coll_choice c;
@@ -177,47 +169,11 @@ mm_coll_choice mm_coll_auto_mpich(const mm_coll_query *q)
     layout l = layout_of(q);
     switch (mm_coll_family(op)) {
     case MM_COLL_ALLREDUCE:
-        if (nb)
-            return mpir_allreduce(q, 2048);
-        if (l.one_node)
-            return composition(mpir_allreduce(q, 8), q->noncommutative
-                ? "mpich 4.0.2 ch4/generic.json: comm_size=node_comm_size: composition gamma, "
-                  "posix: noncommutative: MPIR allreduce on the node (as its flat choice)"
-                : "mpich 4.0.2 ch4/generic.json: comm_size=node_comm_size: composition gamma, "
-                  "posix release_gather: shared memory, no messages (as the flat choice)");
-        if (l.parent && !q->noncommutative)
-            return composition(mpir_allreduce(q, 8), "mpich 4.0.2 ch4/generic.json: parent, "
-                "commutative: composition alpha: reduce in each node, allreduce among node roots, "
-                "bcast in each node (as the flat choice)");
-        return mpir_allreduce(q, 8);
-    case MM_COLL_REDUCE:
-        if (l.parent && !nb)
-            return composition(mpir_reduce(q), q->noncommutative
-                ? "mpich 4.0.2 ch4/generic.json: parent, noncommutative: composition gamma; "
-                  "mpir/generic.json parent rules (as the flat choice)"
-                : bytes <= 2048
-                ? "mpich 4.0.2 ch4/generic.json: parent, commutative, <= 2048 B: composition beta: "
-                  "reduce in each node, among node roots, in the root's node (as the flat choice)"
-                : "mpich 4.0.2 ch4/generic.json: parent, commutative: composition alpha: reduce in "
-                  "each node, among node roots to the root's node (as the flat choice)");
-        if (l.parent && !q->noncommutative)
-            return composition(mpir_reduce(q), "mpich 4.0.2 mpir/generic.json: ireduce, parent, "
-                               "commutative: sched_smp (as the flat choice)");
+        /* parent communicators (one node included): coll_mpich_comp.c */
+        return mpir_allreduce(q, nb ? 2048 : 8);
+    case MM_COLL_REDUCE: /* parent: coll_mpich_comp.c */
         return mpir_reduce(q);
-    case MM_COLL_BCAST:
-        if (l.parent && nb)
-            return composition(mpir_bcast(q), "mpich 4.0.2 mpir/generic.json: ibcast, parent: "
-                               "sched_smp (as the flat choice)");
-        if (l.parent && !nb)
-            return composition(mpir_bcast(q), n < 8 || bytes < 12288
-                ? "mpich 4.0.2 ch4/generic.json: parent, comm_size < 8 or < 12288 B: composition "
-                  "alpha: root to its node root, bcast among node roots, bcast in each node "
-                  "(as the flat choice)"
-                : mm_is_pof2(n) && bytes < 524288
-                ? "mpich 4.0.2 ch4/generic.json: parent, pow2, < 524288 B: composition beta: bcast "
-                  "in the root's node, among node roots, in each node (as the flat choice)"
-                : "mpich 4.0.2 ch4/generic.json: parent: composition gamma: MPIR bcast, parent "
-                  "rules (as the flat choice)");
+    case MM_COLL_BCAST: /* parent: coll_mpich_comp.c */
         return mpir_bcast(q);
     case MM_COLL_ALLGATHER: {
         uint64_t total = mm_coll_times_n(bytes, n);
@@ -234,11 +190,7 @@ mm_coll_choice mm_coll_auto_mpich(const mm_coll_query *q)
         if (op == MM_COLL_GATHERV)
             return mm_coll_pick(MM_ALG_DIRECT, "mpich 4.0.2 mpir/generic.json: gatherv: allcomm_linear");
         return mm_coll_pick(MM_ALG_BINOMIAL, "mpich 4.0.2 mpir/generic.json: binomial");
-    case MM_COLL_BARRIER:
-        if (l.parent && !nb)
-            return composition(mm_coll_pick(MM_ALG_DISSEMINATION, ""),
-                "mpich 4.0.2 ch4/generic.json: parent: composition alpha: barrier in each node, "
-                "dissemination among node roots, 1-byte bcast in each node (as dissemination)");
+    case MM_COLL_BARRIER: /* blocking on a parent communicator: coll_mpich_comp.c */
         return mm_coll_pick(MM_ALG_DISSEMINATION, nb
             ? "mpich 4.0.2 mpir/generic.json: ibarrier: sched_recursive_doubling (to rank+2^k, "
               "from rank-2^k: dissemination)"

@@ -129,7 +129,11 @@ static int32_t node_size(const layout *l, int32_t k) { return l->first[k + 1] - 
 
 /* ---- which composition (ch4/generic.json) ---- */
 
-enum { COMP_ALPHA = 1, COMP_BETA, COMP_GAMMA };
+/* COMP_SMP: not a ch4 composition but MPIR's sched_smp algorithm, which
+ * mpir/generic.json picks for ibcast, ireduce (commutative) and iscan on
+ * a parent communicator: the same kind of phases on the node and
+ * node-roots communicators, every one a point-to-point schedule. */
+enum { COMP_ALPHA = 1, COMP_BETA, COMP_GAMMA, COMP_SMP };
 
 static int one_node(int32_t n, const int32_t *node)
 {
@@ -144,6 +148,8 @@ static int one_node(int32_t n, const int32_t *node)
  * algorithm on the communicator. */
 static int which(int op, int32_t n, uint64_t bytes, const int32_t *node)
 {
+    if (mm_coll_nonblocking(op))
+        return COMP_SMP;
     switch (mm_coll_family(op)) {
     case MM_COLL_BCAST:
         if (n < 8)
@@ -244,6 +250,42 @@ static void add_send(plan *p, int stage, int tag_op, int32_t src, int32_t dst, u
     add_phase(p, PH_SEND, stage, 0, tag_op, 0, src, bytes, 0)->dst = dst;
 }
 
+/* MPIR's sched_smp algorithms (src/mpi/coll/<op>/<op>_intra_sched_smp.c):
+ * every phase is MPIR_<Op>_intra_sched_auto on a sub-communicator (the
+ * flat mpir/generic.json rules for its size) or one MPIR_Sched_send /
+ * recv, and MPIR_SCHED_BARRIER orders them. kR: the root's node. */
+static int plan_smp(plan *p, const mm_coll_desc *d, int32_t kR)
+{
+    const layout *L = &p->L;
+    int op = d->op;
+    int32_t R = d->root;
+    uint64_t B = d->bytes;
+    if (mm_coll_family(op) == MM_COLL_BCAST) {
+        /* ibcast: the root, if not its node's local rank 0, sends it the
+         * vector on the node communicator (even an empty one: MPI_Ibcast
+         * has no count-0 return); ibcast among the node roots from the
+         * root's node; ibcast from local rank 0 in every node, the
+         * root's included */
+        if (L->lrank[R] != 0)
+            add_send(p, 0, op, R, L->roots[kR], B);
+        add_mpir(p, d, 1, op, op, GRP_ROOTS, kR, B, 0);
+        for (int32_t k = 0; k < L->m; k++)
+            if (node_size(L, k) > 1)
+                add_mpir(p, d, 2, op, op, k, 0, B, 0);
+        return 0;
+    }
+    /* ireduce (commutative; count 0 returned before): reduce to local
+     * rank 0 in every node but the root's, among the node roots to the
+     * root's node, then in the root's node to the root */
+    for (int32_t k = 0; k < L->m; k++)
+        if (node_size(L, k) > 1 && k != kR)
+            add_mpir(p, d, 0, op, op, k, 0, B, 0);
+    add_mpir(p, d, 1, op, op, GRP_ROOTS, kR, B, 0);
+    if (node_size(L, kR) > 1)
+        add_mpir(p, d, 2, op, op, kR, L->lrank[R], B, 0);
+    return 0;
+}
+
 /* The phases of d's composition, read off ch4_coll_impl.h. */
 static int plan_build(plan *p, const mm_coll_desc *d)
 {
@@ -251,7 +293,7 @@ static int plan_build(plan *p, const mm_coll_desc *d)
     if (layout_build(&p->L, d->n, d->node))
         return -1;
     const layout *L = &p->L;
-    p->ph = malloc(((size_t)3 * L->m + 4) * sizeof *p->ph);
+    p->ph = malloc(((size_t)5 * L->m + 4) * sizeof *p->ph);
     if (!p->ph) {
         layout_release(&p->L);
         return -1;
@@ -267,6 +309,8 @@ static int plan_build(plan *p, const mm_coll_desc *d)
     int data = B > 0;
     if (fam == MM_COLL_REDUCE && !data)
         return 0;
+    if (p->comp == COMP_SMP)
+        return plan_smp(p, d, kR);
     switch (fam) {
     case MM_COLL_BCAST:
         if (p->comp == COMP_ALPHA) {
@@ -679,8 +723,8 @@ int mm_coll_mpich_comp_check(const mm_coll_desc *d, char *err, size_t errlen)
 {
     if (d->alg != MM_ALG_MPICH_COMPOSITION)
         return MMS_OK;
-    if (mm_coll_nonblocking(d->op)) {
-        snprintf(err, errlen, "MPICH's ch4 compositions are blocking collectives; %s has none",
+    if (mm_coll_nonblocking(d->op) && d->op != MM_COLL_IBCAST && d->op != MM_COLL_IREDUCE) {
+        snprintf(err, errlen, "MPICH has no ch4 composition or sched_smp algorithm for %s",
                  mm_coll_name(d->op));
         return MMS_EFORMAT;
     }
@@ -789,9 +833,33 @@ static const char *const subst_rules[][3] = {
 };
 #undef SUBST
 
+/* mpir/generic.json on a parent communicator, ibcast and ireduce. */
+static int smp_select(const mm_coll_query *q, mm_coll_choice flat, mm_coll_choice *c)
+{
+    *c = flat;
+    if (q->op == MM_COLL_IREDUCE && q->noncommutative) {
+        c->rule = "mpich 4.0.2 mpir/generic.json: ireduce, parent, is_commutative=no: "
+                  "sched_binomial (rooted at 0, then 0 to the root)";
+        return !flat.substitute;
+    }
+    if (q->op != MM_COLL_IBCAST && q->op != MM_COLL_IREDUCE)
+        return 0;
+    c->alg = MM_ALG_MPICH_COMPOSITION;
+    c->sub[0] = c->sub[1] = 0;
+    c->substitute = 0;
+    c->rule = q->op == MM_COLL_IBCAST
+        ? "mpich 4.0.2 mpir/generic.json: ibcast, parent: sched_smp: root to its node's local "
+          "rank 0, ibcast among node roots, ibcast in each node (point-to-point schedules)"
+        : "mpich 4.0.2 mpir/generic.json: ireduce, parent, commutative: sched_smp: ireduce in "
+          "the other nodes, among node roots, in the root's node (point-to-point schedules)";
+    return 1;
+}
+
 int mm_coll_mpich_comp_select(const mm_coll_query *q, mm_coll_choice flat, mm_coll_choice *c)
 {
     int fam = mm_coll_family(q->op);
+    if (mm_coll_nonblocking(q->op) && mm_coll_mpich_parent(q->n, q->node))
+        return smp_select(q, flat, c);
     if (mm_coll_nonblocking(q->op) || !mm_coll_mpich_parent(q->n, q->node) ||
         (fam != MM_COLL_BCAST && fam != MM_COLL_REDUCE && fam != MM_COLL_ALLREDUCE &&
          fam != MM_COLL_BARRIER))
