@@ -25,45 +25,6 @@
 #include "coll_auto_internal.h"
 #include "coll_mpich_comp.h"
 
-/* The node layout as MPICH's selection sees it. */
-typedef struct layout {
-    int parent;   /* some node holds >= 2 ranks (comm_hierarchy=parent)   */
-    int one_node; /* all ranks on one node (comm_size=node_comm_size)     */
-    int consecutive; /* parent, and every node holds consecutive ranks    */
-} layout;
-
-static layout layout_of(const mm_coll_query *q)
-{
-    layout l = { 0, 0, 0 };
-    if (!q->node || q->n < 2)
-        return l;
-    int32_t n = q->n;
-    l.one_node = 1;
-    for (int32_t i = 1; i < n; i++)
-        if (q->node[i] != q->node[0])
-            l.one_node = 0;
-    /* parent: two ranks share a node. Quadratic only in the worst case:
-     * ranks of a node are usually adjacent and found at once. */
-    for (int32_t i = 0; i < n && !l.parent; i++)
-        for (int32_t j = i + 1; j < n; j++)
-            if (q->node[j] == q->node[i]) {
-                l.parent = 1;
-                break;
-            }
-    if (l.parent) {
-        /* consecutive: once a node's run of ranks ends, it never recurs */
-        l.consecutive = 1;
-        for (int32_t i = 1; i < n && l.consecutive; i++)
-            if (q->node[i] != q->node[i - 1])
-                for (int32_t j = 0; j < i - 1; j++)
-                    if (q->node[j] == q->node[i]) {
-                        l.consecutive = 0;
-                        break;
-                    }
-    }
-    return l;
-}
-
 /* Elements of the call (MPICH's "count"): 8-byte elements when unknown. */
 static uint64_t count_of(const mm_coll_query *q)
 {
@@ -166,7 +127,6 @@ mm_coll_choice mm_coll_auto_mpich(const mm_coll_query *q)
     int32_t n = q->n;
     uint64_t bytes = q->bytes;
     int nb = mm_coll_nonblocking(op);
-    layout l = layout_of(q);
     switch (mm_coll_family(op)) {
     case MM_COLL_ALLREDUCE:
         /* parent communicators (one node included): coll_mpich_comp.c */
@@ -232,16 +192,10 @@ mm_coll_choice mm_coll_auto_mpich(const mm_coll_query *q)
             return mm_coll_pick(MM_ALG_RECURSIVE_HALVING, "mpich 4.0.2 mpir/generic.json: commutative, "
                                 "total_msg_size < 524288: recursive halving");
         return mm_coll_pick(MM_ALG_PAIRWISE, "mpich 4.0.2 mpir/generic.json: commutative: pairwise");
-    case MM_COLL_SCAN:
-        if (l.parent && nb)
-            return mm_coll_subst(MM_ALG_RECURSIVE_DOUBLING, "mpich 4.0.2 mpir/generic.json: iscan, "
-                                 "parent: sched_smp (as recursive doubling)");
-        if (l.consecutive && !nb)
-            return mm_coll_subst(MM_ALG_RECURSIVE_DOUBLING, "mpich 4.0.2 ch4/generic.json: "
-                                 "is_node_consecutive: composition alpha: scan in each node, scan "
-                                 "among node roots, bcast in each node (as recursive doubling)");
-        return mm_coll_pick(MM_ALG_RECURSIVE_DOUBLING, "mpich 4.0.2 mpir/generic.json: "
-                            "not node-consecutive: recursive doubling");
+    case MM_COLL_SCAN: /* parent and node-consecutive: coll_mpich_comp.c */
+        return mm_coll_pick(MM_ALG_RECURSIVE_DOUBLING, nb
+            ? "mpich 4.0.2 mpir/generic.json: iscan: sched_recursive_doubling"
+            : "mpich 4.0.2 mpir/generic.json: not node-consecutive: recursive doubling");
     case MM_COLL_EXSCAN:
         return mm_coll_pick(MM_ALG_RECURSIVE_DOUBLING, "mpich 4.0.2 mpir/generic.json: recursive doubling");
     default:
