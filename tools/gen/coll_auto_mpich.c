@@ -31,16 +31,6 @@ static uint64_t count_of(const mm_coll_query *q)
     return q->bytes / (q->elem ? q->elem : 8);
 }
 
-/* Rabenseifner (MM_ALG_RABENSEIFNER, written in another file): picked
- * when this build implements it for op, else marked substitute with
- * fallback standing in. */
-static mm_coll_choice rabenseifner(int op, int fallback, const char *rule, const char *subst_rule)
-{
-    if (mm_coll_alg_valid(op, MM_ALG_RABENSEIFNER))
-        return mm_coll_pick(MM_ALG_RABENSEIFNER, rule);
-    return mm_coll_subst(fallback, subst_rule);
-}
-
 /* mpir/generic.json, allreduce (the netmod's MPIR_Allreduce_impl). A
  * commutative op is taken as built in (is_op_built_in): the trace does not
  * say whether a commutative op is user-defined. */
@@ -58,10 +48,8 @@ static mm_coll_choice mpir_allreduce(const mm_coll_query *q, uint64_t short_max)
     if (count_of(q) < pof2)
         return mm_coll_pick(MM_ALG_RECURSIVE_DOUBLING, "mpich 4.0.2 mpir/generic.json: "
                             "count < pof2(n): recursive doubling");
-    return rabenseifner(q->op, MM_ALG_RING, "mpich 4.0.2 mpir/generic.json: built-in op, "
-                        "count >= pof2(n): reduce_scatter_allgather (Rabenseifner)",
-                        "mpich 4.0.2 mpir/generic.json: built-in op, count >= pof2(n): "
-                        "reduce_scatter_allgather (Rabenseifner) (as ring)");
+    return mm_coll_pick(MM_ALG_RABENSEIFNER, "mpich 4.0.2 mpir/generic.json: built-in op, "
+                        "count >= pof2(n): reduce_scatter_allgather (Rabenseifner)");
 }
 
 /* mpir/generic.json, reduce (comm_hierarchy=any, or parent with size > 0:
@@ -78,10 +66,8 @@ static mm_coll_choice mpir_reduce(const mm_coll_query *q)
                             "(a noncommutative op): binomial (rooted at 0, then 0 to the root)");
     if (count_of(q) < (uint64_t)mm_pof2_floor(q->n))
         return mm_coll_pick(MM_ALG_BINOMIAL, "mpich 4.0.2 mpir/generic.json: count < pof2(n): binomial");
-    return rabenseifner(q->op, MM_ALG_BINOMIAL, "mpich 4.0.2 mpir/generic.json: built-in op, "
-                        "count >= pof2(n): reduce_scatter_gather (Rabenseifner)",
-                        "mpich 4.0.2 mpir/generic.json: built-in op, count >= pof2(n): "
-                        "reduce_scatter_gather (Rabenseifner) (as binomial)");
+    return mm_coll_pick(MM_ALG_RABENSEIFNER, "mpich 4.0.2 mpir/generic.json: built-in op, "
+                        "count >= pof2(n): reduce_scatter_gather (Rabenseifner)");
 }
 
 /* mpir/generic.json, bcast on a communicator that is not parent. The

@@ -883,20 +883,6 @@ static const char *const rules[][3] = {
         "5th call)", NULL, NULL},
 };
 
-/* The same when a phase's MPIR algorithm is a stand-in here. */
-#define SUBST "; a phase's MPIR algorithm is not implemented here (as its stand-in)"
-static const char *const subst_rules[][3] = {
-    [MM_COLL_BCAST] = {"mpich 4.0.2 ch4/generic.json: parent: bcast composition alpha" SUBST,
-                       "mpich 4.0.2 ch4/generic.json: parent: bcast composition beta" SUBST, NULL},
-    [MM_COLL_REDUCE] = {"mpich 4.0.2 ch4/generic.json: parent: reduce composition alpha" SUBST,
-                        "mpich 4.0.2 ch4/generic.json: parent: reduce composition beta" SUBST, NULL},
-    [MM_COLL_ALLREDUCE] = {"mpich 4.0.2 ch4/generic.json: parent: allreduce composition alpha"
-                           SUBST, NULL, "mpich 4.0.2 ch4/generic.json: comm_size=node_comm_size: "
-                           "allreduce composition gamma" SUBST},
-    [MM_COLL_BARRIER] = {"mpich 4.0.2 ch4/generic.json: parent: barrier composition alpha" SUBST,
-                         NULL, NULL},
-};
-#undef SUBST
 
 /* mpir/generic.json on a parent communicator, ibcast and ireduce. */
 static int smp_select(const mm_coll_query *q, mm_coll_choice flat, mm_coll_choice *c)
@@ -905,12 +891,12 @@ static int smp_select(const mm_coll_query *q, mm_coll_choice flat, mm_coll_choic
     if (q->op == MM_COLL_IREDUCE && q->noncommutative) {
         c->rule = "mpich 4.0.2 mpir/generic.json: ireduce, parent, is_commutative=no: "
                   "sched_binomial (rooted at 0, then 0 to the root)";
-        return !flat.substitute;
+        return 1;
     }
     if (q->op == MM_COLL_ISCAN && !scan_consecutive(q->n, q->node)) {
         c->rule = "mpich 4.0.2 mpir/generic.json: iscan, parent: sched_smp, not node-consecutive "
                   "(MPII_Comm_is_node_consecutive): sched_recursive_doubling";
-        return !flat.substitute;
+        return 1;
     }
     if (q->op != MM_COLL_IBCAST && q->op != MM_COLL_IREDUCE && q->op != MM_COLL_ISCAN)
         return 0;
@@ -957,8 +943,7 @@ int mm_coll_mpich_comp_select(const mm_coll_query *q, mm_coll_choice flat, mm_co
     if (q->noncommutative && fam == MM_COLL_ALLREDUCE && comp == COMP_ALPHA)
         comp = COMP_BETA;
     *c = flat;
-    if (!flat.substitute) /* a stand-in's rule names MPIR's choice "(as ...)" */
-        c->rule = rules[fam][comp - 1];
+    c->rule = rules[fam][comp - 1];
     /* flat MPIR on the communicator: reduce/bcast gamma, allreduce beta,
      * and allreduce gamma for a noncommutative op (posix has no
      * release_gather for it and falls back to MPIR on the communicator) */
@@ -968,22 +953,6 @@ int mm_coll_mpich_comp_select(const mm_coll_query *q, mm_coll_choice flat, mm_co
     c->alg = MM_ALG_MPICH_COMPOSITION;
     c->rule = rules[fam][comp - 1];
     c->sub[0] = c->sub[1] = 0;
-    c->substitute = 0;
-    /* a phase whose MPIR algorithm is a stand-in makes the whole a stand-in */
-    mm_coll_desc d = {q->op, MM_ALG_MPICH_COMPOSITION, q->n, 0, q->bytes, q->elem, {0, 0},
-                      q->node, {0, 0}};
-    plan p;
-    if (plan_build(&p, &d) == 0) {
-        for (int i = 0; i < p.nph; i++)
-            if (p.ph[i].kind == PH_MPIR) {
-                mm_coll_query s = {p.ph[i].op, p.ph[i].sub.n, p.ph[i].bytes, p.ph[i].sub.elem, 0,
-                                   MM_COLL_LIB_MPICH, NULL};
-                if (mm_coll_select(&s).substitute) {
-                    c->substitute = 1;
-                    c->rule = subst_rules[fam][comp - 1];
-                }
-            }
-        plan_free(&p);
-    }
+    c->substitute = 0; /* every phase is an MPIR algorithm implemented here */
     return 1;
 }
