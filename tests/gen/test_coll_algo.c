@@ -1134,14 +1134,14 @@ static void test_auto(void)
     }
     /* MPICH 4.0.2 scan: recursive doubling with one rank per node (node
      * layout unknown: assumed); ranks sharing nodes, consecutively: the ch4
-     * composition (not implemented, marked) */
+     * composition (coll_mpich_comp.c) */
     mm_coll_choice sc = mm_coll_auto(MM_COLL_SCAN, 64, 8, M);
     CHECK(sc.alg == MM_ALG_RECURSIVE_DOUBLING && !sc.substitute);
     static const int32_t two_nodes[8] = { 0, 0, 0, 0, 1, 1, 1, 1 }, mixed[8] = { 0, 1, 0, 1, 0, 1, 0, 1 },
                          alone[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
     mm_coll_query sq = { MM_COLL_SCAN, 8, 64, 8, 0, M, two_nodes };
     sc = mm_coll_select(&sq);
-    CHECK(sc.alg == MM_ALG_RECURSIVE_DOUBLING && sc.substitute && strstr(sc.rule, "is_node_consecutive"));
+    CHECK(sc.alg == MM_ALG_MPICH_COMPOSITION && !sc.substitute && strstr(sc.rule, "is_node_consecutive"));
     sq.node = mixed; /* shared nodes, not consecutive: composition beta = MPIR recursive doubling */
     sc = mm_coll_select(&sq);
     CHECK(sc.alg == MM_ALG_RECURSIVE_DOUBLING && !sc.substitute);
@@ -1664,14 +1664,105 @@ static void expect_comp(int op, int32_t n, const int32_t *node, int32_t root, ui
     free(x);
 }
 
+/* Data flow of MPICH's node-consecutive scan (ch4 composition alpha,
+ * MPIR iscan sched_smp) with MPICH's buffers, which one (rank, block) set
+ * cannot hold: recvbuf R, the node scan's partial sum NP, and on node
+ * roots localfulldata LF, the roots scan's result PF and partial RP, and
+ * tempbuf TB (every rank). Each transfer's role follows from where it
+ * goes: a PREFIX inside a node is the node scan's, between node roots the
+ * roots scan's; a COPY to a node root from its node's last rank is the
+ * node total (LF), between node roots the prefix (TB), inside a node to
+ * a rank that is not its root the prefix bcast (TB; shared-memory pseudo
+ * transfers included); SYNC the "noneed" flag. At the end every rank
+ * that got a prefix adds TB to R (MPIR_Reduce_local). n <= 64. */
+static long scan_comp_flow(const mm_coll_desc *d)
+{
+    mm_coll_xfer *x = NULL;
+    size_t nx = 0;
+    char err[256];
+    if (expand_with_shm(d, &x, &nx, err, sizeof err) != MMS_OK || d->n > 64) {
+        free(x);
+        return 1;
+    }
+    int32_t n = d->n, rootof[64], last[64];
+    uint64_t R[64], NP[64], LF[64], PF[64], RP[64], TB[64], pay[64 * 8];
+    int roots_started[64] = {0};
+    for (int32_t r = 0; r < n; r++) {
+        int32_t k = 0;
+        while (d->node[k] != d->node[r])
+            k++;
+        rootof[r] = k; /* consecutive nodes: the lowest rank of r's node */
+        R[r] = NP[r] = LF[r] = 1ull << r;
+        PF[r] = RP[r] = TB[r] = 0;
+    }
+    for (int32_t r = 0; r < n; r++)
+        last[rootof[r]] = r;
+    long bad = 0;
+    for (size_t i = 0; i < nx;) {
+        size_t j = i;
+        while (j < nx && x[j].step == x[i].step)
+            j++;
+        if (j - i > sizeof pay / sizeof *pay)
+            return 1;
+        for (size_t t = i; t < j; t++) { /* what the senders hold before the step */
+            const mm_coll_xfer *m = &x[t];
+            int32_t a = m->src, b = m->dst;
+            int inter = rootof[a] != rootof[b];
+            if (inter && !roots_started[a]) {
+                PF[a] = RP[a] = LF[a];
+                roots_started[a] = 1;
+            }
+            pay[t - i] = m->mode == MM_XFER_PREFIX ? (inter ? RP[a] : NP[a])
+                       : inter ? PF[a] : b == rootof[b] ? R[a] : TB[a];
+        }
+        for (size_t t = i; t < j; t++) {
+            const mm_coll_xfer *m = &x[t];
+            int32_t a = m->src, b = m->dst;
+            uint64_t p = pay[t - i];
+            int inter = rootof[a] != rootof[b];
+            if (m->mode == MM_XFER_SYNC)
+                continue;
+            if (inter && !roots_started[b]) {
+                PF[b] = RP[b] = LF[b];
+                roots_started[b] = 1;
+            }
+            if (m->mode == MM_XFER_PREFIX) {
+                uint64_t *part = inter ? RP : NP, *res = inter ? PF : R;
+                bad += !p || (part[b] & p) || (a < b && (res[b] & p));
+                part[b] |= p;
+                if (a < b)
+                    res[b] |= p;
+            } else if (inter) {
+                bad += !p || TB[b] != 0; /* the prefix of the node before */
+                TB[b] = p;
+            } else if (b == rootof[b]) {
+                bad += a != last[b] || !p; /* the node's total */
+                LF[b] = p;
+            } else {
+                bad += !p;
+                TB[b] = p;
+            }
+        }
+        i = j;
+    }
+    for (int32_t r = 0; r < n; r++) {
+        bad += (R[r] & TB[r]) != 0;
+        uint64_t want = r == 63 ? ~0ull : (1ull << (r + 1)) - 1;
+        bad += (R[r] | TB[r]) != want;
+    }
+    free(x);
+    return bad;
+}
+
 static void test_mpich_comp(void)
 {
     enum { B = MM_COLL_BCAST, R = MM_COLL_REDUCE, A = MM_COLL_ALLREDUCE, S = MM_COLL_BARRIER };
-    static const int ops[] = {B, R, A, S};
+    static const int ops[] = {B, R, A, S, MM_COLL_IBCAST, MM_COLL_IREDUCE};
     static const uint64_t bytes[] = {0, 8, 3000, 20000, 600000};
     static const uint32_t shm[] = {0, 3, 4, 9};
     int32_t node[40];
     size_t combos = 0;
+    char err0[256];
     /* layouts: c ranks per node in blocks, round-robin on k nodes, one
      * node, and uneven blocks */
     for (int32_t n = 2; n <= 33; n += (n < 12 ? 1 : 7))
@@ -1679,17 +1770,42 @@ static void test_mpich_comp(void)
             for (int32_t i = 0; i < n; i++)
                 node[i] = lay == 0 ? i / 2 : lay == 1 ? i / 3 : lay == 2 ? i % 2 :
                           lay == 3 ? i % 3 : lay == 4 ? 7 : (i * i) % 5;
-            for (size_t o = 0; o < 4; o++)
+            for (size_t o = 0; o < 6; o++)
                 for (size_t b = 0; b < 5; b++)
-                    for (size_t h = 0; h < 4; h++) {
+                    for (size_t h = 0; h < (mm_coll_nonblocking(ops[o]) ? 1u : 4u); h++) {
                         int32_t roots[3] = {0, n - 1, n / 2};
-                        for (int ri = 0; ri < (ops[o] == B || ops[o] == R ? 3 : 1); ri++) {
+                        int rooted = mm_coll_family(ops[o]) == B || mm_coll_family(ops[o]) == R;
+                        for (int ri = 0; ri < (rooted ? 3 : 1); ri++) {
                             mm_coll_desc d = {ops[o], MM_ALG_MPICH_COMPOSITION, n, roots[ri],
                                               bytes[b], 8, {0, 0}, node, {shm[h], shm[h]}};
                             combos += (size_t)check_schedule(&d);
                         }
                     }
         }
+    /* scan on node-consecutive layouts: blocks of 2 and 3, one node,
+     * uneven (3+2+..., 1+4+...), 1-rank nodes between */
+    size_t scans = 0;
+    for (int32_t n = 2; n <= 33; n++)
+        for (int lay = 0; lay < 5; lay++) {
+            for (int32_t i = 0; i < n; i++)
+                node[i] = lay == 0 ? i / 2 : lay == 1 ? i / 3 : lay == 2 ? 0 :
+                          lay == 3 ? (i < 3 ? 0 : 1 + (i - 3) / 2) : (i == 0 ? 0 : i < 5 ? 1 : i - 3);
+            for (int o = 0; o < 2; o++)
+                for (size_t h = 0; h < (o ? 1u : 4u); h++) {
+                    mm_coll_desc d = {o ? MM_COLL_ISCAN : MM_COLL_SCAN, MM_ALG_MPICH_COMPOSITION,
+                                      n, 0, 24, 8, {0, 0}, node, {shm[h], shm[h]}};
+                    if (mm_coll_check(&d, err0, sizeof err0) != MMS_OK)
+                        continue;
+                    long bad = scan_comp_flow(&d);
+                    if (bad)
+                        fprintf(stderr, "%s n=%d layout %d shm %u: %ld wrong\n",
+                                mm_coll_name(d.op), n, lay, shm[h], bad);
+                    CHECK_EQ(bad, 0);
+                    scans++;
+                }
+        }
+    printf("mpich scan compositions checked: %zu\n", scans);
+    CHECK(scans > 250);
     printf("mpich compositions checked: %zu\n", combos);
     CHECK(combos > 3000);
     /* no layout, one rank per node, or nonblocking: refused */
@@ -1746,6 +1862,71 @@ static void test_mpich_comp(void)
     expect_comp(S, 5, one5, 0, 0, 3, s4, 15, "barrier alpha 1x5, 4th/5th release_gather");
     expect_comp(S, 5, one5, 0, 0, 0, s1, 19, "barrier alpha 1x5, 1st call");
 
+    /* MPIR's sched_smp, 2 nodes x 3 ranks, 8 B to/from rank 4 (local
+     * rank 1 of node {3,4,5}); src/mpi/coll/ibcast/ibcast_intra_sched_smp.c
+     * and ireduce/ireduce_intra_sched_smp.c at v4.0.2, every phase
+     * sched_auto: sched_binomial (comm_size < 8; <= 2048 B). Ibcast: 4
+     * sends to its node's local rank 0 (4->3), ibcast among the roots
+     * {0,3} from internode rank 1 (3->0), ibcast from local rank 0 in
+     * every node, the root's included (0->1, 0->2, 3->4, 3->5). Ireduce:
+     * in node {0,1,2} to local 0 (1->0, 2->0), among the roots to
+     * internode rank 1 (0->3), then in node {3,4,5} to local rank 1:
+     * binomial with relative ranks 5 -> 1, 3 -> 2 (5->4, 3->4). */
+    enum { IB = MM_COLL_IBCAST, IR = MM_COLL_IREDUCE };
+    comp_msg ib[] = {{4, 3, 8, IB}, {3, 0, 8, IB}, {0, 1, 8, IB}, {0, 2, 8, IB}, {3, 4, 8, IB},
+                     {3, 5, 8, IB}};
+    expect_comp(IB, 6, two3, 4, 8, 0, ib, 6, "ibcast sched_smp 2x3");
+    comp_msg ir[] = {{1, 0, 8, IR}, {2, 0, 8, IR}, {0, 3, 8, IR}, {5, 4, 8, IR}, {3, 4, 8, IR}};
+    expect_comp(IR, 6, two3, 4, 8, 0, ir, 5, "ireduce sched_smp 2x3");
+    /* root 0: nothing to send first; node {3,4,5} reduces to 3 */
+    comp_msg ib0[] = {{0, 3, 8, IB}, {0, 1, 8, IB}, {0, 2, 8, IB}, {3, 4, 8, IB}, {3, 5, 8, IB}};
+    expect_comp(IB, 6, two3, 0, 8, 0, ib0, 5, "ibcast sched_smp 2x3 root 0");
+    comp_msg ir0[] = {{4, 3, 8, IR}, {5, 3, 8, IR}, {3, 0, 8, IR}, {1, 0, 8, IR}, {2, 0, 8, IR}};
+    expect_comp(IR, 6, two3, 0, 8, 0, ir0, 5, "ireduce sched_smp 2x3 root 0");
+
+    /* scan of 8 B on 2 nodes x 3 ranks (node-consecutive), ch4's
+     * MPIDI_Scan_intra_composition_alpha (src/mpid/ch4/src/ch4_coll_impl.h,
+     * v4.0.2): MPIR recursive-doubling scan in each node (mask 1: 0<->1,
+     * mask 2: 0<->2; 3<->4, 3<->5), the last local rank's result to local
+     * rank 0 (2->0, 5->3), recursive doubling among the roots (0<->3),
+     * root 0 sends its prefix to root 3 (0->3), all MPIR_SCAN_TAG; then
+     * the 4-byte "noneed" bcast in both nodes (release_gather entry shm+1:
+     * below the threshold MPIR binomial, 0->1, 0->2, 3->4, 3->5) and the
+     * prefix bcast in node 1 (entry shm+2: 3->4, 3->5), MPIR_BCAST_TAG.
+     * MPIR_Iscan_intra_sched_smp (src/mpi/coll/iscan/iscan_intra_sched_smp.c)
+     * sends the same scan messages, no flag, and the prefix by
+     * MPIR_Ibcast_intra_sched_auto (sched_binomial) in node 1, all in the
+     * iscan's schedule. */
+    enum { SC = MM_COLL_SCAN, IS = MM_COLL_ISCAN };
+    comp_msg sc1[19] = {{0, 1, 8, SC}, {1, 0, 8, SC}, {0, 2, 8, SC}, {2, 0, 8, SC},
+                        {3, 4, 8, SC}, {4, 3, 8, SC}, {3, 5, 8, SC}, {5, 3, 8, SC},
+                        {2, 0, 8, SC}, {5, 3, 8, SC}, {0, 3, 8, SC}, {3, 0, 8, SC},
+                        {0, 3, 8, SC}, {0, 1, 4, B}, {0, 2, 4, B}, {3, 4, 4, B},
+                        {3, 5, 4, B}, {3, 4, 8, B}, {3, 5, 8, B}};
+    comp_msg sc4[17], sc5[13], is1[15];
+    memcpy(sc4, sc1, sizeof sc4); /* entries 4 and 5: the prefix by shared memory */
+    memcpy(sc5, sc1, sizeof sc5); /* 5 and 6: both */
+    for (size_t i = 0; i < 13; i++) { /* before expect_comp sorts sc1 */
+        is1[i] = sc1[i];
+        is1[i].tag_op = IS;
+    }
+    expect_comp(SC, 6, two3, 0, 8, 0, sc1, 19, "scan alpha 2x3, 1st call");
+    expect_comp(SC, 6, two3, 0, 8, 3, sc4, 17, "scan alpha 2x3, entries 4 and 5");
+    expect_comp(SC, 6, two3, 0, 8, 4, sc5, 13, "scan alpha 2x3, entries 5 and 6");
+    comp_msg isb[2] = {{3, 4, 8, IS}, {3, 5, 8, IS}};
+    memcpy(is1 + 13, isb, sizeof isb);
+    expect_comp(IS, 6, two3, 0, 8, 0, is1, 15, "iscan sched_smp 2x3");
+    /* uneven 3+2 (nodes {0,1,2}, {3,4}): node 1's scan is 3<->4 alone,
+     * 4->3 its total; the iscan's prefix ibcast 3->4 */
+    static const int32_t three2[5] = {0, 0, 0, 1, 1};
+    comp_msg is2[] = {{0, 1, 8, IS}, {1, 0, 8, IS}, {0, 2, 8, IS}, {2, 0, 8, IS},
+                      {3, 4, 8, IS}, {4, 3, 8, IS}, {2, 0, 8, IS}, {4, 3, 8, IS},
+                      {0, 3, 8, IS}, {3, 0, 8, IS}, {0, 3, 8, IS}, {3, 4, 8, IS}};
+    expect_comp(IS, 5, three2, 0, 8, 0, is2, 12, "iscan sched_smp 3+2");
+    /* count 0: MPI_Scan and MPI_Iscan return at once */
+    expect_comp(SC, 6, two3, 0, 0, 0, NULL, 0, "scan alpha, count 0");
+    expect_comp(IS, 6, two3, 0, 0, 0, NULL, 0, "iscan sched_smp, count 0");
+
     /* interleaved nodes {0,2,4} and {1,3,5} (roots 0 and 1), reduce of 8 B
      * (<= 2048: composition beta) to rank 3 (node 1, local rank 1):
      * MPIR binomial reduce in node 0 to local 0 (2->0, 4->0), among the
@@ -1773,11 +1954,18 @@ static void test_mpich_comp(void)
     CHECK(cnt[0] == 5 && cnt[1] == 1);
     /* a scan on consecutive nodes (ch4 scan composition alpha): the first
      * node's "noneed" bcast; on interleaved nodes MPIR's scan: nothing */
-    mm_coll_desc sc = {MM_COLL_SCAN, MM_ALG_RECURSIVE_DOUBLING, 6, 0, 8, 8, {0, 0}, two3, {0, 0}};
+    mm_coll_desc sc = {MM_COLL_SCAN, MM_ALG_MPICH_COMPOSITION, 6, 0, 8, 8, {0, 0}, two3, {0, 0}};
     mm_coll_mpich_shm_count(&sc, cnt);
+    sc.op = MM_COLL_ISCAN; /* sched_smp: no shared memory */
+    mm_coll_mpich_shm_count(&sc, cnt);
+    sc.op = MM_COLL_SCAN;
+    sc.alg = MM_ALG_RECURSIVE_DOUBLING;
     sc.node = inter;
     mm_coll_mpich_shm_count(&sc, cnt);
     CHECK(cnt[0] == 6 && cnt[1] == 1);
+    /* interleaved: no composition */
+    sc.alg = MM_ALG_MPICH_COMPOSITION;
+    CHECK_EQ(mm_coll_check(&sc, err, sizeof err), MMS_EFORMAT);
 
     /* selection: parent layouts pick the composition, by ch4/generic.json */
     mm_coll_query q = {B, 6, 8, 8, 0, MM_COLL_LIB_MPICH, two3};
@@ -1790,6 +1978,29 @@ static void test_mpich_comp(void)
     q.noncommutative = 0;
     ch = mm_coll_select(&q);
     CHECK(ch.alg == MM_ALG_MPICH_COMPOSITION && strstr(ch.rule, "composition beta"));
+    q.op = IB; /* mpir/generic.json, comm_hierarchy=parent: sched_smp */
+    ch = mm_coll_select(&q);
+    CHECK(ch.alg == MM_ALG_MPICH_COMPOSITION && !ch.substitute && strstr(ch.rule, "sched_smp"));
+    q.op = IR;
+    ch = mm_coll_select(&q);
+    CHECK(ch.alg == MM_ALG_MPICH_COMPOSITION && !ch.substitute && strstr(ch.rule, "sched_smp"));
+    q.noncommutative = 1; /* is_commutative=no: sched_binomial on the communicator */
+    ch = mm_coll_select(&q);
+    CHECK(ch.alg == MM_ALG_BINOMIAL_ROOT0 && !ch.substitute && strstr(ch.rule, "sched_binomial"));
+    q.noncommutative = 0;
+    q.op = SC; /* ch4/generic.json is_node_consecutive=yes: composition alpha */
+    ch = mm_coll_select(&q);
+    CHECK(ch.alg == MM_ALG_MPICH_COMPOSITION && !ch.substitute && strstr(ch.rule, "composition alpha"));
+    q.op = IS;
+    ch = mm_coll_select(&q);
+    CHECK(ch.alg == MM_ALG_MPICH_COMPOSITION && !ch.substitute && strstr(ch.rule, "sched_smp"));
+    q.node = inter; /* not node-consecutive: recursive doubling, exactly */
+    ch = mm_coll_select(&q);
+    CHECK(ch.alg == MM_ALG_RECURSIVE_DOUBLING && !ch.substitute && strstr(ch.rule, "not node-consecutive"));
+    q.op = SC;
+    ch = mm_coll_select(&q);
+    CHECK(ch.alg == MM_ALG_RECURSIVE_DOUBLING && !ch.substitute);
+    q.node = two3;
     static const int32_t two8[16] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1};
     mm_coll_query bq = {B, 16, 100000, 8, 0, MM_COLL_LIB_MPICH, two8};
     ch = mm_coll_select(&bq);

@@ -143,7 +143,7 @@ static uint64_t valid_algs(int family)
     case MM_COLL_REDUCE_SCATTER:
         return A(RECURSIVE_HALVING) | A(RING) | A(PAIRWISE) | A(NONOVERLAPPING) |
                A(BUTTERFLY) | A(RECURSIVE_DOUBLING);
-    case MM_COLL_SCAN:
+    case MM_COLL_SCAN:      return A(LINEAR) | A(RECURSIVE_DOUBLING) | A(MPICH_COMPOSITION);
     case MM_COLL_EXSCAN:    return A(LINEAR) | A(RECURSIVE_DOUBLING);
     default:                return 0;
     }

@@ -109,8 +109,8 @@ enum mm_coll_alg {
     MM_ALG_BINOMIAL_ROOT0,    /* reduce: MPICH's binomial for a noncommutative op:
                                  the tree rooted at rank 0, then 0 sends the
                                  result to the root                           */
-    MM_ALG_MPICH_COMPOSITION, /* bcast, reduce, allreduce, barrier: MPICH 4.0.2 ch4's
-                                 node-aware compositions (coll_mpich_comp.c; needs
+    MM_ALG_MPICH_COMPOSITION, /* bcast, reduce, allreduce, barrier, scan: MPICH 4.0.2 ch4's
+                                 compositions, i{bcast,reduce,scan} sched_smp (coll_mpich_comp.c; needs
                                  mm_coll_desc.node)                            */
     MM_ALG_COUNT
 };

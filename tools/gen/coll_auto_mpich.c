@@ -15,68 +15,20 @@
  * into an intra-node phase (shared memory: release_gather, no
  * point-to-point messages, from the 5th Bcast/Reduce/Barrier/Allreduce on
  * the node communicator on) and an inter-node phase among the node roots.
- * Those compositions are not modelled here yet: such calls are answered
- * with the flat algorithm MPIR would run on the whole communicator and
- * marked substitute, the rule saying which composition MPICH runs. With
+ * Those compositions, and the sched_smp algorithms mpir/generic.json picks
+ * for ibcast and ireduce there, are in coll_mpich_comp.c, whose hook runs
+ * first; this file's rules are MPIR's on a communicator that is not
+ * parent. With
  * q->node NULL the layout is unknown and one rank per node is assumed
  * (no node communicator: the flat MPIR rules below are then exact).
  */
 #include "coll_auto_internal.h"
 #include "coll_mpich_comp.h"
 
-/* The node layout as MPICH's selection sees it. */
-typedef struct layout {
-    int parent;   /* some node holds >= 2 ranks (comm_hierarchy=parent)   */
-    int one_node; /* all ranks on one node (comm_size=node_comm_size)     */
-    int consecutive; /* parent, and every node holds consecutive ranks    */
-} layout;
-
-static layout layout_of(const mm_coll_query *q)
-{
-    layout l = { 0, 0, 0 };
-    if (!q->node || q->n < 2)
-        return l;
-    int32_t n = q->n;
-    l.one_node = 1;
-    for (int32_t i = 1; i < n; i++)
-        if (q->node[i] != q->node[0])
-            l.one_node = 0;
-    /* parent: two ranks share a node. Quadratic only in the worst case:
-     * ranks of a node are usually adjacent and found at once. */
-    for (int32_t i = 0; i < n && !l.parent; i++)
-        for (int32_t j = i + 1; j < n; j++)
-            if (q->node[j] == q->node[i]) {
-                l.parent = 1;
-                break;
-            }
-    if (l.parent) {
-        /* consecutive: once a node's run of ranks ends, it never recurs */
-        l.consecutive = 1;
-        for (int32_t i = 1; i < n && l.consecutive; i++)
-            if (q->node[i] != q->node[i - 1])
-                for (int32_t j = 0; j < i - 1; j++)
-                    if (q->node[j] == q->node[i]) {
-                        l.consecutive = 0;
-                        break;
-                    }
-    }
-    return l;
-}
-
 /* Elements of the call (MPICH's "count"): 8-byte elements when unknown. */
 static uint64_t count_of(const mm_coll_query *q)
 {
     return q->bytes / (q->elem ? q->elem : 8);
-}
-
-/* Rabenseifner (MM_ALG_RABENSEIFNER, written in another file): picked
- * when this build implements it for op, else marked substitute with
- * fallback standing in. */
-static mm_coll_choice rabenseifner(int op, int fallback, const char *rule, const char *subst_rule)
-{
-    if (mm_coll_alg_valid(op, MM_ALG_RABENSEIFNER))
-        return mm_coll_pick(MM_ALG_RABENSEIFNER, rule);
-    return mm_coll_subst(fallback, subst_rule);
 }
 
 /* mpir/generic.json, allreduce (the netmod's MPIR_Allreduce_impl). A
@@ -96,10 +48,8 @@ static mm_coll_choice mpir_allreduce(const mm_coll_query *q, uint64_t short_max)
     if (count_of(q) < pof2)
         return mm_coll_pick(MM_ALG_RECURSIVE_DOUBLING, "mpich 4.0.2 mpir/generic.json: "
                             "count < pof2(n): recursive doubling");
-    return rabenseifner(q->op, MM_ALG_RING, "mpich 4.0.2 mpir/generic.json: built-in op, "
-                        "count >= pof2(n): reduce_scatter_allgather (Rabenseifner)",
-                        "mpich 4.0.2 mpir/generic.json: built-in op, count >= pof2(n): "
-                        "reduce_scatter_allgather (Rabenseifner) (as ring)");
+    return mm_coll_pick(MM_ALG_RABENSEIFNER, "mpich 4.0.2 mpir/generic.json: built-in op, "
+                        "count >= pof2(n): reduce_scatter_allgather (Rabenseifner)");
 }
 
 /* mpir/generic.json, reduce (comm_hierarchy=any, or parent with size > 0:
@@ -116,10 +66,8 @@ static mm_coll_choice mpir_reduce(const mm_coll_query *q)
                             "(a noncommutative op): binomial (rooted at 0, then 0 to the root)");
     if (count_of(q) < (uint64_t)mm_pof2_floor(q->n))
         return mm_coll_pick(MM_ALG_BINOMIAL, "mpich 4.0.2 mpir/generic.json: count < pof2(n): binomial");
-    return rabenseifner(q->op, MM_ALG_BINOMIAL, "mpich 4.0.2 mpir/generic.json: built-in op, "
-                        "count >= pof2(n): reduce_scatter_gather (Rabenseifner)",
-                        "mpich 4.0.2 mpir/generic.json: built-in op, count >= pof2(n): "
-                        "reduce_scatter_gather (Rabenseifner) (as binomial)");
+    return mm_coll_pick(MM_ALG_RABENSEIFNER, "mpich 4.0.2 mpir/generic.json: built-in op, "
+                        "count >= pof2(n): reduce_scatter_gather (Rabenseifner)");
 }
 
 /* mpir/generic.json, bcast on a communicator that is not parent. The
@@ -149,21 +97,12 @@ static mm_coll_choice mpir_bcast(const mm_coll_query *q)
         : "mpich 4.0.2 mpir/generic.json: scatter_ring_allgather");
 }
 
-/* A ch4 composition with a shared-memory (or node-communicator) phase:
- * not modelled yet; the flat choice stands in. */
-static mm_coll_choice composition(mm_coll_choice flat, const char *rule)
-{
-    mm_coll_choice c = flat;
-    c.rule = rule;
-    c.substitute = 1;
-    return c;
-}
-
 mm_coll_choice mm_coll_auto_mpich(const mm_coll_query *q)
 {
-    /* ch4's node-aware compositions on parent communicators
-     * (coll_mpich_comp.c); the flat choice is MPIR's on the communicator */
-    if (q->node && !mm_coll_nonblocking(q->op)) {
+    /* ch4's node-aware compositions and MPIR's sched_smp algorithms on
+     * parent communicators (coll_mpich_comp.c); the flat choice is MPIR's
+     * on the communicator */
+    if (q->node) {
         mm_coll_query flatq = *q;
         flatq.node = NULL;
         mm_coll_choice c;
@@ -174,50 +113,13 @@ mm_coll_choice mm_coll_auto_mpich(const mm_coll_query *q)
     int32_t n = q->n;
     uint64_t bytes = q->bytes;
     int nb = mm_coll_nonblocking(op);
-    layout l = layout_of(q);
     switch (mm_coll_family(op)) {
     case MM_COLL_ALLREDUCE:
-        if (nb)
-            return mpir_allreduce(q, 2048);
-        if (l.one_node)
-            return composition(mpir_allreduce(q, 8), q->noncommutative
-                ? "mpich 4.0.2 ch4/generic.json: comm_size=node_comm_size: composition gamma, "
-                  "posix: noncommutative: MPIR allreduce on the node (as its flat choice)"
-                : "mpich 4.0.2 ch4/generic.json: comm_size=node_comm_size: composition gamma, "
-                  "posix release_gather: shared memory, no messages (as the flat choice)");
-        if (l.parent && !q->noncommutative)
-            return composition(mpir_allreduce(q, 8), "mpich 4.0.2 ch4/generic.json: parent, "
-                "commutative: composition alpha: reduce in each node, allreduce among node roots, "
-                "bcast in each node (as the flat choice)");
-        return mpir_allreduce(q, 8);
-    case MM_COLL_REDUCE:
-        if (l.parent && !nb)
-            return composition(mpir_reduce(q), q->noncommutative
-                ? "mpich 4.0.2 ch4/generic.json: parent, noncommutative: composition gamma; "
-                  "mpir/generic.json parent rules (as the flat choice)"
-                : bytes <= 2048
-                ? "mpich 4.0.2 ch4/generic.json: parent, commutative, <= 2048 B: composition beta: "
-                  "reduce in each node, among node roots, in the root's node (as the flat choice)"
-                : "mpich 4.0.2 ch4/generic.json: parent, commutative: composition alpha: reduce in "
-                  "each node, among node roots to the root's node (as the flat choice)");
-        if (l.parent && !q->noncommutative)
-            return composition(mpir_reduce(q), "mpich 4.0.2 mpir/generic.json: ireduce, parent, "
-                               "commutative: sched_smp (as the flat choice)");
+        /* parent communicators (one node included): coll_mpich_comp.c */
+        return mpir_allreduce(q, nb ? 2048 : 8);
+    case MM_COLL_REDUCE: /* parent: coll_mpich_comp.c */
         return mpir_reduce(q);
-    case MM_COLL_BCAST:
-        if (l.parent && nb)
-            return composition(mpir_bcast(q), "mpich 4.0.2 mpir/generic.json: ibcast, parent: "
-                               "sched_smp (as the flat choice)");
-        if (l.parent && !nb)
-            return composition(mpir_bcast(q), n < 8 || bytes < 12288
-                ? "mpich 4.0.2 ch4/generic.json: parent, comm_size < 8 or < 12288 B: composition "
-                  "alpha: root to its node root, bcast among node roots, bcast in each node "
-                  "(as the flat choice)"
-                : mm_is_pof2(n) && bytes < 524288
-                ? "mpich 4.0.2 ch4/generic.json: parent, pow2, < 524288 B: composition beta: bcast "
-                  "in the root's node, among node roots, in each node (as the flat choice)"
-                : "mpich 4.0.2 ch4/generic.json: parent: composition gamma: MPIR bcast, parent "
-                  "rules (as the flat choice)");
+    case MM_COLL_BCAST: /* parent: coll_mpich_comp.c */
         return mpir_bcast(q);
     case MM_COLL_ALLGATHER: {
         uint64_t total = mm_coll_times_n(bytes, n);
@@ -234,11 +136,7 @@ mm_coll_choice mm_coll_auto_mpich(const mm_coll_query *q)
         if (op == MM_COLL_GATHERV)
             return mm_coll_pick(MM_ALG_DIRECT, "mpich 4.0.2 mpir/generic.json: gatherv: allcomm_linear");
         return mm_coll_pick(MM_ALG_BINOMIAL, "mpich 4.0.2 mpir/generic.json: binomial");
-    case MM_COLL_BARRIER:
-        if (l.parent && !nb)
-            return composition(mm_coll_pick(MM_ALG_DISSEMINATION, ""),
-                "mpich 4.0.2 ch4/generic.json: parent: composition alpha: barrier in each node, "
-                "dissemination among node roots, 1-byte bcast in each node (as dissemination)");
+    case MM_COLL_BARRIER: /* blocking on a parent communicator: coll_mpich_comp.c */
         return mm_coll_pick(MM_ALG_DISSEMINATION, nb
             ? "mpich 4.0.2 mpir/generic.json: ibarrier: sched_recursive_doubling (to rank+2^k, "
               "from rank-2^k: dissemination)"
@@ -280,16 +178,10 @@ mm_coll_choice mm_coll_auto_mpich(const mm_coll_query *q)
             return mm_coll_pick(MM_ALG_RECURSIVE_HALVING, "mpich 4.0.2 mpir/generic.json: commutative, "
                                 "total_msg_size < 524288: recursive halving");
         return mm_coll_pick(MM_ALG_PAIRWISE, "mpich 4.0.2 mpir/generic.json: commutative: pairwise");
-    case MM_COLL_SCAN:
-        if (l.parent && nb)
-            return mm_coll_subst(MM_ALG_RECURSIVE_DOUBLING, "mpich 4.0.2 mpir/generic.json: iscan, "
-                                 "parent: sched_smp (as recursive doubling)");
-        if (l.consecutive && !nb)
-            return mm_coll_subst(MM_ALG_RECURSIVE_DOUBLING, "mpich 4.0.2 ch4/generic.json: "
-                                 "is_node_consecutive: composition alpha: scan in each node, scan "
-                                 "among node roots, bcast in each node (as recursive doubling)");
-        return mm_coll_pick(MM_ALG_RECURSIVE_DOUBLING, "mpich 4.0.2 mpir/generic.json: "
-                            "not node-consecutive: recursive doubling");
+    case MM_COLL_SCAN: /* parent and node-consecutive: coll_mpich_comp.c */
+        return mm_coll_pick(MM_ALG_RECURSIVE_DOUBLING, nb
+            ? "mpich 4.0.2 mpir/generic.json: iscan: sched_recursive_doubling"
+            : "mpich 4.0.2 mpir/generic.json: not node-consecutive: recursive doubling");
     case MM_COLL_EXSCAN:
         return mm_coll_pick(MM_ALG_RECURSIVE_DOUBLING, "mpich 4.0.2 mpir/generic.json: recursive doubling");
     default:

@@ -5,6 +5,8 @@
  * maint/tuning/coll/ch4/posix_generic.json (release_gather for bcast,
  * barrier, commutative reduce and allreduce), src/mpid/ch4/src/
  * ch4_coll_impl.h (MPIDI_<Op>_intra_composition_alpha/beta/gamma),
+ * maint/tuning/coll/mpir/generic.json and src/mpi/coll/{ibcast,ireduce,
+ * iscan}/<op>_intra_sched_smp.c (the nonblocking ones on parent communicators),
  * src/mpid/ch4/shm/posix/posix_coll_release_gather.h (the call counter
  * and MPIR_CVAR_POSIX_NUM_COLLS_THRESHOLD = 5), src/mpi/comm/commutil.c
  * (MPIR_Comm_create_subcomms) and src/util/mpir_localproc.c
@@ -127,9 +129,23 @@ static void layout_release(layout *l)
 
 static int32_t node_size(const layout *l, int32_t k) { return l->first[k + 1] - l->first[k]; }
 
+/* MPII_Comm_is_node_consecutive: parent, and every node's ranks form one
+ * run (node k holds the k-th run). */
+static int consecutive(const layout *l)
+{
+    int c = l->m < l->n;
+    for (int32_t k = 0; k < l->m && c; k++)
+        c = l->members[l->first[k + 1] - 1] - l->members[l->first[k]] == node_size(l, k) - 1;
+    return c;
+}
+
 /* ---- which composition (ch4/generic.json) ---- */
 
-enum { COMP_ALPHA = 1, COMP_BETA, COMP_GAMMA };
+/* COMP_SMP: not a ch4 composition but MPIR's sched_smp algorithm, which
+ * mpir/generic.json picks for ibcast, ireduce (commutative) and iscan on
+ * a parent communicator: the same kind of phases on the node and
+ * node-roots communicators, every one a point-to-point schedule. */
+enum { COMP_ALPHA = 1, COMP_BETA, COMP_GAMMA, COMP_SMP };
 
 static int one_node(int32_t n, const int32_t *node)
 {
@@ -144,6 +160,8 @@ static int one_node(int32_t n, const int32_t *node)
  * algorithm on the communicator. */
 static int which(int op, int32_t n, uint64_t bytes, const int32_t *node)
 {
+    if (mm_coll_nonblocking(op))
+        return COMP_SMP;
     switch (mm_coll_family(op)) {
     case MM_COLL_BCAST:
         if (n < 8)
@@ -155,6 +173,8 @@ static int which(int op, int32_t n, uint64_t bytes, const int32_t *node)
         return bytes <= 2048 ? COMP_BETA : COMP_ALPHA;
     case MM_COLL_ALLREDUCE:
         return one_node(n, node) ? COMP_GAMMA : COMP_ALPHA;
+    case MM_COLL_SCAN: /* is_node_consecutive=yes (else beta: MPIR, not here) */
+        return COMP_ALPHA;
     default: /* barrier */
         return COMP_ALPHA;
     }
@@ -163,6 +183,7 @@ static int which(int op, int32_t n, uint64_t bytes, const int32_t *node)
 /* ---- phases ---- */
 
 enum { PH_MPIR, PH_SHM, PH_SEND };
+#define NSTAGES 6 /* scan's; the others use 0..2 */
 #define GRP_ROOTS (-1) /* the node-roots communicator */
 #define GRP_ALL   (-2) /* the communicator itself     */
 
@@ -244,6 +265,84 @@ static void add_send(plan *p, int stage, int tag_op, int32_t src, int32_t dst, u
     add_phase(p, PH_SEND, stage, 0, tag_op, 0, src, bytes, 0)->dst = dst;
 }
 
+/* MPIR's sched_smp algorithms (src/mpi/coll/<op>/<op>_intra_sched_smp.c):
+ * every phase is MPIR_<Op>_intra_sched_auto on a sub-communicator (the
+ * flat mpir/generic.json rules for its size) or one MPIR_Sched_send /
+ * recv, and MPIR_SCHED_BARRIER orders them. kR: the root's node. */
+static int plan_smp(plan *p, const mm_coll_desc *d, int32_t kR)
+{
+    const layout *L = &p->L;
+    int op = d->op;
+    int32_t R = d->root;
+    uint64_t B = d->bytes;
+    if (mm_coll_family(op) == MM_COLL_BCAST) {
+        /* ibcast: the root, if not its node's local rank 0, sends it the
+         * vector on the node communicator (even an empty one: MPI_Ibcast
+         * has no count-0 return); ibcast among the node roots from the
+         * root's node; ibcast from local rank 0 in every node, the
+         * root's included */
+        if (L->lrank[R] != 0)
+            add_send(p, 0, op, R, L->roots[kR], B);
+        add_mpir(p, d, 1, op, op, GRP_ROOTS, kR, B, 0);
+        for (int32_t k = 0; k < L->m; k++)
+            if (node_size(L, k) > 1)
+                add_mpir(p, d, 2, op, op, k, 0, B, 0);
+        return 0;
+    }
+    /* ireduce (commutative; count 0 returned before): reduce to local
+     * rank 0 in every node but the root's, among the node roots to the
+     * root's node, then in the root's node to the root */
+    for (int32_t k = 0; k < L->m; k++)
+        if (node_size(L, k) > 1 && k != kR)
+            add_mpir(p, d, 0, op, op, k, 0, B, 0);
+    add_mpir(p, d, 1, op, op, GRP_ROOTS, kR, B, 0);
+    if (node_size(L, kR) > 1)
+        add_mpir(p, d, 2, op, op, kR, L->lrank[R], B, 0);
+    return 0;
+}
+
+/* Scan on node-consecutive ranks: ch4's MPIDI_Scan_intra_composition_alpha
+ * (ch4_coll_impl.h) and MPIR_Iscan_intra_sched_smp (iscan_intra_sched_smp.c)
+ * send the same: scan in every node (MPIDI_POSIX_mpi_scan is MPIR_Scan_impl:
+ * point-to-point, not a release_gather entry; the nonblocking one
+ * sched_auto); the node's last rank sends its result, the node's total, to
+ * local rank 0; scan of those totals among the node roots; node root k
+ * sends its prefix to node root k+1 (MPIC_Send / MPIR_Sched_send before the
+ * receive from k-1: modelled as one step, eager); then the prefix goes to
+ * every rank of the nodes but the first. Blocking: first a bcast of the
+ * 4-byte "noneed" flag in every node (release_gather entry +1), then, in
+ * the nodes but the first, the prefix (entry +2), both MPIR_BCAST_TAG;
+ * nonblocking: MPIR_Ibcast_intra_sched_auto of the prefix in the nodes but
+ * the first, in the iscan's schedule. */
+static int plan_scan(plan *p, const mm_coll_desc *d)
+{
+    const layout *L = &p->L;
+    int op = d->op, nb = mm_coll_nonblocking(op);
+    uint64_t B = d->bytes;
+    for (int32_t k = 0; k < L->m; k++)
+        if (node_size(L, k) > 1) {
+            add_mpir(p, d, 0, op, op, k, 0, B, 0);
+            add_send(p, 1, op, L->members[L->first[k + 1] - 1], L->roots[k], B);
+        }
+    add_mpir(p, d, 2, op, op, GRP_ROOTS, 0, B, 0);
+    for (int32_t k = 0; k + 1 < L->m; k++)
+        add_send(p, 3, op, L->roots[k], L->roots[k + 1], B);
+    for (int32_t k = 0; k < L->m; k++) {
+        if (node_size(L, k) < 2)
+            continue;
+        if (!nb)
+            add_posix(p, d, 4, MM_COLL_BCAST, MM_COLL_BCAST, k, 0, 4, 1, 1);
+        if (k > 0 && nb)
+            add_mpir(p, d, 5, MM_COLL_IBCAST, op, k, 0, B, 0);
+        else if (k > 0)
+            add_posix(p, d, 5, MM_COLL_BCAST, MM_COLL_BCAST, k, 0, B, 0, 2);
+    }
+    /* the first node's counter: +1 (the others' +2, see
+     * mm_coll_mpich_shm_count) */
+    p->bumps[0] = !nb;
+    return 0;
+}
+
 /* The phases of d's composition, read off ch4_coll_impl.h. */
 static int plan_build(plan *p, const mm_coll_desc *d)
 {
@@ -251,7 +350,7 @@ static int plan_build(plan *p, const mm_coll_desc *d)
     if (layout_build(&p->L, d->n, d->node))
         return -1;
     const layout *L = &p->L;
-    p->ph = malloc(((size_t)3 * L->m + 4) * sizeof *p->ph);
+    p->ph = malloc(((size_t)5 * L->m + 4) * sizeof *p->ph);
     if (!p->ph) {
         layout_release(&p->L);
         return -1;
@@ -265,8 +364,14 @@ static int plan_build(plan *p, const mm_coll_desc *d)
      * and MPIR's binomial bcast sends nothing (bcast_intra_binomial.c);
      * allreduce release_gather counts it all the same */
     int data = B > 0;
-    if (fam == MM_COLL_REDUCE && !data)
+    /* count 0: MPI_Reduce, MPI_Ireduce, MPI_Scan and MPI_Iscan return at
+     * once (src/binding/c/coll_api.txt) */
+    if ((fam == MM_COLL_REDUCE || fam == MM_COLL_SCAN) && !data)
         return 0;
+    if (fam == MM_COLL_SCAN)
+        return plan_scan(p, d);
+    if (p->comp == COMP_SMP)
+        return plan_smp(p, d, kR);
     switch (fam) {
     case MM_COLL_BCAST:
         if (p->comp == COMP_ALPHA) {
@@ -367,7 +472,9 @@ static uint64_t *cuts(const plan *p, const mm_coll_desc *d, uint32_t *nb)
 {
     size_t total = 2;
     *nb = 1;
-    if (mm_coll_family(d->op) == MM_COLL_BARRIER)
+    /* barrier: no data; scan: its two blocks, result and partial sum, as
+     * MPIR's recursive doubling (no phase cuts the vector) */
+    if (mm_coll_family(d->op) == MM_COLL_BARRIER || mm_coll_family(d->op) == MM_COLL_SCAN)
         return NULL;
     for (int i = 0; i < p->nph; i++)
         if (p->ph[i].kind == PH_MPIR) {
@@ -520,6 +627,12 @@ static int sub_put(void *ctx, const mm_coll_xfer *sxr)
         x.blk = 0;
         x.nblk = 1; /* the barrier's one (empty) block: who has arrived */
         x.bytes = f->op == MM_COLL_BARRIER ? 0 : sxr->bytes;
+    } else if (x.mode != MM_XFER_SYNC && mm_coll_family(c->d->op) == MM_COLL_SCAN) {
+        x.bytes = c->d->bytes; /* the scan's blocks; an ibcast of the prefix: block 0 */
+        if (mm_coll_family(f->op) != MM_COLL_SCAN) {
+            x.blk = 0;
+            x.nblk = 1;
+        }
     } else if (x.mode != MM_XFER_SYNC) {
         uint32_t cb, cn;
         map_blocks(c, sxr->blk, sxr->nblk, &cb, &cn);
@@ -591,7 +704,7 @@ static int emit_all(const mm_coll_desc *d, mm_coll_emit_fn fn, void *fctx, int w
         plan_free(&p);
         return MMS_ENOMEM;
     }
-    for (int stage = 0; stage < 3 && !c.rc; stage++) {
+    for (int stage = 0; stage < NSTAGES && !c.rc; stage++) {
         uint32_t longest = 0;
         for (int i = 0; i < p.nph && !c.rc; i++) {
             const phase *f = &p.ph[i];
@@ -675,18 +788,34 @@ int mm_coll_mpich_parent(int32_t n, const int32_t *node)
     return parent;
 }
 
+static int scan_consecutive(int32_t n, const int32_t *node)
+{
+    layout L;
+    if (!node || n < 2 || layout_build(&L, n, node))
+        return 0;
+    int c = consecutive(&L);
+    layout_release(&L);
+    return c;
+}
+
 int mm_coll_mpich_comp_check(const mm_coll_desc *d, char *err, size_t errlen)
 {
     if (d->alg != MM_ALG_MPICH_COMPOSITION)
         return MMS_OK;
-    if (mm_coll_nonblocking(d->op)) {
-        snprintf(err, errlen, "MPICH's ch4 compositions are blocking collectives; %s has none",
+    if (mm_coll_nonblocking(d->op) && d->op != MM_COLL_IBCAST && d->op != MM_COLL_IREDUCE &&
+        d->op != MM_COLL_ISCAN) {
+        snprintf(err, errlen, "MPICH has no ch4 composition or sched_smp algorithm for %s",
                  mm_coll_name(d->op));
         return MMS_EFORMAT;
     }
     if (!mm_coll_mpich_parent(d->n, d->node)) {
         snprintf(err, errlen, "mpich_composition needs the node of each rank, some node "
                  "holding two or more (a parent communicator)");
+        return MMS_EFORMAT;
+    }
+    if (mm_coll_family(d->op) == MM_COLL_SCAN && !scan_consecutive(d->n, d->node)) {
+        snprintf(err, errlen, "MPICH's %s on nodes whose ranks are not consecutive is MPIR's "
+                 "recursive doubling, not mpich_composition", mm_coll_name(d->op));
         return MMS_EFORMAT;
     }
     if (d->n > 1 && mm_coll_family(d->op) != MM_COLL_ALLREDUCE && which(d->op, d->n, d->bytes, d->node) == COMP_GAMMA) {
@@ -713,29 +842,9 @@ int mm_coll_mpich_comp_check(const mm_coll_desc *d, char *err, size_t errlen)
     return rc;
 }
 
-/* Scan composition alpha (a parent communicator whose nodes hold
- * consecutive ranks; not expanded here): after MPIR's scan in each node
- * (MPIDI_POSIX_mpi_scan is MPIR_Scan_impl, not counted) it bcasts the
- * 4-byte "noneed" flag in every node (counted), and in every node but the
- * first the node roots' prefix (counted again): the first node's counter
- * gains 1, the others' 2. One counter cannot hold both; the first node's
- * is kept (docs/collectives.md). */
-static uint32_t scan_entries(const mm_coll_desc *d)
-{
-    layout L;
-    if (d->op != MM_COLL_SCAN || !d->node || d->n < 2 || layout_build(&L, d->n, d->node))
-        return 0;
-    int consecutive = L.m < L.n;
-    for (int32_t k = 0; k < L.m && consecutive; k++)
-        consecutive = L.members[L.first[k + 1] - 1] - L.members[L.first[k]] == node_size(&L, k) - 1;
-    layout_release(&L);
-    return consecutive ? 1 : 0;
-}
-
 void mm_coll_mpich_shm_count(const mm_coll_desc *d, uint32_t shm_calls[2])
 {
     plan p;
-    shm_calls[0] += scan_entries(d);
     if (d->alg != MM_ALG_MPICH_COMPOSITION || !d->node || plan_build(&p, d))
         return;
     shm_calls[0] += (uint32_t)p.bumps[0];
@@ -774,36 +883,67 @@ static const char *const rules[][3] = {
         "5th call)", NULL, NULL},
 };
 
-/* The same when a phase's MPIR algorithm is a stand-in here. */
-#define SUBST "; a phase's MPIR algorithm is not implemented here (as its stand-in)"
-static const char *const subst_rules[][3] = {
-    [MM_COLL_BCAST] = {"mpich 4.0.2 ch4/generic.json: parent: bcast composition alpha" SUBST,
-                       "mpich 4.0.2 ch4/generic.json: parent: bcast composition beta" SUBST, NULL},
-    [MM_COLL_REDUCE] = {"mpich 4.0.2 ch4/generic.json: parent: reduce composition alpha" SUBST,
-                        "mpich 4.0.2 ch4/generic.json: parent: reduce composition beta" SUBST, NULL},
-    [MM_COLL_ALLREDUCE] = {"mpich 4.0.2 ch4/generic.json: parent: allreduce composition alpha"
-                           SUBST, NULL, "mpich 4.0.2 ch4/generic.json: comm_size=node_comm_size: "
-                           "allreduce composition gamma" SUBST},
-    [MM_COLL_BARRIER] = {"mpich 4.0.2 ch4/generic.json: parent: barrier composition alpha" SUBST,
-                         NULL, NULL},
-};
-#undef SUBST
+
+/* mpir/generic.json on a parent communicator, ibcast and ireduce. */
+static int smp_select(const mm_coll_query *q, mm_coll_choice flat, mm_coll_choice *c)
+{
+    *c = flat;
+    if (q->op == MM_COLL_IREDUCE && q->noncommutative) {
+        c->rule = "mpich 4.0.2 mpir/generic.json: ireduce, parent, is_commutative=no: "
+                  "sched_binomial (rooted at 0, then 0 to the root)";
+        return 1;
+    }
+    if (q->op == MM_COLL_ISCAN && !scan_consecutive(q->n, q->node)) {
+        c->rule = "mpich 4.0.2 mpir/generic.json: iscan, parent: sched_smp, not node-consecutive "
+                  "(MPII_Comm_is_node_consecutive): sched_recursive_doubling";
+        return 1;
+    }
+    if (q->op != MM_COLL_IBCAST && q->op != MM_COLL_IREDUCE && q->op != MM_COLL_ISCAN)
+        return 0;
+    c->alg = MM_ALG_MPICH_COMPOSITION;
+    c->sub[0] = c->sub[1] = 0;
+    c->substitute = 0;
+    c->rule = q->op == MM_COLL_IBCAST
+        ? "mpich 4.0.2 mpir/generic.json: ibcast, parent: sched_smp: root to its node's local "
+          "rank 0, ibcast among node roots, ibcast in each node (point-to-point schedules)"
+        : q->op == MM_COLL_IREDUCE
+        ? "mpich 4.0.2 mpir/generic.json: ireduce, parent, commutative: sched_smp: ireduce in "
+          "the other nodes, among node roots, in the root's node (point-to-point schedules)"
+        : "mpich 4.0.2 mpir/generic.json: iscan, parent, node-consecutive: sched_smp: iscan in "
+          "each node, node totals to the node roots, iscan among them, prefix to the next node "
+          "root, ibcast in the other nodes (point-to-point schedules)";
+    return 1;
+}
 
 int mm_coll_mpich_comp_select(const mm_coll_query *q, mm_coll_choice flat, mm_coll_choice *c)
 {
     int fam = mm_coll_family(q->op);
+    if (mm_coll_nonblocking(q->op) && mm_coll_mpich_parent(q->n, q->node))
+        return smp_select(q, flat, c);
     if (mm_coll_nonblocking(q->op) || !mm_coll_mpich_parent(q->n, q->node) ||
         (fam != MM_COLL_BCAST && fam != MM_COLL_REDUCE && fam != MM_COLL_ALLREDUCE &&
-         fam != MM_COLL_BARRIER))
+         fam != MM_COLL_BARRIER && fam != MM_COLL_SCAN))
         return 0;
+    if (fam == MM_COLL_SCAN) { /* is_node_consecutive=no: beta, MPIR's; flat's rule */
+        if (!scan_consecutive(q->n, q->node))
+            return 0;
+        *c = flat;
+        c->alg = MM_ALG_MPICH_COMPOSITION;
+        c->sub[0] = c->sub[1] = 0;
+        c->substitute = 0;
+        c->rule = "mpich 4.0.2 ch4/generic.json: is_node_consecutive=yes: scan composition "
+                  "alpha: MPIR scan in each node, node totals to the node roots, MPIR scan among "
+                  "them, prefix to the next node root, 4-byte flag bcast in each node and the "
+                  "prefix bcast in the others (release_gather from the 5th call)";
+        return 1;
+    }
     int comp = which(q->op, q->n, q->bytes, q->node);
     if (q->noncommutative && fam == MM_COLL_REDUCE)
         comp = COMP_GAMMA;
     if (q->noncommutative && fam == MM_COLL_ALLREDUCE && comp == COMP_ALPHA)
         comp = COMP_BETA;
     *c = flat;
-    if (!flat.substitute) /* a stand-in's rule names MPIR's choice "(as ...)" */
-        c->rule = rules[fam][comp - 1];
+    c->rule = rules[fam][comp - 1];
     /* flat MPIR on the communicator: reduce/bcast gamma, allreduce beta,
      * and allreduce gamma for a noncommutative op (posix has no
      * release_gather for it and falls back to MPIR on the communicator) */
@@ -813,22 +953,6 @@ int mm_coll_mpich_comp_select(const mm_coll_query *q, mm_coll_choice flat, mm_co
     c->alg = MM_ALG_MPICH_COMPOSITION;
     c->rule = rules[fam][comp - 1];
     c->sub[0] = c->sub[1] = 0;
-    c->substitute = 0;
-    /* a phase whose MPIR algorithm is a stand-in makes the whole a stand-in */
-    mm_coll_desc d = {q->op, MM_ALG_MPICH_COMPOSITION, q->n, 0, q->bytes, q->elem, {0, 0},
-                      q->node, {0, 0}};
-    plan p;
-    if (plan_build(&p, &d) == 0) {
-        for (int i = 0; i < p.nph; i++)
-            if (p.ph[i].kind == PH_MPIR) {
-                mm_coll_query s = {p.ph[i].op, p.ph[i].sub.n, p.ph[i].bytes, p.ph[i].sub.elem, 0,
-                                   MM_COLL_LIB_MPICH, NULL};
-                if (mm_coll_select(&s).substitute) {
-                    c->substitute = 1;
-                    c->rule = subst_rules[fam][comp - 1];
-                }
-            }
-        plan_free(&p);
-    }
+    c->substitute = 0; /* every phase is an MPIR algorithm implemented here */
     return 1;
 }

@@ -1,10 +1,12 @@
 /*
  * coll_mpich_comp.h - MPICH 4.0.2's node-aware ch4 compositions
- * (MM_ALG_MPICH_COMPOSITION, coll_mpich_comp.c): bcast, reduce, allreduce
- * and barrier on a "parent" communicator (some node holds two or more of
- * its ranks) run phases on each node's communicator and on the
- * communicator of the node roots. Internal to tools/gen; coll_algo.c and
- * coll_auto_mpich.c call it. docs/collectives.md, "MPICH 4.0.2
+ * (MM_ALG_MPICH_COMPOSITION, coll_mpich_comp.c): bcast, reduce, allreduce,
+ * barrier and (node-consecutive) scan on a "parent" communicator (some
+ * node holds two or more of its ranks) run phases on each node's
+ * communicator and on the communicator of the node roots; so do MPIR's
+ * sched_smp ibcast, ireduce and iscan there, every phase a point-to-point
+ * schedule. Internal to tools/gen; coll_algo.c and coll_auto_mpich.c call
+ * it. docs/collectives.md, "MPICH 4.0.2
  * compositions", says what MPICH does and cites the source.
  */
 #ifndef MM_TOOLS_COLL_MPICH_COMP_H
