@@ -48,7 +48,7 @@ static mm_coll_choice mpir_allreduce(const mm_coll_query *q, uint64_t short_max)
     if (count_of(q) < pof2)
         return mm_coll_pick(MM_ALG_RECURSIVE_DOUBLING, "mpich 4.0.2 mpir/generic.json: "
                             "count < pof2(n): recursive doubling");
-    return mm_coll_pick(MM_ALG_RABENSEIFNER, "mpich 4.0.2 mpir/generic.json: built-in op, "
+    return mm_coll_pick(MM_ALG_RABENSEIFNER_MPICH, "mpich 4.0.2 mpir/generic.json: built-in op, "
                         "count >= pof2(n): reduce_scatter_allgather (Rabenseifner)");
 }
 
@@ -66,7 +66,7 @@ static mm_coll_choice mpir_reduce(const mm_coll_query *q)
                             "(a noncommutative op): binomial (rooted at 0, then 0 to the root)");
     if (count_of(q) < (uint64_t)mm_pof2_floor(q->n))
         return mm_coll_pick(MM_ALG_BINOMIAL, "mpich 4.0.2 mpir/generic.json: count < pof2(n): binomial");
-    return mm_coll_pick(MM_ALG_RABENSEIFNER, "mpich 4.0.2 mpir/generic.json: built-in op, "
+    return mm_coll_pick(MM_ALG_RABENSEIFNER_MPICH, "mpich 4.0.2 mpir/generic.json: built-in op, "
                         "count >= pof2(n): reduce_scatter_gather (Rabenseifner)");
 }
 
