@@ -247,11 +247,12 @@ typedef struct mm_coll_choice {
     int         alg;  /* an algorithm implemented here, valid for (op, n) */
     int         sub[2]; /* for two-collective algorithms: mm_coll_desc.sub */
     const char *rule; /* the rule that fired, in the library's own terms  */
-    int substitute;   /* 1: the library runs an algorithm not implemented
-                         here (segmented pipeline, Rabenseifner, Bruck
-                         alltoall, linear_sync, MPICH's SMP scan); alg is
-                         the nearest one and rule ends "(as ALG)". Callers
-                         should say so.                                   */
+    int substitute;   /* 1: the library would run something this model
+                         cannot expand for the call, and alg is the nearest
+                         one (rule ends "(as ALG)"); callers say so. No call
+                         a real program can make gets it today (the one case
+                         left: libnbc's ireduce chain for a count beyond an
+                         int).                                             */
 } mm_coll_choice;
 
 /* A collective call as the selection rules see it. */
