@@ -2027,8 +2027,22 @@ static void test_mpich_comp(void)
             }
 }
 
+/* No algorithm name without an expansion: each serves some operation. */
+static void test_every_name_expands(void)
+{
+    for (int alg = MM_ALG_AUTO + 1; alg < MM_ALG_COUNT; alg++) {
+        int served = 0;
+        for (int op = MM_COLL_NONE + 1; op < MM_COLL_OP_COUNT; op++)
+            served |= mm_coll_alg_valid(op, alg);
+        if (!served)
+            fprintf(stderr, "algorithm '%s' serves no operation\n", mm_coll_alg_name(alg));
+        CHECK(served);
+    }
+}
+
 int main(void)
 {
+    test_every_name_expands();
     test_schedules();
     test_composites();
     test_schedules_elems();

@@ -97,7 +97,7 @@ static const char *const alg_names[MM_ALG_COUNT] = {
     "nonoverlapping", "chain", "pipeline", "split_binary", "binary", "in_order_binary",
     "knomial", "scatter_allgather", "scatter_ring_allgather", "rabenseifner",
     "segmented_ring", "modified_bruck", "linear_sync", "linear_nb", "tree", "butterfly",
-    "gather_bcast", "smp", "rabenseifner_mpich", "bmtree",
+    "gather_bcast", "rabenseifner_mpich", "bmtree",
     "nbc_binomial", "nbc_binomial_root0", "nbc_chain", "nbc_redscat", "nbc_ring",
     "nbc_linear", "nbc_knomial",
     "mpich_scatter_rd_allgather", "mpich_scatter_ring_allgather", "scattered",

@@ -64,8 +64,8 @@ enum mm_coll_alg {
     MM_ALG_NONOVERLAPPING,    /* reduce_scatter: binomial reduce of the whole vector to
                                  rank 0, then rank 0 sends every rank its block */
     /* Open MPI 4.1 coll/base and MPICH 4.0 algorithms (docs/collectives.md).
-     * An algorithm that is not implemented yet is rejected by
-     * mm_coll_alg_valid(), never expanded as something else. */
+     * mm_coll_alg_valid() says which operations each one serves; every
+     * name here is expanded by coll_algo.c or a coll_*.c beside it. */
     MM_ALG_CHAIN,             /* bcast, reduce: Open MPI chain tree            */
     MM_ALG_PIPELINE,          /* bcast, reduce: a chain of one (Open MPI)      */
     MM_ALG_SPLIT_BINARY,      /* bcast: Open MPI split binary tree             */
@@ -83,7 +83,6 @@ enum mm_coll_alg {
     MM_ALG_TREE,              /* barrier: Open MPI tree                        */
     MM_ALG_BUTTERFLY,         /* reduce_scatter(_block): Open MPI butterfly    */
     MM_ALG_GATHER_BCAST,      /* allgatherv: Open MPI "default", gatherv + bcast */
-    MM_ALG_SMP,               /* scan: MPICH SMP scan (needs the node of each rank) */
     MM_ALG_RABENSEIFNER_MPICH, /* reduce, allreduce: MPICH's Rabenseifner (whole-vector
                                   fold, equal pieces)                          */
     MM_ALG_BMTREE,            /* bcast: Open MPI's binomial tree (topo_build_bmtree,

@@ -22,7 +22,8 @@ static inline mm_coll_choice mm_coll_pick(int alg, const char *rule)
     return c;
 }
 
-/* The library's choice is not implemented here: alg stands in for it. */
+/* The library's choice cannot be expanded for this call: alg stands in for
+ * it (mm_coll_choice.substitute). */
 static inline mm_coll_choice mm_coll_subst(int alg, const char *rule)
 {
     mm_coll_choice c = {alg, {0, 0}, rule, 1};
