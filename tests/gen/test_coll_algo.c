@@ -1038,8 +1038,9 @@ static void test_tags(void)
     CHECK(mm_coll_tag(MM_COLL_IALLREDUCE, UINT32_MAX) != INT32_MIN);
 }
 
-/* Every automatic choice is valid for (op, n) once its algorithm is
- * implemented (until then it is counted and skipped); a few rules checked
+/* Every automatic choice, of both libraries, for every operation, size,
+ * element size and commutativity, is one the schedules expand (the
+ * converter has no fallback: a refusal there is a bug); a few rules checked
  * against the published thresholds (Open MPI's blocking rules:
  * test_coll_auto.c). */
 static void test_auto(void)
@@ -1047,31 +1048,36 @@ static void test_auto(void)
     static const uint64_t bytes[] = {0, 8, 100, 299, 300, 511, 1023, 2048, 6001, 9999, 10000,
                                      50000, 100000, 1 << 20, UINT64_MAX / 2};
     static const int32_t ns[] = {1, 2, 3, 7, 8, 11, 13, 61, 64, 100, 512, 1000};
-    size_t pending = 0;
+    static const uint32_t elems[] = {0, 1, 8};
+    size_t checked = 0;
     for (int lib = 0; lib < 2; lib++)
         for (int op = MM_COLL_NONE + 1; op < MM_COLL_OP_COUNT; op++)
             for (size_t b = 0; b < sizeof bytes / sizeof *bytes; b++)
-                for (size_t i = 0; i < sizeof ns / sizeof *ns; i++) {
-                    mm_coll_choice c = mm_coll_auto(op, ns[i], bytes[b], lib);
-                    CHECK(c.rule != NULL && c.rule[0] != '\0');
-                    /* the library's true choice, not implemented here yet:
-                     * counted, checked once it lands */
-                    if (c.alg != MM_ALG_AUTO && !mm_coll_alg_valid(op, c.alg)) {
-                        pending++;
-                        continue;
-                    }
-                    mm_coll_desc d = {op, c.alg, ns[i], 0, bytes[b], 0, {0, 0}, NULL, {0, 0}};
-                    char err[256];
-                    int rc = mm_coll_check(&d, err, sizeof err);
-                    if (rc != MMS_OK)
-                        fprintf(stderr, "auto %s n=%d bytes=%llu lib=%d: %s\n", mm_coll_name(op),
-                                ns[i], (unsigned long long)bytes[b], lib, err);
-                    CHECK_EQ(rc, MMS_OK);
-                    /* a stand-in says so, in the flag and in the rule */
-                    CHECK_EQ(c.substitute, strstr(c.rule, "(as ") != NULL);
-                }
-    if (pending)
-        printf("auto choices of algorithms not implemented yet, not expanded: %zu\n", pending);
+                for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
+                    for (size_t e = 0; e < 3; e++)
+                        for (int nc = 0; nc < 2; nc++) {
+                            mm_coll_query q = {op, ns[i], bytes[b], elems[e], nc, lib, NULL};
+                            mm_coll_choice c = mm_coll_select(&q);
+                            CHECK(c.rule != NULL && c.rule[0] != '\0');
+                            if (mm_coll_family(op) < 0) {
+                                CHECK_EQ(c.alg, MM_ALG_AUTO); /* nothing to expand */
+                                continue;
+                            }
+                            mm_coll_desc d = {op, c.alg, ns[i], 0, bytes[b], elems[e],
+                                              {c.sub[0], c.sub[1]}, NULL, {0, 0}};
+                            char err[256];
+                            int rc = mm_coll_check(&d, err, sizeof err);
+                            if (rc != MMS_OK)
+                                fprintf(stderr, "auto %s n=%d bytes=%llu elem=%u nc=%d lib=%d: "
+                                        "%s (%s)\n", mm_coll_name(op), ns[i],
+                                        (unsigned long long)bytes[b], elems[e], nc, lib, err,
+                                        c.rule);
+                            CHECK_EQ(rc, MMS_OK);
+                            /* a stand-in says so, in the flag and in the rule */
+                            CHECK_EQ(c.substitute, strstr(c.rule, "(as ") != NULL);
+                            checked++;
+                        }
+    printf("automatic choices checked: %zu\n", checked);
     /* the rules against the published thresholds: {op, n, bytes, lib, alg} */
     enum { O = MM_COLL_LIB_OMPI, M = MM_COLL_LIB_MPICH };
     static const struct { int op; int32_t n; uint64_t bytes; int lib, alg; } rules[] = {

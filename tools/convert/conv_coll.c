@@ -15,6 +15,7 @@
  * reduce's, then the scatter's, in Open MPI's two-collective
  * reduce_scatter).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -185,13 +186,15 @@ static int run_call(call_ctx *cc, const mmt_record *const *rec, char *err, size_
     /* MPICH counts the call's release_gather calls whether or not it is
      * expanded here */
     mm_coll_mpich_shm_count(&d, cc->shm);
-    char why[256];
+    char why[160];
     if (mm_coll_check(&d, why, sizeof why) != MMS_OK) {
-        /* the library runs an algorithm (or a case of one) not implemented
-         * here: the call is left out and the index says so */
-        if (r0->sub < 32 && !c->pending_op[r0->sub]++) {
-            c->pending_alg[r0->sub] = choice.alg;
-            c->pending_rule[r0->sub] = choice.rule;
+        /* the schedules refuse what the rules chose (a bug of ours, not of
+         * the trace): leave the call out and say so with the reason rather
+         * than fail the whole conversion */
+        if (r0->sub < 32 && !c->refused_op[r0->sub]++) {
+            c->refused_alg[r0->sub] = choice.alg;
+            c->refused_rule[r0->sub] = choice.rule;
+            snprintf(c->refused_why[r0->sub], sizeof c->refused_why[r0->sub], "%s", why);
         }
         return MMS_OK;
     }

@@ -86,12 +86,14 @@ typedef struct cv_conv {
      * (mm_coll_choice.substitute), by trace op, with the first rule seen */
     uint64_t    substituted_op[32];
     const char *substituted_rule[32];
-    /* calls not expanded because the library's algorithm is not
-     * implemented here yet (mm_coll_alg_valid), by trace op, with the
-     * algorithm and rule of the first one */
-    uint64_t    pending_op[32];
-    int         pending_alg[32];
-    const char *pending_rule[32];
+    /* calls whose chosen algorithm the expansion refused (mm_coll_check):
+     * a disagreement between the selection rules and the schedules, which
+     * tests/gen/test_coll_algo.c's test_auto sweeps for; by trace op, with
+     * the algorithm, rule and reason of the first one */
+    uint64_t    refused_op[32];
+    int         refused_alg[32];
+    const char *refused_rule[32];
+    char        refused_why[32][160];
 } cv_conv;
 
 /* conv_load.c */

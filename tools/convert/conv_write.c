@@ -206,8 +206,8 @@ static int write_index(cv_conv *c, const rank_info *ri, size_t nri, char ***done
     mmj_key(&j, "collective_calls_not_expanded");
     mmj_obj(&j);
     for (int op = 1; op <= MMT_C_MAX; op++)
-        if (c->skipped_op[op] + c->pending_op[op])
-            mmj_ku64(&j, mmt_coll_name(op), c->skipped_op[op] + c->pending_op[op]);
+        if (c->skipped_op[op] + c->refused_op[op])
+            mmj_ku64(&j, mmt_coll_name(op), c->skipped_op[op] + c->refused_op[op]);
     mmj_obj_end(&j);
     mmj_obj_end(&j);
     mmj_key(&j, "streams");
@@ -349,16 +349,17 @@ int cv_write(cv_conv *c, const size_t *order, char *err, size_t errlen)
                           MM_COLL_MAX_N, MM_COLL_MAX_N_A2A)))
             goto out;
     for (int op = 1; op <= MMT_C_MAX; op++)
-        if (c->pending_op[op] &&
-            (rc = cv_warn(c, "%llu %s calls not expanded: the library runs %s, not implemented "
-                             "here yet (%s)",
-                          (unsigned long long)c->pending_op[op], mmt_coll_name(op),
-                          mm_coll_alg_name(c->pending_alg[op]), c->pending_rule[op])))
+        if (c->refused_op[op] &&
+            (rc = cv_warn(c, "%llu %s calls not expanded: the rule chose %s (%s) but the schedule "
+                             "refuses the call: %s (an mpimatch bug: please report it)",
+                          (unsigned long long)c->refused_op[op], mmt_coll_name(op),
+                          mm_coll_alg_name(c->refused_alg[op]), c->refused_rule[op],
+                          c->refused_why[op])))
             goto out;
     for (int op = 1; op <= MMT_C_MAX; op++)
         if (c->substituted_op[op] &&
-            (rc = cv_warn(c, "%llu %s calls expanded with a stand-in schedule: the library "
-                             "would run an algorithm not implemented here (%s)",
+            (rc = cv_warn(c, "%llu %s calls expanded with a stand-in schedule: the library's "
+                             "own cannot be expanded for them (%s)",
                           (unsigned long long)c->substituted_op[op], mmt_coll_name(op),
                           c->substituted_rule[op])))
             goto out;
