@@ -2,8 +2,11 @@
 # Install what mpimatch needs on a Debian machine and build it.
 #   scripts/setup.sh [--dev]
 # - apt packages (only those missing): a C compiler, make, cmake, pkg-config,
-#   python3 with venv; with --dev also Open MPI (openmpi-bin, libopenmpi-dev)
-#   for the tracer and its tests;
+#   python3 with venv; with --dev everything the whole test suite needs, so
+#   that no test is skipped for a missing package (scripts/test.sh fails on
+#   such a skip): Open MPI and MPICH side by side (the tracer is built and
+#   tested for each), libfabric (headers and fi_info, for the libfabric
+#   provider and its tests). Open MPI stays the default mpicc/mpirun;
 # - a Python virtual environment in .venv with the pinned requirements
 #   (requirements.txt; with --dev also requirements-dev.txt) and the mpimatch
 #   package installed in editable mode;
@@ -26,9 +29,11 @@ if ! command -v python3 >/dev/null 2>&1; then
 elif ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
   need_apt+=(python3-venv python3-pip)
 fi
-# --dev: Open MPI for the tracer's tests (tests/python/test_trace.py).
+# --dev: both MPIs for the tracer's tests (tests/python/test_trace.py,
+# test_persistent.py, test_coll_oracle.py), libfabric for the provider.
+dev_pkgs=(openmpi-bin libopenmpi-dev mpich libmpich-dev libfabric-dev libfabric-bin)
 if [ $dev = 1 ]; then
-  for pkg in openmpi-bin libopenmpi-dev; do
+  for pkg in "${dev_pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed' || need_apt+=("$pkg")
   done
 fi
@@ -38,6 +43,19 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   [ "$(id -u)" -ne 0 ] && sudo="sudo"
   $sudo apt-get update -q
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${need_apt[@]}"
+  # Installing MPICH beside Open MPI must not make it the default: Debian's
+  # 'mpi' and 'mpirun' alternatives prefer Open MPI in auto mode; put them
+  # back if something left them elsewhere.
+  if [ $dev = 1 ] && [ -x /usr/bin/mpicc.openmpi ]; then
+    for alt in mpi:/usr/bin/mpicc.openmpi mpirun:/usr/bin/mpirun.openmpi; do
+      name=${alt%%:*} target=${alt#*:}
+      now=$(update-alternatives --query "$name" 2>/dev/null | sed -n 's/^Value: //p')
+      if [ -x "$target" ] && [ -n "$now" ] && [ "$now" != "$target" ]; then
+        log "making Open MPI the default '$name' alternative again (was $now)"
+        $sudo update-alternatives --set "$name" "$target" >/dev/null
+      fi
+    done
+  fi
 fi
 
 stamp=.venv/.mpimatch-reqs

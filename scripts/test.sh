@@ -3,8 +3,24 @@
 #  1. Release build, warnings as errors: C tests (ctest), then Python tests.
 #  2. ASan + UBSan build: the C tests, and the Python tests against its tools.
 #  3. TSan build: the thread-safety test.
+# Ends (scripts/test_summary.py) with the skipped tests and why, the total time
+# and the ten slowest tests; fails when a test skipped for something
+# scripts/setup.sh --dev installs, or when the run took over 30 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+start=$(date +%s)
+reports=$(mktemp -d "${TMPDIR:-/tmp}/mpimatch-test.XXXXXX")
+finish() { # runs on every exit, so a failed run still shows its time and skips
+  local rc=$?
+  trap - EXIT
+  echo "== summary"
+  python3 scripts/test_summary.py --elapsed "$(( $(date +%s) - start ))" \
+    "ctest:build=$reports/build.xml" "ctest:build-asan=$reports/build-asan.xml" \
+    "ctest:build-tsan=$reports/build-tsan.xml" "pytest=$reports/pytest.xml" || { [ "$rc" -ne 0 ] || rc=1; }
+  rm -rf "$reports"
+  exit "$rc"
+}
+trap finish EXIT
 scripts/setup.sh --dev
 jobs=$(nproc)
 run_build() { # dir, cmake args...
@@ -16,7 +32,7 @@ run_build() { # dir, cmake args...
 
 echo "== release build (-Wall -Wextra -Werror)"
 run_build build -DCMAKE_BUILD_TYPE=Release
-ctest --test-dir build --output-on-failure -j "$jobs"
+ctest --test-dir build --output-on-failure -j "$jobs" --output-junit "$reports/build.xml"
 
 echo "== install: pkg-config and CMake package consumers"
 tests/install/run.sh build
@@ -24,12 +40,14 @@ tests/install/run.sh build
 echo "== ASan + UBSan build"
 run_build build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPIMATCH_SANITIZE=address,undefined
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --test-dir build-asan --output-on-failure -j "$jobs"
+  ctest --test-dir build-asan --output-on-failure -j "$jobs" --output-junit "$reports/build-asan.xml"
 
 echo "== TSan build (thread-safe engines)"
 run_build build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPIMATCH_SANITIZE=thread
-TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan --output-on-failure -R '^test_threads$'
+TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan --output-on-failure -R '^test_threads$' \
+  --output-junit "$reports/build-tsan.xml"
 
 echo "== Python tests against the ASan + UBSan tools"
 MPIMATCH_REQUIRE_TOOLS=1 MPIMATCH_BIN_DIR=$PWD/build-asan/bin ASAN_OPTIONS=detect_leaks=1 \
-  .venv/bin/python -m pytest -q -p no:cacheprovider tests/python
+  .venv/bin/python -m pytest -q -p no:cacheprovider -rs --junitxml="$reports/pytest.xml" \
+  -o junit_duration_report=total tests/python

@@ -5,6 +5,12 @@ The C executables are found as the `mpimatch` command finds them
 are skipped with the reason when they are not built, unless CI=true or
 MPIMATCH_REQUIRE_TOOLS=1, where a missing executable is a failure.
 
+A test may skip only for something this machine cannot have, through
+skip_unavailable(reason, kind) with kind 'cpu' (a CPU feature) or 'kernel' (a
+kernel permission or facility). Any other skip (a missing MPI, library or tool
+that scripts/setup.sh --dev installs) makes `make test` fail
+(scripts/test_summary.py reads the reasons from pytest's JUnit file).
+
 Hypothesis profiles: "ci" (derandomized, the default when CI=true), "dev"
 (random, the default otherwise), "soak" (many more examples). Choose with
 HYPOTHESIS_PROFILE=<name>.
@@ -40,6 +46,18 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", _default_profile))
 TIMEOUT = 120   # seconds for one C tool run; the streams in these tests are small
 EXPECTED_ENGINES = {"list", "rank", "bins", "hash", "nm", "kmeans", "adaptive", "simd"}
 EXPECTED_ENGINES |= {"pnp", "col+pnp", "col+ll", "ll+pnp"}  # paper 000
+
+
+UNAVAILABLE_KINDS = ("cpu", "kernel")
+
+
+def skip_unavailable(reason: str, kind: str) -> None:
+    """Skip for something this machine cannot have: kind 'cpu' or 'kernel'.
+    The reason's form is what scripts/test_summary.py accepts as an allowed skip."""
+    if kind not in UNAVAILABLE_KINDS:
+        raise ValueError(f"skip_unavailable: kind {kind!r} is not one of {UNAVAILABLE_KINDS}; "
+                         f"a missing package is not a reason to skip (scripts/setup.sh --dev)")
+    pytest.skip(f"unavailable on this machine ({kind}): {reason}")
 
 
 def _tools_required() -> bool:

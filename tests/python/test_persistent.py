@@ -5,8 +5,8 @@ request id, completed, cancelled and freed like one; creating, completing an ina
 and freeing an inactive one record nothing), and `mpimatch convert` must turn each
 trace into streams whose persistent wildcard receives resolve to the known senders.
 
-Open MPI is required when CI=true or MPIMATCH_REQUIRE_TOOLS=1; MPICH is tested when its
-tracer was built."""
+Open MPI and MPICH are both required when CI=true or MPIMATCH_REQUIRE_TOOLS=1 (as in
+test_trace.py)."""
 from __future__ import annotations
 
 import json
