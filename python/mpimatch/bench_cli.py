@@ -23,9 +23,8 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColum
 
 from . import bench, tools
 from .bench_html import html_report
-from .atomic import umask_mode
-from .bench_output import (check_writable_dir, csv_text, fnum, json_text, terminal_report,
-                           write_atomic)
+from .atomic import check_writable, check_writable_dir, umask_mode, write_atomic
+from .bench_output import csv_text, fnum, json_text, terminal_report
 from .errors import MpimatchError
 from .replay import list_engines
 from .suites import SUITES, Item, StreamFile, Suite
@@ -221,7 +220,7 @@ def cmd_bench(args: argparse.Namespace, out: Console) -> int:
     check_writable_dir(outdir, create=True)
     json_copy = Path(args.json) if args.json else None
     if json_copy is not None:
-        check_writable_dir(json_copy.parent if str(json_copy.parent) else Path("."), create=False)
+        check_writable(json_copy)
     started, t0 = bench.now(), time.perf_counter()
     with Display(len(runs), args.quiet) as display:
         outcomes = bench.execute(runs, reps, display.start, display.finish,

@@ -186,7 +186,7 @@ def _ranges(ranks: Sequence[int]) -> List[str]:
 
 
 def _write(path: Path, text: str) -> None:
-    write_atomic(path, lambda f: f.write(text.encode()))
+    write_atomic(path, text)
 
 
 def prepare(runs: Sequence[Any], directory: Path, tmp: Path, keep: bool = True) -> None:

@@ -1,46 +1,18 @@
-"""Outputs of `mpimatch bench` that are not pictures: atomic files, JSON, CSV,
+"""Outputs of `mpimatch bench` that are not pictures: JSON, CSV,
 and the terminal tables (results with speed-up against list; targets)."""
 from __future__ import annotations
 
 import csv
 import io
 import json
-import os
-import tempfile
-from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Mapping, Sequence, Tuple
 
 from rich import box
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from . import atomic
-from .errors import MpimatchError
 from .report import BASELINE, human_bytes, human_rate
-
-# ---------------------------------------------------------------- files
-
-
-def check_writable_dir(directory: Path, create: bool) -> None:
-    """Fail now, before any work, if files cannot be created in `directory`."""
-    try:
-        if create:
-            directory.mkdir(parents=True, exist_ok=True)
-        elif not directory.is_dir():
-            raise MpimatchError(f"{directory}: the directory does not exist")
-        fd, probe = tempfile.mkstemp(prefix=".mpimatch-probe-", dir=directory)
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as err:
-        raise MpimatchError(f"{directory}: cannot write there: {err.strerror or err}") from None
-
-
-def write_atomic(path: Path, content: Union[str, bytes]) -> None:
-    """Write content to path atomically: never a half-written file."""
-    data = content.encode() if isinstance(content, str) else content
-    atomic.write_atomic(path, lambda f: f.write(data))
-
 
 def json_text(doc: Mapping[str, Any]) -> str:
     return json.dumps(doc, indent=2, allow_nan=False) + "\n"

@@ -98,7 +98,7 @@ def cmd_cluster(args: argparse.Namespace, out: Console) -> int:
                                 f"(np {data['np']}) or 'auto'")
         chosen = cluster_profile(data, k, args.seed)
     text = cluster_text(data, chosen, path.name)
-    write_atomic(Path(args.out), lambda f: f.write(text.encode()))
+    write_atomic(Path(args.out), text)
     ratio = f"{chosen.cost / chosen.list_cost:.3f}" if chosen.list_cost else "-"
     out.print(Text(f"wrote {args.out}: k {chosen.k} (asked {chosen.k_asked}), modelled elements "
                    f"compared {chosen.cost} = {ratio} of the single list's"))

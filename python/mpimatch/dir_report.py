@@ -5,14 +5,13 @@ from __future__ import annotations
 import base64
 import html
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from rich.console import Group
 from rich.table import Table
 
+from .atomic import write_atomic
 from .errors import MpimatchError
 from .report import human_bytes
 
@@ -96,15 +95,11 @@ def _heat(plt, matrix: List[List[int]], title: str, path: Path, extra: Optional[
 
 
 def _savefig(plt, fig, path: Path) -> None:
-    """Save beside path, then rename: never a half-written PNG."""
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}.png")
+    """Save as PNG through the one atomic writer: never a half-written picture."""
     try:
-        fig.savefig(tmp, dpi=100)
-        os.replace(tmp, path)
+        write_atomic(path, lambda f: fig.savefig(f, dpi=100, format="png"))
     finally:
         plt.close(fig)
-        if tmp.exists():
-            tmp.unlink()
 
 
 def write_plots(report: Dict[str, Any], out: Path) -> List[str]:
@@ -181,20 +176,7 @@ Read the plots with docs/APPLICATIONS.md, "Reports".</p>
 {figs}
 </body></html>
 """
-    _write_atomic(out / "report.html", page)
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_atomic(out / "report.html", page)
 
 
 def write_outputs(report: Dict[str, Any], out: Path) -> None:
@@ -202,6 +184,6 @@ def write_outputs(report: Dict[str, Any], out: Path) -> None:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise MpimatchError(f"{out}: cannot create: {err.strerror}") from None
-    _write_atomic(out / "report.json", json.dumps(report, indent=2) + "\n")
+    write_atomic(out / "report.json", json.dumps(report, indent=2) + "\n")
     images = write_plots(report, out)
     write_html(report, out, images)
