@@ -15,10 +15,10 @@ from typing import Any, List, Optional, Sequence
 
 from rich.console import Console
 
-from . import __version__, bench_cli, cluster_cli, paths, tools
+from . import __version__, bench_cli, cluster_cli, tools
 from .errors import EXIT_FAILURE, MpimatchError
-from .replay import list_engines, replay_json, run_tool
-from .report import engines_view, stream_report, stream_title
+from .replay import list_engines, run_tool
+from .report import engines_view
 
 EXIT_STATUS = """\
 exit status: 0 ok; 1 engines disagree or internal error; 2 bad input or usage
@@ -77,8 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("replay", formatter_class=_formatter, epilog=EXIT_STATUS,
                        help="replay one stream with one or more engines",
-                       description="Replay STREAM through mpimatch-replay and print a table "
-                                   "(ns/event, speed-up vs list when list ran, queue depths, "
+                       description="Replay STREAM through mpimatch-replay, which prints its "
+                                   "table (ns/event, events/s, queue depths and lengths, "
                                    "memory). Engines that run together must agree.")
     p.add_argument("stream", metavar="STREAM", help="event stream (text .mms or binary)")
     _add_replay_options(p, engine_default=None)
@@ -215,20 +215,15 @@ def cmd_replay(args: argparse.Namespace, out: Console) -> int:
             raise MpimatchError(f"--paths times the paths of one stream; {args.stream} is a "
                                 f"directory of per-rank streams (replay one rank's file)")
         return cmd_replay_dir(args, out)
-    passthrough = _replay_args(args, args.reps) + ["--paths"] * args.paths
+    # One renderer: mpimatch-replay prints its own table (and --paths tables).
+    argv = [args.stream, *_replay_args(args, args.reps)] + ["--paths"] * args.paths
     if args.matches:
-        passthrough += ["--matches", args.matches]
-    if args.json == "-":            # JSON to standard output: no table beside it
-        return run_tool(tools.REPLAY, [args.stream, *passthrough, "--json", "-", "--quiet"])
-    code, data = replay_json(Path(args.stream), passthrough,
-                             Path(args.json) if args.json else None)
-    if data is not None and not args.quiet:
-        out.print(stream_report(data, stream_title(data, args.stream), detailed=True))
-        if args.paths and paths.view(data) is not None:
-            out.print(paths.view(data))
-    if code == 0 and data is None:
-        raise MpimatchError("mpimatch-replay exited 0 but wrote no JSON", EXIT_FAILURE)
-    return code
+        argv += ["--matches", args.matches]
+    if args.json:
+        argv += ["--json", args.json]
+    if args.quiet or args.json == "-":  # JSON to standard output: no table beside it
+        argv.append("--quiet")
+    return run_tool(tools.REPLAY, argv)
 
 
 def cmd_stream(args: argparse.Namespace, out: Console) -> int:

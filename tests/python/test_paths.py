@@ -137,7 +137,7 @@ def test_cli_replay_paths(tmp_path, replay_exe):
                    "--json", tmp_path / "o.json")
     assert proc.returncode == 0, proc.stderr
     assert "paths of list" in proc.stdout and "paths of hash" in proc.stdout
-    assert "success_from_recv" in proc.stdout and "timer 'dominated'" in proc.stdout
+    assert "success_from_recv" in proc.stdout and "timer-dominated" in proc.stdout
     data = json.loads((tmp_path / "o.json").read_text())
     assert all("paths" in r for r in data["results"])
     proc = run_cli("replay", f, "--engine", "list", "--reps", "1")
