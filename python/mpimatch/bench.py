@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from . import __version__, bench_clusters, paths, pystreams, specs, tools
+from . import __version__, bench_clusters, paths, specs, tools
 from .errors import EXIT_FAILURE, MpimatchError
 from .replay import hints_of
 from .suites import Item, StreamFile, Suite
@@ -43,7 +43,7 @@ HINT_USES = {"no_any_source": "ANY_SOURCE", "no_any_tag": "ANY_TAG"}
 class Catalogues:
     engines: List[Dict[str, Any]]
     workloads: List[Dict[str, Any]]
-    generator: str            # "mpimatch-gen" (C, in memory) or "python" (pystreams, files)
+    generator: str            # "mpimatch-gen": the workloads are built in memory
 
 
 def _tool_json(exe: Path, args: Sequence[str]) -> Any:
@@ -58,12 +58,8 @@ def _tool_json(exe: Path, args: Sequence[str]) -> Any:
 
 
 def workload_catalogue() -> Tuple[List[Dict[str, Any]], str]:
-    """The C generators (mpimatch-gen --list --json) or, when they are not built,
-    the interim Python ones (pystreams)."""
-    try:
-        exe = tools.find_tool(GEN)
-    except tools.ToolNotFound:
-        return pystreams.CATALOGUE, "python"
+    """The workload generators: mpimatch-gen --list --json (not built: ToolNotFound)."""
+    exe = tools.find_tool(GEN)
     data = _tool_json(exe, ["--list", "--json"])
     gens = data.get("generators") if isinstance(data, dict) else data
     if not isinstance(gens, list):
@@ -80,9 +76,9 @@ class Source:
     params: Dict[str, specs.Value]
     synthetic: bool
     spec: str                           # canonical workload spec, or the file's path
-    generator: Optional[str]            # "mpimatch-gen", "python", or None for a file
+    generator: Optional[str]            # "mpimatch-gen", or None for a file
     origin: Optional[str] = None        # the paper and figure, from the generator list
-    path: Optional[Path] = None         # the stream file (given, or written by pystreams)
+    path: Optional[Path] = None         # the stream file, when the source is one
     hints: Optional[List[str]] = None   # hints the stream satisfies, once a run said
 
     @property
@@ -115,11 +111,6 @@ def _source(item: Item, cat: Catalogues, sources: Dict[str, Source]) -> Source:
             raise MpimatchError(f"{path}: no such stream file")
         src = Source(path.stem, {}, False, str(path), None, path=path)
     else:
-        name = specs.parse(item.source, "workload")[0]
-        if cat.generator == "python" and specs.entry_flag(cat.workloads, name, "name") is None:
-            known = ", ".join(e["name"] for e in cat.workloads)
-            raise MpimatchError(f"unknown workload '{name}'; known: {known} (only the interim "
-                                f"Python generators: {GEN} was not found)")
         name, params = specs.check_text(cat.workloads, item.source, "workload", with_seed=True)
         synthetic = bool(specs.entry_flag(cat.workloads, name, "synthetic"))
         src = Source(name, params, synthetic, specs.fmt(name, params), cat.generator,
@@ -188,7 +179,7 @@ def plan(items: Sequence[Item], cat: Catalogues, only: Optional[Sequence[str]] =
 def replay_command(exe: Path, run: Run, reps: int, json_path: Path) -> List[str]:
     """The mpimatch-replay command line of one run. The one place that knows the
     two kinds of source: a workload the C generators build in memory
-    (--workload SPEC), or a stream file (the pystreams ones included)."""
+    (--workload SPEC), or a stream file."""
     where = ["--workload", run.source.spec] if run.source.generator == GEN else [str(run.source.path)]
     params = [a for k, v in run.params.items() for a in ("--param", f"{run.engine}:{k}={v}")]
     pair = ["--engine", BASELINE, "--interleave"] if _paired(run) else []
@@ -301,10 +292,8 @@ def execute(runs: Sequence[Run], reps: int,
         tmp = Path(tmpname)
         bench_clusters.prepare([r for r in runs if r.cluster], files_dir or tmp / "clusters", tmp,
                                keep=files_dir is not None)
-        for i, run in enumerate(runs):
+        for run in runs:
             src = run.source
-            if src.generator == "python" and src.path is None:
-                src.path = pystreams.write(src.name, src.params, tmp / f"stream{i}.mms")
             if on_start:
                 on_start(run)
             if run.needs and src.hints is None:

@@ -30,7 +30,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import clustering, pystreams, tools
+from . import clustering, tools
 from .atomic import write_atomic
 from .errors import MpimatchError
 
@@ -149,8 +149,6 @@ def _stream_file(source: Any, path: Path) -> Path:
     if source.generator == tools.GEN:
         _tool(tools.GEN, [source.spec, "-o", str(path), "--format", "binary"], source.spec)
         return path
-    if source.generator == "python" and source.path is None:
-        source.path = pystreams.write(source.name, source.params, path)
     return source.path
 
 

@@ -8,18 +8,16 @@ import csv
 import io
 import json
 import math
-from collections import Counter
 from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
 
 from conftest import REPO, run, run_cli
-from mpimatch import bench, pystreams, specs, tools
+from mpimatch import bench, specs, tools
 from mpimatch.bench_html import html_report
 from mpimatch.bench_output import CSV_COLUMNS, csv_text, terminal_report
 from mpimatch.errors import MpimatchError
-from mpimatch.model import outcomes, parse_stream
 from mpimatch.suites import PAPER, QUICK, SUITES, Item, StreamFile, sweep
 
 ENGINES = [
@@ -29,7 +27,15 @@ ENGINES = [
     {"name": "hash", "hints_required": ["no_any_source", "no_any_tag"], "params": [
         {"name": "capacity", "default": 1024, "min": 16, "max": 1 << 30, "doc": ""}]},
 ]
-GENS = pystreams.CATALOGUE + [
+# What mpimatch-gen --list --json says of the MadMPI request benchmarks (the part the plan reads).
+MADMPI_PARAMS = [{"name": "n", "doc": "requests per round", "default": 1024, "min": 1, "max": 1 << 20},
+                 {"name": "rounds", "doc": "rounds; each reuses the same tags", "default": 8,
+                  "min": 1, "max": 65536}]
+GENS = [{"name": name, "synthetic": False, "params": MADMPI_PARAMS, "origin": origin}
+        for name, origin in (("burst", "MadMPI benchmark reqs_burst"),
+                             ("tags", "MadMPI benchmark reqs_tags"),
+                             ("shuffle", "MadMPI benchmark reqs_shuffle; paper 002, figure 3"),
+                             ("any", "MadMPI benchmark reqs_any"))] + [
     {"name": "gather", "synthetic": False, "params": [
         {"name": "alg", "doc": "", "default": 1, "min": 0, "max": 2, "choices": ["linear", "binomial", "ring"]}]},
     {"name": "radix", "synthetic": True, "params": []}]
@@ -145,10 +151,6 @@ def test_suites_are_valid_and_paper_needs_the_c_generators():
     # paper 000 fig. 5: COL+PNP with k = 1 at every process count
     fig5 = [r for r in runs if "p000-fig5a" in r.figures and r.engine == "col+pnp"]
     assert len(fig5) == 3 and all(r.params["kc"] == 1 for r in fig5)
-    py = bench.Catalogues(engines, pystreams.CATALOGUE, "python")
-    assert "mpimatch-gen was not found" in error(bench.plan, PAPER.items, py)
-    for name in ("quick", "default"):
-        assert bench.plan(SUITES[name].items, py)
     assert {"shuffle", "burst"} <= {i.source.split(":")[0] for i in QUICK.items}
 
 
@@ -180,14 +182,13 @@ def test_replay_command_for_workloads_and_files(tmp_path):
         "bins:bins=4", "--reps", "3", "--json", str(js), "--quiet"]
     assert bench.replay_command(exe, f, 1, js)[:4] == ["/bin/replay", str(REPO / "examples" / "tiny.mms"),
                                                        "--engine", "list"]
-    wl.source.generator = "python"
-    wl.source.path = tmp_path / "s.mms"
-    assert bench.replay_command(exe, wl, 3, js)[1] == str(tmp_path / "s.mms")
 
 
-def test_workload_catalogue_from_the_c_generators_or_python(tmp_path, monkeypatch):
+def test_workload_catalogue_from_the_c_generators(tmp_path, monkeypatch):
     monkeypatch.setenv("MPIMATCH_BIN_DIR", str(tmp_path))
-    assert bench.workload_catalogue() == (pystreams.CATALOGUE, "python")      # not built
+    with pytest.raises(tools.ToolNotFound, match="mpimatch-gen") as info:   # not built
+        bench.workload_catalogue()
+    assert info.value.exit_code == 127
     gen = tmp_path / bench.GEN
     listing = [{"name": "stencil", "summary": "", "origin": "", "synthetic": False, "params": []}]
     gen.write_text("#!/bin/sh\n[ \"$1 $2\" = '--list --json' ] && cat <<'EOF'\n"
@@ -208,40 +209,6 @@ def test_skip_reason_once_hints_are_known():
                                       "the workload uses ANY_SOURCE")
     run.source.hints = ["no_any_source", "no_any_tag"]
     assert bench.skip_reason(run) is None
-
-
-@pytest.mark.parametrize("name", sorted(pystreams.GENERATORS))
-def test_python_generators_write_valid_streams(tmp_path, name):
-    params = specs.check(pystreams.CATALOGUE, name, {"n": 50, "rounds": 3}, "workload", with_seed=True)
-    path = pystreams.write(name, params, tmp_path / "s.mms")
-    stream = parse_stream(path.read_text(), str(path))
-    wild = name == "any"
-    assert len(stream.events) == 3 * 2 * (50 + wild)
-    assert len([line for line in outcomes(stream.events) if " " in line]) == 3 * (50 + wild)
-    assert pystreams.write(name, params, tmp_path / "t.mms").read_text() == path.read_text()
-
-
-def _fields(text: str) -> Counter:
-    """The records of a text stream without their ids, as a multiset."""
-    return Counter(tuple(line.split()[:1] + line.split()[2:]) for line in text.splitlines()
-                   if line and not line.startswith("#"))
-
-
-@pytest.mark.parametrize("spec", ["burst:n=3,rounds=2", "tags:n=4,rounds=2",
-                                  "shuffle:n=5,rounds=2,seed=3", "any:n=3,rounds=2,seed=5"])
-def test_python_generators_match_the_c_ones(tmp_path, spec):
-    """Same records as mpimatch-gen (burst and tags: the same text; shuffle and
-    any differ only in the permutation's draw)."""
-    try:
-        gen = tools.find_tool(bench.GEN)
-    except tools.ToolNotFound:
-        pytest.skip("mpimatch-gen is not built")
-    name, params = specs.check_text(pystreams.CATALOGUE, spec, "workload", with_seed=True)
-    mine = pystreams.write(name, params, tmp_path / "p.mms").read_text()
-    theirs = run([gen, spec]).stdout
-    assert _fields(mine) == _fields(theirs)
-    if name in ("burst", "tags"):
-        assert [x for x in mine.splitlines() if not x.startswith(f"# {name} ")] == theirs.splitlines()
 
 
 # ---------------------------------------------------------------- records, targets, outputs
@@ -283,7 +250,7 @@ def test_records_speedups_and_targets():
     rec = outs[1].record
     assert rec["workload"] == {"name": "shuffle", "params": {"n": 4096, "rounds": 8, "seed": 1},
                                "synthetic": False, "spec": "shuffle:n=4096,rounds=8,seed=1",
-                               "origin": "MadMPI reqs_shuffle; paper 002, figure 3",
+                               "origin": "MadMPI benchmark reqs_shuffle; paper 002, figure 3",
                                "generator": bench.GEN, "file": None}
     assert rec["run"] == "bins" and rec["speedup_vs_list"] == pytest.approx(20.0)
     assert rec["prq"] == {"mean_depth": 1.0, "max_depth": 4, "max_length": 4096, "queues": 1,
