@@ -15,7 +15,8 @@ from typing import Any, List, Optional, Sequence
 
 from rich.console import Console
 
-from . import __version__, bench_cli, cluster_cli, tools
+from . import __version__, cluster_cli, tools
+from .bench import cli as bench_cli
 from .errors import EXIT_FAILURE, MpimatchError
 from .replay import list_engines, run_tool
 from .report import engines_view

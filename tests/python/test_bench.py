@@ -14,11 +14,12 @@ from typing import Any, Dict, List
 import pytest
 
 from conftest import REPO, run, run_cli
-from mpimatch import bench, specs, tools
-from mpimatch.bench_html import html_report
-from mpimatch.bench_output import CSV_COLUMNS, csv_text, terminal_report
+from mpimatch import specs, tools
+from mpimatch.bench import core as bench
+from mpimatch.bench.html import html_report
+from mpimatch.bench.output import CSV_COLUMNS, csv_text, terminal_report
 from mpimatch.errors import MpimatchError
-from mpimatch.suites import PAPER, QUICK, SUITES, Item, StreamFile, sweep
+from mpimatch.bench.suites import PAPER, QUICK, SUITES, Item, StreamFile, sweep
 
 ENGINES = [
     {"name": "list", "hints_required": [], "params": []},
@@ -311,7 +312,7 @@ def test_terminal_report_states_missed_targets():
 
 
 def test_plots_and_self_contained_html(tmp_path):
-    from mpimatch.bench_plots import plot_all
+    from mpimatch.bench.plots import plot_all
     doc = fake_doc()
     plots = plot_all(doc, tmp_path)
     names = [n for n, _ in plots]

@@ -15,11 +15,13 @@ import numpy as np
 import pytest
 
 from conftest import REPO, run, run_cli
-from mpimatch import bench, bench_clusters, specs, tools
-from mpimatch.bench_clusters import hand, learned
-from mpimatch.bench_output import CSV_COLUMNS, csv_text
+from mpimatch import specs, tools
+from mpimatch.bench import clusters as bench_clusters
+from mpimatch.bench import core as bench
+from mpimatch.bench.clusters import hand, learned
+from mpimatch.bench.output import CSV_COLUMNS, csv_text
 from mpimatch.errors import MpimatchError
-from mpimatch.suites import PAPER, Item, StreamFile
+from mpimatch.bench.suites import PAPER, Item, StreamFile
 
 GROUPS = ("Ps", "Pm", "Pl", "Pvl")
 SIZES = {"small": 2, "medium": 10, "large": 50, "vlarge": 100}

@@ -12,10 +12,11 @@ from typing import Dict
 import pytest
 
 from conftest import run, run_cli
-from mpimatch import bench, paths, tools
+from mpimatch import paths, tools
+from mpimatch.bench import core as bench
 from mpimatch.errors import MpimatchError
 from mpimatch.model import outcomes, parse_stream
-from mpimatch.suites import PAPER, Item
+from mpimatch.bench.suites import PAPER, Item
 
 # Every path once or more, no wildcards (every engine runs it); the paths by hand.
 STREAM = """# mpimatch stream v1
@@ -205,7 +206,7 @@ def test_paper_suite_times_table1_and_p003_by_path():
 
 
 def test_bench_figure_selection_and_paths(tmp_path, replay_exe):
-    from mpimatch.bench_cli import select_figures, with_paths
+    from mpimatch.bench.cli import select_figures, with_paths
     only = select_figures(PAPER, ["p002-table1"])
     assert [i.figure for i in only.items] == ["p002-table1"]
     assert all(i.paths for i in with_paths(select_figures(PAPER, ["targets"]), True).items)

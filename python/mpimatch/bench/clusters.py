@@ -30,9 +30,9 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import clustering, tools
-from .atomic import write_atomic
-from .errors import MpimatchError
+from .. import clustering, tools
+from ..atomic import write_atomic
+from ..errors import MpimatchError
 
 Peers = Dict[str, range]
 

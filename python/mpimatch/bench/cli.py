@@ -21,12 +21,13 @@ from rich.console import Console
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
                            TimeElapsedColumn, TimeRemainingColumn)
 
-from . import bench, tools
-from .bench_html import html_report
-from .atomic import check_writable, check_writable_dir, umask_mode, write_atomic
-from .bench_output import csv_text, fnum, json_text, terminal_report
-from .errors import MpimatchError
-from .replay import list_engines
+from .. import tools
+from . import core
+from .html import html_report
+from ..atomic import check_writable, check_writable_dir, umask_mode, write_atomic
+from .output import csv_text, fnum, json_text, terminal_report
+from ..errors import MpimatchError
+from ..replay import list_engines
 from .suites import SUITES, Item, StreamFile, Suite
 
 DEFAULT_SUITE = "default"
@@ -149,11 +150,11 @@ class Display:
         if self.bar:
             self.bar.stop()
 
-    def start(self, run: bench.Run) -> None:
+    def start(self, run: core.Run) -> None:
         if self.bar:
             self.bar.update(self.task, description=f"{run.source.spec} · {run.label}")
 
-    def finish(self, o: bench.Outcome) -> None:
+    def finish(self, o: core.Outcome) -> None:
         self.done += 1
         if self.bar:
             self.bar.advance(self.task)
@@ -165,10 +166,10 @@ class Display:
 
 
 def plotter() -> Callable[[Dict[str, Any], Path], List[Tuple[str, str]]]:
-    """bench_plots.plot_all, imported only by the bench (matplotlib is slow to load),
+    """plots.plot_all, imported only by the bench (matplotlib is slow to load),
     and before any work: a missing matplotlib must not waste a run."""
     try:
-        from .bench_plots import plot_all
+        from .plots import plot_all
     except ImportError as err:
         raise MpimatchError(f"the bench plots need matplotlib ({err}); install the pinned "
                             f"requirements: pip install -r requirements.txt") from None
@@ -208,12 +209,12 @@ def cmd_bench(args: argparse.Namespace, out: Console) -> int:
         raise MpimatchError("--reps must be >= 1")
     tools.find_tool(tools.REPLAY)
     plotter()
-    workloads, generator = bench.workload_catalogue()
-    cat = bench.Catalogues(list_engines(), workloads, generator)
+    workloads, generator = core.workload_catalogue()
+    cat = core.Catalogues(list_engines(), workloads, generator)
     only = [e.strip() for e in args.engines.split(",") if e.strip()] if args.engines else None
     if only is not None and not only:
         raise MpimatchError("--engines: no engine named")
-    runs = bench.plan(suite.items, cat, only, _overrides(args.param))
+    runs = core.plan(suite.items, cat, only, _overrides(args.param))
     if not runs:
         raise MpimatchError("nothing to run: no engine of the selection runs these workloads")
     outdir = Path(args.out)
@@ -221,11 +222,11 @@ def cmd_bench(args: argparse.Namespace, out: Console) -> int:
     json_copy = Path(args.json) if args.json else None
     if json_copy is not None:
         check_writable(json_copy)
-    started, t0 = bench.now(), time.perf_counter()
+    started, t0 = core.now(), time.perf_counter()
     with Display(len(runs), args.quiet) as display:
-        outcomes = bench.execute(runs, reps, display.start, display.finish,
+        outcomes = core.execute(runs, reps, display.start, display.finish,
                                  files_dir=outdir / "clusters")
-    doc = bench.document(suite, reps, generator, started, outcomes)
+    doc = core.document(suite, reps, generator, started, outcomes)
     report = write_outputs(doc, outdir, json_copy)
     if not out.is_terminal:                 # a log or a pipe: no reason to wrap at 80
         out = Console(width=max(out.width, WIDE), highlight=False)

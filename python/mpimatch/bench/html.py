@@ -7,7 +7,7 @@ from html import escape
 from pathlib import Path
 from typing import Any, List, Mapping, Sequence, Tuple
 
-from .bench_output import RESULT_HEADERS, results_rows, target_status, target_value
+from .output import RESULT_HEADERS, results_rows, target_status, target_value
 
 CSS = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }

@@ -3,8 +3,8 @@
 The timing is mpimatch-replay's (warm-up, R repetitions each on a fresh
 engine, median and quartiles of ns per event, queue and memory counters);
 this module decides what to run and turns the replay JSON into one record
-per (workload, engine run). Outputs: bench_output.py, bench_plots.py,
-bench_html.py; the command line: bench_cli.py.
+per (workload, engine run). Outputs: output.py, plots.py,
+html.py; the command line: cli.py; the suites: suites.py.
 
 A run is one mpimatch-replay invocation with one engine, so progress can
 advance per run. Runs of one source go hint-free engines first: the first
@@ -27,9 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from . import __version__, bench_clusters, paths, specs, tools
-from .errors import EXIT_FAILURE, MpimatchError
-from .replay import hints_of
+from .. import __version__, paths, specs, tools
+from . import clusters
+from ..errors import EXIT_FAILURE, MpimatchError
+from ..replay import hints_of
 from .suites import Item, StreamFile, Suite
 
 GEN = "mpimatch-gen"
@@ -94,7 +95,7 @@ class Run:
     needs: List[str]                    # hints the engine requires
     figures: List[str] = field(default_factory=list)
     x: Optional[str] = None
-    cluster: Optional[bench_clusters.ClusterRun] = None   # its file parameter is written by the bench
+    cluster: Optional[clusters.ClusterRun] = None   # its file parameter is written by the bench
     clustering: Optional[Dict[str, Any]] = None           # the record's "clustering", once written
     paths: bool = False                 # time each matching path (--paths)
     paired: bool = False                # also time list, interleaved (--interleave)
@@ -135,7 +136,7 @@ def _needs(cat: Catalogues, engine: str) -> List[str]:
     return sorted(hints_of(next(e for e in cat.engines if e["name"] == engine)))
 
 
-def _cluster_runs(item: Item, only: Optional[Sequence[str]]) -> List[bench_clusters.ClusterRun]:
+def _cluster_runs(item: Item, only: Optional[Sequence[str]]) -> List[clusters.ClusterRun]:
     return [c for c in item.clusterings if only is None or c.engine in only]
 
 
@@ -166,7 +167,7 @@ def plan(items: Sequence[Item], cat: Catalogues, only: Optional[Sequence[str]] =
             _add_run(runs, item, Run(src, name, params, _needs(cat, name), x=item.x))
         for cr in _cluster_runs(item, only):
             given = {**item.engine_params.get(cr.engine, {}), **overrides.get(cr.engine, {})}
-            bench_clusters.check(cr, src, cat.engines, given)
+            clusters.check(cr, src, cat.engines, given)
             params = specs.check(cat.engines, cr.engine, given, "engine", fill_defaults=False)
             _add_run(runs, item, Run(src, cr.engine, params, _needs(cat, cr.engine), x=item.x,
                                      cluster=cr))
@@ -290,7 +291,7 @@ def execute(runs: Sequence[Run], reps: int,
     records: List[Dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="mpimatch-bench-") as tmpname:
         tmp = Path(tmpname)
-        bench_clusters.prepare([r for r in runs if r.cluster], files_dir or tmp / "clusters", tmp,
+        clusters.prepare([r for r in runs if r.cluster], files_dir or tmp / "clusters", tmp,
                                keep=files_dir is not None)
         for run in runs:
             src = run.source

@@ -12,7 +12,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from .report import BASELINE, human_bytes, human_rate
+from ..report import BASELINE, human_bytes, human_rate
 
 def json_text(doc: Mapping[str, Any]) -> str:
     return json.dumps(doc, indent=2, allow_nan=False) + "\n"
@@ -40,7 +40,7 @@ def csv_row(r: Mapping[str, Any]) -> List[Any]:
 
 def _clustering_cells(c: Any) -> List[Any]:
     """Which peers share a queue ("{Ps,Pm,Pl}|{Pvl}") and the cluster file, for runs
-    whose cluster file the bench wrote (bench_clusters.py)."""
+    whose cluster file the bench wrote (clusters.py)."""
     return [c["description"], c["file"]] if c else [None, None]
 
 

@@ -11,7 +11,7 @@ A suite is a list of items. An item is
   - x: for sweeps, the workload parameter the figure puts on its x axis;
   - clusterings: kmeans runs whose cluster file the bench writes before
     timing, from a peer group -> queue mapping or K-means on a profile of
-    the source (bench_clusters.py: hand(), learned()).
+    the source (clusters.py: hand(), learned()).
   - paths: also time each matching path (mpimatch-replay --paths); the
     records then carry a "paths" object.
   - paired: every run also times list in the same process, the two
@@ -26,8 +26,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
-from .bench_clusters import ClusterRun, hand, learned
-from .tools import REPO_ROOT
+from .clusters import ClusterRun, hand, learned
+from ..tools import REPO_ROOT
 
 Engines = Union[str, Tuple[str, ...]]
 
@@ -74,7 +74,7 @@ def with_paths(items: Iterable[Item]) -> List[Item]:
     return [replace(i, paths=True) for i in items]
 
 
-TARGET_TAG = "targets"       # items that the speed targets (bench.TARGETS) read
+TARGET_TAG = "targets"       # items that the speed targets (core.TARGETS) read
 HINTED = ("list", "hash", "nm")
 POW2 = [64, 256, 1024, 4096, 16384]
 # The speed targets' workloads (docs/bench.md), in every suite.
