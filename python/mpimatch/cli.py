@@ -1,9 +1,9 @@
 """The `mpimatch` command: engines, replay, stream, gen, bench, profile, cluster.
 
-A thin front end over the C executables mpimatch-replay, mpimatch-stream and
-mpimatch-gen:
-it passes arguments through, propagates their exit codes and renders their
-JSON as tables.
+A thin front end over the C executables (mpimatch-replay, mpimatch-stream,
+mpimatch-gen, ...): it passes arguments through and propagates their exit codes;
+it draws what the C tools do not (the engine list, bench and directory reports).
+Every subcommand is registered the same way (command.add_command).
 """
 from __future__ import annotations
 
@@ -17,18 +17,11 @@ from rich.console import Console
 
 from . import __version__, cluster_cli, tools
 from .bench import cli as bench_cli
+from .command import EXIT_STATUS, add_actions, add_command, formatter
 from .errors import EXIT_FAILURE, MpimatchError
 from .replay import list_engines, run_tool
 from .report import engines_view
 
-EXIT_STATUS = """\
-exit status: 0 ok; 1 engines disagree or internal error; 2 bad input or usage
-(the C tool's message names file:line); 127 the C executables were not found.
-The C tools are looked for in $MPIMATCH_BIN_DIR, then <repo>/build/bin, then PATH."""
-
-
-def _formatter(prog: str) -> argparse.HelpFormatter:
-    return argparse.RawDescriptionHelpFormatter(prog, max_help_position=32)
 
 
 def _add_replay_options(p: argparse.ArgumentParser, engine_default: Optional[str]) -> None:
@@ -62,25 +55,32 @@ def _replay_args(args: argparse.Namespace, reps: Optional[int]) -> List[str]:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="mpimatch", formatter_class=_formatter,
+        prog="mpimatch", formatter_class=formatter,
         description="Compare MPI message-matching engines on event streams.",
         epilog=EXIT_STATUS)
     parser.add_argument("--version", action="version", version=f"mpimatch {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sub.required = True
+    sub = add_actions(parser, "command", "COMMAND")
+    for register in REGISTER:
+        register(sub)
+    return parser
 
-    p = sub.add_parser("engines", formatter_class=_formatter, epilog=EXIT_STATUS,
-                       help="list the engines and their parameters",
-                       description="List the engines the C library provides, with their "
-                                   "summary, origin, required hints and parameters.")
+
+# ---------------------------------------------------------------- the subcommands, in help order
+
+def register_engines(sub: Any) -> None:
+    p = add_command(sub, "engines", cmd_engines,
+                    help="list the engines and their parameters",
+                    description="List the engines the C library provides, with their "
+                                "summary, origin, required hints and parameters.")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    p.set_defaults(func=cmd_engines)
 
-    p = sub.add_parser("replay", formatter_class=_formatter, epilog=EXIT_STATUS,
-                       help="replay one stream with one or more engines",
-                       description="Replay STREAM through mpimatch-replay, which prints its "
-                                   "table (ns/event, events/s, queue depths and lengths, "
-                                   "memory). Engines that run together must agree.")
+
+def register_replay(sub: Any) -> None:
+    p = add_command(sub, "replay", cmd_replay,
+                    help="replay one stream with one or more engines",
+                    description="Replay STREAM through mpimatch-replay, which prints its "
+                                "table (ns/event, events/s, queue depths and lengths, "
+                                "memory). Engines that run together must agree.")
     p.add_argument("stream", metavar="STREAM", help="event stream (text .mms or binary)")
     _add_replay_options(p, engine_default=None)
     p.add_argument("--reps", type=int, metavar="R", help="timed repetitions (C tool's default)")
@@ -91,39 +91,58 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also time each matching path (fail/success from recv/send, probe, "
                         "mprobe, cancel; docs/replay.md)")
     _add_replay_dir_options(p)
-    p.set_defaults(func=cmd_replay)
 
-    p = sub.add_parser("stream", formatter_class=_formatter, epilog=EXIT_STATUS,
-                       help="convert, check or print a stream (mpimatch-stream)",
-                       description="Pass through to mpimatch-stream.")
-    ssub = p.add_subparsers(dest="stream_command", metavar="ACTION")
-    ssub.required = True
-    q = ssub.add_parser("convert", help="convert between text and binary",
-                        description="Convert IN to OUT (mpimatch-stream convert).")
+
+def register_stream(sub: Any) -> None:
+    p = add_command(sub, "stream", None,
+                    help="convert, check or print a stream (mpimatch-stream)",
+                    description="Pass through to mpimatch-stream.")
+    actions = add_actions(p, "stream_command", "ACTION")
+    q = add_command(actions, "convert", cmd_stream, help="convert between text and binary",
+                    description="Convert IN to OUT (mpimatch-stream convert).")
     q.add_argument("input", metavar="IN")
     q.add_argument("output", metavar="OUT")
     q.add_argument("--to", choices=["text", "binary"], help="output format")
-    q.set_defaults(func=cmd_stream)
-    q = ssub.add_parser("check", help="validate a stream",
-                        description="Validate FILE; errors name file:line.")
+    q = add_command(actions, "check", cmd_stream, help="validate a stream",
+                    description="Validate FILE; errors name file:line.")
     q.add_argument("file", metavar="FILE")
     q.add_argument("--check-resolved", action="store_true",
                    help="replay with the list engine and check src_resolved=/tag_resolved= "
                         "of every receive (trace conversion)")
-    q.set_defaults(func=cmd_stream)
-    q = ssub.add_parser("cat", help="print a stream as text",
-                        description="Print FILE (text or binary) as text.")
+    q = add_command(actions, "cat", cmd_stream, help="print a stream as text",
+                    description="Print FILE (text or binary) as text.")
     q.add_argument("file", metavar="FILE")
-    q.set_defaults(func=cmd_stream)
 
-    _add_gen_parser(sub)
-    _add_coll_parser(sub)
 
-    bench_cli.add_parser(sub, _formatter, EXIT_STATUS)
+def register_gen(sub: Any) -> None:
+    p = add_command(sub, "gen", cmd_gen,
+                    help="list the workload generators or write a workload's stream",
+                    description="Pass through to mpimatch-gen: with --list, the workload "
+                                "generators and their parameters; with SPEC "
+                                "(NAME[:key=value,...], e.g. shuffle:n=4096,seed=7), the "
+                                "event stream of that workload (docs/workloads.md).")
+    p.add_argument("spec", nargs="?", metavar="SPEC", help="workload, NAME[:key=value,...]")
+    p.add_argument("--list", action="store_true", help="list the generators")
+    p.add_argument("--json", action="store_true", help="with --list: print JSON")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write to FILE, complete or not at all (default: standard output)")
+    p.add_argument("--format", choices=["text", "binary"], help="stream format (default: text)")
 
-    cluster_cli.add_commands(sub, _formatter, EXIT_STATUS)
-    p = sub.add_parser(
-        "trace", formatter_class=_formatter, epilog=EXIT_STATUS,
+
+def register_coll(sub: Any) -> None:
+    p = add_command(sub, "coll", cmd_coll, add_help=False,
+                    help="show the point-to-point transfers of one collective call",
+                    description="Pass through to mpimatch-coll (mpimatch coll --help "
+                                "prints its usage): the algorithm and selection rule, then "
+                                "every transfer or, with --pairs, the messages and bytes "
+                                "per (src, dst) pair (docs/collectives.md).")
+    p.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS",
+                   help="e.g. --op bcast --n 8 --bytes 4096 --pairs")
+
+
+def register_trace(sub: Any) -> None:
+    p = add_command(
+        sub, "trace", cmd_trace,
         help="run an MPI program under the tracer (libmpimatch-trace.so)",
         description="Run LAUNCHER ARGS (mpirun/mpiexec of Open MPI or MPICH) with "
                     "libmpimatch-trace.so preloaded into every rank, writing one trace file "
@@ -134,10 +153,33 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mpi", choices=["openmpi", "mpich"], help="the launcher's MPI")
     p.add_argument("launcher", nargs=argparse.REMAINDER, metavar="-- LAUNCHER ARGS",
                    help="e.g. -- mpirun -np 8 ./app args")
-    p.set_defaults(func=cmd_trace)
-    _add_import_parser(sub)
-    p = sub.add_parser(
-        "convert", formatter_class=_formatter, epilog=EXIT_STATUS,
+
+
+def register_import(sub: Any) -> None:
+    """`mpimatch import dumpi DIR --out TRACE_DIR` (docs/dumpi.md)."""
+    p = add_command(sub, "import", None,
+                    help="import traces of other tools as mpimatch traces",
+                    description="Convert traces recorded by other tools into the mpimatch "
+                                "trace format (docs/trace-format.md).")
+    formats = add_actions(p, "import_format", "FORMAT")
+    q = add_command(formats, "dumpi", cmd_import_dumpi,
+                    help="SST DUMPI traces (mpimatch-import-dumpi)",
+                    description="Read an SST DUMPI run (a directory with PREFIX.meta and "
+                                "PREFIX-NNNN.bin, or the .meta file) and write "
+                                "TRACE_DIR/rank-NNNNNN.mmt and index.json. A rank file "
+                                "cut short is read to its last whole record with a "
+                                "warning; a corrupted or foreign file is an error naming "
+                                "the file, offset and reason (docs/dumpi.md).")
+    q.add_argument("input", metavar="DIR", help="DUMPI run directory or .meta file")
+    q.add_argument("--out", required=True, metavar="TRACE_DIR", help="output directory")
+    q.add_argument("--mpi", choices=["openmpi", "mpich"],
+                   help="the MPI the run used (default openmpi)")
+    q.add_argument("--quiet", action="store_true", help="no warnings")
+
+
+def register_convert(sub: Any) -> None:
+    p = add_command(
+        sub, "convert", cmd_convert,
         help="turn a trace into one matching stream per rank (mpimatch-convert)",
         description="Convert TRACE_DIR (a trace of libmpimatch-trace.so) into STREAM_DIR/"
                     "rank-NNNNNN.mms and STREAM_DIR/index.json: receives at their call "
@@ -153,8 +195,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no summary line")
     for opt in CONVERT_MODEL_OPTIONS:
         p.add_argument(opt, type=int, metavar="N")
-    p.set_defaults(func=cmd_convert)
-    return parser
 
 
 def _add_replay_dir_options(p: argparse.ArgumentParser) -> None:
@@ -167,30 +207,6 @@ def _add_replay_dir_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--every", type=int, default=1, metavar="K",
                    help="queue-length sample interval in events (default: 1)")
     g.add_argument("--per-rank", action="store_true", help="also print the per-rank table")
-
-
-def _add_import_parser(sub: Any) -> None:
-    """`mpimatch import dumpi DIR --out TRACE_DIR` (docs/dumpi.md)."""
-    p = sub.add_parser("import", formatter_class=_formatter, epilog=EXIT_STATUS,
-                       help="import traces of other tools as mpimatch traces",
-                       description="Convert traces recorded by other tools into the mpimatch "
-                                   "trace format (docs/trace-format.md).")
-    isub = p.add_subparsers(dest="import_format", metavar="FORMAT")
-    isub.required = True
-    q = isub.add_parser("dumpi", formatter_class=_formatter, epilog=EXIT_STATUS,
-                        help="SST DUMPI traces (mpimatch-import-dumpi)",
-                        description="Read an SST DUMPI run (a directory with PREFIX.meta and "
-                                    "PREFIX-NNNN.bin, or the .meta file) and write "
-                                    "TRACE_DIR/rank-NNNNNN.mmt and index.json. A rank file "
-                                    "cut short is read to its last whole record with a "
-                                    "warning; a corrupted or foreign file is an error naming "
-                                    "the file, offset and reason (docs/dumpi.md).")
-    q.add_argument("input", metavar="DIR", help="DUMPI run directory or .meta file")
-    q.add_argument("--out", required=True, metavar="TRACE_DIR", help="output directory")
-    q.add_argument("--mpi", choices=["openmpi", "mpich"],
-                   help="the MPI the run used (default openmpi)")
-    q.add_argument("--quiet", action="store_true", help="no warnings")
-    q.set_defaults(func=cmd_import_dumpi)
 
 
 CONVERT_MODEL_OPTIONS = (
@@ -238,22 +254,6 @@ def cmd_stream(args: argparse.Namespace, out: Console) -> int:
     return run_tool(tools.STREAM, argv)
 
 
-def _add_gen_parser(sub: Any) -> None:
-    p = sub.add_parser("gen", formatter_class=_formatter, epilog=EXIT_STATUS,
-                       help="list the workload generators or write a workload's stream",
-                       description="Pass through to mpimatch-gen: with --list, the workload "
-                                   "generators and their parameters; with SPEC "
-                                   "(NAME[:key=value,...], e.g. shuffle:n=4096,seed=7), the "
-                                   "event stream of that workload (docs/workloads.md).")
-    p.add_argument("spec", nargs="?", metavar="SPEC", help="workload, NAME[:key=value,...]")
-    p.add_argument("--list", action="store_true", help="list the generators")
-    p.add_argument("--json", action="store_true", help="with --list: print JSON")
-    p.add_argument("-o", "--output", metavar="FILE",
-                   help="write to FILE, complete or not at all (default: standard output)")
-    p.add_argument("--format", choices=["text", "binary"], help="stream format (default: text)")
-    p.set_defaults(func=cmd_gen)
-
-
 def cmd_gen(args: argparse.Namespace, out: Console) -> int:
     argv: List[str] = []
     if args.list:
@@ -267,18 +267,6 @@ def cmd_gen(args: argparse.Namespace, out: Console) -> int:
     if args.format:
         argv += ["--format", args.format]
     return run_tool(tools.GEN, argv)
-
-
-def _add_coll_parser(sub: Any) -> None:
-    p = sub.add_parser("coll", formatter_class=_formatter, epilog=EXIT_STATUS, add_help=False,
-                       help="show the point-to-point transfers of one collective call",
-                       description="Pass through to mpimatch-coll (mpimatch coll --help "
-                                   "prints its usage): the algorithm and selection rule, then "
-                                   "every transfer or, with --pairs, the messages and bytes "
-                                   "per (src, dst) pair (docs/collectives.md).")
-    p.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS",
-                   help="e.g. --op bcast --n 8 --bytes 4096 --pairs")
-    p.set_defaults(func=cmd_coll)
 
 
 def cmd_coll(args: argparse.Namespace, out: Console) -> int:
@@ -313,6 +301,8 @@ def cmd_trace(args: argparse.Namespace, out: Console) -> int:
     for rank in sorted(info["records"]):
         out.print(f"  rank-{rank:06d}.mmt  {info['records'][rank]} records", highlight=False)
     return code
+
+
 def cmd_replay_dir(args: argparse.Namespace, out: Console) -> int:
     from .replay_dir_cmd import replay_dir
     return replay_dir(args, _replay_args(argparse.Namespace(**{**vars(args), "engine": args.engine or "all"}),
@@ -326,6 +316,11 @@ def cmd_import_dumpi(args: argparse.Namespace, out: Console) -> int:
     if args.quiet:
         argv.append("--quiet")
     return run_tool(tools.IMPORT_DUMPI, argv)
+
+
+REGISTER = (register_engines, register_replay, register_stream, register_gen, register_coll,
+            bench_cli.register, cluster_cli.register, register_trace, register_import,
+            register_convert)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any, Callable, List
+from typing import Any, List
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from . import tools
+from .command import add_command
 from .errors import MpimatchError
 from .replay import run_tool
 
 
-def add_commands(sub: Any, formatter: Callable, epilog: str) -> None:
-    p = sub.add_parser(
-        "profile", formatter_class=formatter, epilog=epilog,
+def register(sub: Any) -> None:
+    p = add_command(
+        sub, "profile", cmd_profile,
         help="profile streams for the kmeans engine (per-peer queue counts)",
         description="Replay each STREAM (one receiving process each) with single-list "
                     "matching and write the profile the kmeans engine's clustering needs: per "
@@ -30,10 +31,9 @@ def add_commands(sub: Any, formatter: Callable, epilog: str) -> None:
     p.add_argument("--receiver", type=int, metavar="R",
                    help="number of the first receiver (default 0); streams are R, R+1, ...")
     p.add_argument("--plot", metavar="FILE.png", help="also draw the heat maps to FILE.png")
-    p.set_defaults(func=cmd_profile)
 
-    p = sub.add_parser(
-        "cluster", formatter_class=formatter, epilog=epilog,
+    p = add_command(
+        sub, "cluster", cmd_cluster,
         help="cluster a profile's peers with K-means into a cluster file",
         description="Group each receiver's peers into k clusters by the elements they added "
                     "to the queues (K-means, k-means++ seeding, fixed seed) and write the "
@@ -46,7 +46,6 @@ def add_commands(sub: Any, formatter: Callable, epilog: str) -> None:
     p.add_argument("--out", required=True, metavar="FILE", help="cluster file to write")
     p.add_argument("--seed", type=int, default=1, metavar="S",
                    help="K-means seed (default 1; the same seed gives the same file)")
-    p.set_defaults(func=cmd_cluster)
 
 
 def cmd_profile(args: argparse.Namespace, out: Console) -> int:

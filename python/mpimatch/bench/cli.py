@@ -24,6 +24,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColum
 from .. import tools
 from . import core
 from .html import html_report
+from ..command import add_command
 from ..atomic import check_writable, check_writable_dir, umask_mode, write_atomic
 from .output import csv_text, fnum, json_text, terminal_report
 from ..errors import MpimatchError
@@ -50,10 +51,10 @@ suites:
 """ + "".join(f"  {s.name:<8} {s.summary} (reps {s.reps})\n" for s in SUITES.values())
 
 
-def add_parser(sub: Any, formatter: Callable[[str], argparse.HelpFormatter], epilog: str) -> None:
-    p = sub.add_parser("bench", formatter_class=formatter, epilog=epilog,
-                       help="run a benchmark suite: tables, plots, HTML report",
-                       description=DESCRIPTION)
+def register(sub: Any) -> None:
+    p = add_command(sub, "bench", cmd_bench,
+                    help="run a benchmark suite: tables, plots, HTML report",
+                    description=DESCRIPTION)
     p.add_argument("--suite", choices=sorted(SUITES), metavar="|".join(SUITES),
                    help=f"the suite to run (default: {DEFAULT_SUITE})")
     p.add_argument("--workload", action="append", default=[], metavar="NAME[:k=v,...]",
@@ -74,7 +75,6 @@ def add_parser(sub: Any, formatter: Callable[[str], argparse.HelpFormatter], epi
     p.add_argument("--paths", action="store_true",
                    help="time each matching path in every run (mpimatch-replay --paths); "
                         "items of the suite may ask for it themselves")
-    p.set_defaults(func=cmd_bench)
 
 
 def _overrides(values: List[str]) -> Dict[str, Dict[str, str]]:
