@@ -6,7 +6,10 @@ A catalogue is what `mpimatch-gen --list --json` prints for workloads, or what
 parser and checker serve both, so `--workload shuffle:n=4096` and
 `--engines bins:bins=16` fail the same way: an unknown name lists the known
 ones, an unknown key lists the parameters, a value out of range gives the
-range (or the choices).
+range (or the choices). This is the Python side's one key=value parser: suite
+items, `mpimatch bench --workload` and `--param ENGINE:KEY=VALUE` all go
+through parse(); the C tools parse what they are given again (mpimatch-gen,
+mpimatch-replay), from the same catalogues.
 """
 from __future__ import annotations
 

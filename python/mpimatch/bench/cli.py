@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
                            TimeElapsedColumn, TimeRemainingColumn)
 
-from .. import tools
+from .. import specs, tools
 from . import core
 from .html import html_report
 from ..command import add_command
@@ -78,13 +78,16 @@ def register(sub: Any) -> None:
 
 
 def _overrides(values: List[str]) -> Dict[str, Dict[str, str]]:
+    """--param ENGINE:KEY=VALUE, read by the one spec parser (one key per option)."""
     out: Dict[str, Dict[str, str]] = {}
     for v in values:
-        engine, colon, rest = v.partition(":")
-        key, eq, value = rest.partition("=")
-        if not (colon and eq and engine and key and value):
+        try:
+            engine, raw = specs.parse(v, "--param")
+        except MpimatchError:
+            raw = {}
+        if len(raw) != 1 or ":" not in v:
             raise MpimatchError(f"--param '{v}': expected ENGINE:KEY=VALUE")
-        out.setdefault(engine, {})[key] = value
+        out.setdefault(engine, {}).update(raw)
     return out
 
 
