@@ -45,7 +45,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", _default_profile))
 
 TIMEOUT = 120   # seconds for one C tool run; the streams in these tests are small
 EXPECTED_ENGINES = {"list", "rank", "bins", "hash", "nm", "kmeans", "adaptive", "simd"}
-EXPECTED_ENGINES |= {"pnp", "col+pnp", "col+ll", "ll+pnp"}  # paper 000
+EXPECTED_ENGINES |= {"pnp", "col+pnp", "col+ll", "ll+pnp"}  # Ghazimirsaeed et al., ParCo 2019
 
 
 UNAVAILABLE_KINDS = ("cpu", "kernel")
@@ -82,6 +82,11 @@ def replay_exe() -> Path:
 @pytest.fixture(scope="session")
 def stream_exe() -> Path:
     return _find(tools.STREAM)
+
+
+@pytest.fixture(scope="session")
+def gen_exe() -> Path:
+    return _find(tools.GEN)
 
 
 @pytest.fixture(scope="session")

@@ -136,7 +136,7 @@ CLUSTERS_PARAM = {"name": "clusters", "type": "file", "doc": ""}
 next(e for e in PAPER_ENGINES if e["name"] == "kmeans")["params"].append(CLUSTERS_PARAM)
 
 
-def test_suites_are_valid_and_paper_needs_the_c_generators():
+def test_suites_are_valid():
     c_names = [{"name": n, "synthetic": False, "params": [
                    {"name": p, "default": 1, "min": 0, "max": 1 << 20} for p in ps.split()] + [
                    {"name": p, "default": "x", "choices": ["x", *cs.split()]} for p, cs in choices]}
@@ -149,19 +149,15 @@ def test_suites_are_valid_and_paper_needs_the_c_generators():
         "p001-fig2-m10", "p001-fig2-m50", "p001-fig3", "p001-fig3-seq",
         "p003-fig1-m8", "p003-fig1-m26", "p003-fig1-m512", "p003-fig2-5pt", "p003-fig2-9pt",
         "p003-fig3-7pt", "p003-fig3-27pt", "p003-fig4-7pt", "p003-fig4-27pt"}
-    # paper 000 fig. 5: COL+PNP with k = 1 at every process count
+    # Ghazimirsaeed et al., ParCo 2019 fig. 5: COL+PNP with k = 1 at every process count
     fig5 = [r for r in runs if "p000-fig5a" in r.figures and r.engine == "col+pnp"]
     assert len(fig5) == 3 and all(r.params["kc"] == 1 for r in fig5)
     assert {"shuffle", "burst"} <= {i.source.split(":")[0] for i in QUICK.items}
 
 
 @pytest.mark.parametrize("suite", sorted(SUITES))
-def test_suites_plan_with_the_c_generators(suite, engines):
+def test_suites_plan_with_the_c_generators(suite, engines, gen_exe):
     """Every suite item names a real workload and parameters of mpimatch-gen."""
-    try:
-        tools.find_tool(bench.GEN)
-    except tools.ToolNotFound:
-        pytest.skip("mpimatch-gen is not built")
     gens, who = bench.workload_catalogue()
     assert who == bench.GEN
     runs = bench.plan(SUITES[suite].items, bench.Catalogues(engines, gens, who))

@@ -1,4 +1,4 @@
-"""Bench runs on cluster files the bench writes (bench_clusters.py; paper 001 fig. 3):
+"""Bench runs on cluster files the bench writes (bench_clusters.py; Ghazimirsaeed and Afsahi, HPCS 2017 fig. 3):
 plan-time checks and their errors, the files and records end to end on a small
 reverse_groups, the group -> rank map against the generator, the results table."""
 from __future__ import annotations
@@ -122,10 +122,8 @@ def expected_umq_depth(per_group: int, queues) -> float:
 
 
 @pytest.fixture(scope="module")
-def small_run(tmp_path_factory, engines):
+def small_run(tmp_path_factory, engines, gen_exe):
     gens, who = bench.workload_catalogue()
-    if who != bench.GEN:
-        pytest.skip("mpimatch-gen is not built")
     d = tmp_path_factory.mktemp("clusters")
     items = [Item(SMALL, ("list",), figure="p001-fig3", clusterings=(C3, C4, learned(2)))]
     runs = bench.plan(items, bench.Catalogues(engines, gens, who))
@@ -172,10 +170,8 @@ def test_groups_are_the_generators_ranks(small_run):
     assert set(sent) == {p for g in groups.values() for p in g}
 
 
-def test_ranks_beyond_the_stream_fail_before_any_timing(tmp_path, engines):
+def test_ranks_beyond_the_stream_fail_before_any_timing(tmp_path, engines, gen_exe):
     gens, who = bench.workload_catalogue()
-    if who != bench.GEN:
-        pytest.skip("mpimatch-gen is not built")
     runs = bench.plan([Item(SMALL, ("list",), clusterings=(hand("wide", "1-4", "5-12"),))],
                       bench.Catalogues(engines, gens, who))
     with pytest.raises(MpimatchError, match=r"clustering 'wide': peer 12 is out of range: "
@@ -217,10 +213,8 @@ def test_results_table_for_fig3(small_run, tmp_path):
     assert "2 rounds" in two.stdout and "range of 2 rounds' medians" in two.stdout
 
 
-def test_runs_of_one_name_get_files_of_their_own(tmp_path, engines):
+def test_runs_of_one_name_get_files_of_their_own(tmp_path, engines, gen_exe):
     gens, who = bench.workload_catalogue()
-    if who != bench.GEN:
-        pytest.skip("mpimatch-gen is not built")
     a, b = hand("c", "Ps", "Pm Pl Pvl"), hand("c", "Pvl", "Ps Pm Pl")
     runs = bench.plan([Item(SMALL, (), clusterings=(a, b))], bench.Catalogues(engines, gens, who))
     recs = [o.record for o in bench.execute(runs, 1, files_dir=tmp_path)]
