@@ -1,6 +1,6 @@
 """docs/RESULTS.md tables from the per-path timings of a paper-suite run
-(records with a "paths" object, mpimatch-replay --paths): paper 002's Table I
-(hash against NewMadeleine, path by path) and paper 003's queue drain times
+(records with a "paths" object, mpimatch-replay --paths): the MPC-MPI hints paper's Table I
+(hash against NewMadeleine, path by path) and Schonbein et al.'s (Euro-Par 2018) queue drain times
 (figs. 1b-4b), each beside the numbers the papers print.
 
 Used by results_tables.py (`path_tables`). Nothing is computed that is not in
@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-# Paper 002, Table I: time per request in µs (HT: the hash table, NM: NewMadeleine).
+# The MPC-MPI hints paper, Table I: time per request in µs (HT: the hash table, NM: NewMadeleine).
 TABLE1_PATHS = ("fail_from_recv", "success_from_recv", "fail_from_send", "success_from_send")
 TABLE1_NAMES = ("fail from recv", "success from recv", "fail from send", "success from send")
 TABLE1_PAPER = {"hash": (0.44, 0.30, 0.44, 0.30), "nm": (0.44, 0.42, 1.25, 0.30)}
 
-# Paper 003, section 4.2: (workload, params that identify the run) -> (label, M_t as the
+# Schonbein et al., Euro-Par 2018, section 4.2: (workload, params that identify the run) -> (label, M_t as the
 # paper states it, mean search depth, drain time in µs, the drain time as printed).
 # None where the text gives no number. "147147 ms" is as printed (likely 147.147 ms).
 P003_PAPER: List[Tuple[str, Dict[str, Any], str, Optional[int], Any, Optional[float], str]] = [
@@ -65,7 +65,7 @@ def _ratio(a: Optional[float], b: Optional[float]) -> Optional[float]:
 
 
 def table1(recs: Sequence[Mapping[str, Any]]) -> Optional[str]:
-    """Paper 002 Table I beside ours: one row per path, HT/NM ratios side by side."""
+    """The MPC-MPI hints paper's Table I beside ours: one row per path, HT/NM ratios side by side."""
     mine = [r for r in recs if "p002-table1" in r.get("figures", []) and r.get("paths")]
     by = {r["run"]: r for r in mine}
     if not mine:
@@ -110,7 +110,7 @@ def _row_name(rec: Mapping[str, Any]) -> str:
 
 
 def drain(recs: Sequence[Mapping[str, Any]]) -> Optional[str]:
-    """Paper 003 drain times: per BSP phase, the time of the success-from-send segment
+    """Schonbein et al., Euro-Par 2018 drain times: per BSP phase, the time of the success-from-send segment
     (the arrivals that drain the M_t preposted receives), for list and hash."""
     mine = [r for r in recs if r.get("paths")
             and any(f.startswith("p003") for f in r.get("figures", []))]
@@ -153,6 +153,6 @@ def drain(recs: Sequence[Mapping[str, Any]]) -> Optional[str]:
 def path_tables(recs: Iterable[Mapping[str, Any]]) -> List[Tuple[str, str]]:
     """(title, Markdown) for each per-path table the run has data for."""
     recs = list(recs)
-    out = [("p002-table1 by path (paper 002 Table I)", table1(recs)),
-           ("p003 drain times (paper 003 figs. 1b-4b)", drain(recs))]
+    out = [("p002-table1 by path (the MPC-MPI hints paper's Table I)", table1(recs)),
+           ("p003 drain times (Schonbein et al., Euro-Par 2018 figs. 1b-4b)", drain(recs))]
     return [(title, text) for title, text in out if text]

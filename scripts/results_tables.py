@@ -22,7 +22,7 @@ import statistics
 from collections import OrderedDict
 from typing import Dict, List
 
-from results_paths import path_tables  # paper 002 Table I and paper 003 drain times, by path
+from results_paths import path_tables  # the MPC-MPI hints paper's Table I and Schonbein et al., Euro-Par 2018 drain times, by path
 
 
 def fmt(v, digits=1) -> str:
@@ -90,7 +90,7 @@ P001_QUEUES = {"list": "one list", "rank": "one per peer"}
 
 
 def p001_fig3(recs: List[dict]) -> str:
-    """Paper 001 fig. 3: a row per run in the suite's order (the paper's: one queue,
+    """Ghazimirsaeed and Afsahi, HPCS 2017 fig. 3: a row per run in the suite's order (the paper's: one queue,
     Table 1's clusterings 1-7, four queues), then what K-means learned and rank."""
     rounds = max(len(r.get("round_medians") or [1]) for r in recs)
     spread = f"range of {rounds} rounds' medians" if rounds > 1 else "q1–q3"

@@ -24,7 +24,7 @@ def register(sub: Any) -> None:
                     "matching and write the profile the kmeans engine's clustering needs: per "
                     "receiver and peer, the queue elements added, the searches and the "
                     "elements they compared, and pairwise counts (mpimatch-profile). --plot "
-                    "draws the per-peer counts as heat maps (paper 001, Fig. 6).")
+                    "draws the per-peer counts as heat maps (Ghazimirsaeed and Afsahi, HPCS 2017, Fig. 6).")
     p.add_argument("streams", nargs="+", metavar="STREAM", help="event stream(s)")
     p.add_argument("--out", required=True, metavar="FILE", help="profile to write (JSON)")
     p.add_argument("--np", type=int, metavar="N", help="number of processes (overrides the streams')")

@@ -1,4 +1,4 @@
-"""The clustering phase of the kmeans engine (paper 001, section 4; docs/clustering.md).
+"""The clustering phase of the kmeans engine (Ghazimirsaeed and Afsahi, HPCS 2017, section 4; docs/clustering.md).
 
 A profile (written by mpimatch-profile) says, for each receiving process, how many
 queue elements every peer added and which peers' elements the searches on behalf
@@ -222,7 +222,7 @@ def cluster_text(data: Dict[str, Any], c: Clustering, source: str) -> str:
 
 
 def plot_heatmaps(data: Dict[str, Any], out: Path) -> None:
-    """Paper 001, Fig. 6: receivers (rows) by source peers (columns), coloured by the
+    """Ghazimirsaeed and Afsahi, HPCS 2017, Fig. 6: receivers (rows) by source peers (columns), coloured by the
     elements each peer added and by the mean search depth on its behalf."""
     import matplotlib
     matplotlib.use("Agg")

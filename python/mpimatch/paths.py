@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Mapping, Optional
 
-# In mpimatch-replay's order (enum mm_path); the first four are paper 002's
+# In mpimatch-replay's order (enum mm_path); the first four are the MPC-MPI hints paper's
 # Table I columns.
 PATHS = ("fail_from_recv", "success_from_recv", "fail_from_send", "success_from_send",
          "probe", "mprobe", "cancel")

@@ -113,7 +113,7 @@ def test_all_engines_agree_with_model(stream, replay_exe, engines):
     check_stream(stream, replay_exe, engines)
 
 
-# Paper 000's engines with thresholds so low that these short streams extract
+# Ghazimirsaeed et al.'s (ParCo 2019) engines with thresholds so low that these short streams extract
 # partners, profile collectives, open levels and reach the caps.
 PAPER000 = "pnp,col+pnp,col+ll,ll+pnp"
 LOW_THRESHOLDS = ["--param", "theta=2", "--param", "kp=1", "--param", "kc=1"]

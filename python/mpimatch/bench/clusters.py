@@ -1,6 +1,6 @@
 """Bench runs whose cluster file the bench writes before timing (docs/bench.md).
 
-Paper 001's Fig. 3 sets hand-made assignments of peer groups to queues (its
+Ghazimirsaeed and Afsahi's (HPCS 2017) Fig. 3 sets hand-made assignments of peer groups to queues (its
 Table 1) beside one queue, four queues and K-means. The kmeans engine takes an
 assignment as a cluster file (`kmeans:clusters=FILE`, docs/clustering.md), so
 a suite item lists such runs as ClusterRun values:

@@ -9,7 +9,7 @@
                          and mean PRQ/UMQ search depth against x, per engine
   memory-vs-speedup.png  peak bytes against speed-up vs list, per engine
   bars-<fig>-<wl>.png    for a figure label with runs on generated cluster files
-                         (clusters.py; paper 001 fig. 3): one bar per
+                         (clusters.py; Ghazimirsaeed and Afsahi, HPCS 2017 fig. 3): one bar per
                          run, median ns/event and mean UMQ search depth
 
 plot_all() returns [(file name, caption)] in the order a report shows them.

@@ -106,7 +106,7 @@ DEFAULT = Suite("default", "shuffle, burst, tags and a wildcard receive swept ov
 # (scripts/results_tables.py).
 PAPER_ENGINES = ("list", "pnp", "col+pnp", "col+ll", "ll+pnp")
 
-# Paper 001 fig. 3 (sec. 3, Table 1): the four groups Ps, Pm, Pl, Pvl send 2, 10,
+# Ghazimirsaeed and Afsahi, HPCS 2017 fig. 3 (sec. 3, Table 1): the four groups Ps, Pm, Pl, Pvl send 2, 10,
 # 50, 100 messages each to P0, which receives from the bottom of the queue. The
 # paper does not give the group sizes: equal groups of 16 (64 senders, Fig. 2's
 # n = 64), nor how the senders' messages interleave: random (p001-fig3) and one
@@ -133,17 +133,17 @@ def p001_fig3(figure: str, arrival: str) -> List[Item]:
 PROCS = [1024, 2048, 4096]
 PAPER = Suite("paper", "the papers' figures (needs the C generators, mpimatch-gen); < 5 min", 5, [
     *TARGET_ITEMS,
-    # paper 002: shuffle (fig. 3) and burst (fig. 5a) against N; list, hash, nm
+    # the MPC-MPI hints paper: shuffle (fig. 3) and burst (fig. 5a) against N; list, hash, nm
     *sweep("shuffle", "n", [2 ** k for k in range(4, 15)], "p002-fig3", engines=HINTED, rounds=2),
     *sweep("burst", "n", [2 ** k for k in range(4, 15)], "p002-fig5", engines=HINTED, rounds=2),
-    # paper 002 fig. 6: preposted ping-pong, 0..200 dead receives
+    # the MPC-MPI hints paper's fig. 6: preposted ping-pong, 0..200 dead receives
     *sweep("pingpong", "n", [0, 25, 50, 100, 150, 200], "p002-fig6", engines=("list", "hash")),
-    # paper 002 table I: one matching operation on each of the four paths, hash
+    # the MPC-MPI hints paper's table I: one matching operation on each of the four paths, hash
     # against NewMadeleine's four tables (nm), on the paper's random fully
     # specified keys (0 <= comm, tag <= 100, 0 <= source <= 500); receives first
     # and messages first in alternate rounds, timed path by path (--paths)
     Item("random_keys:n=1024,rounds=8", ("hash", "nm"), figure="p002-table1", paths=True),
-    # paper 000 fig. 5 (sec. 5.2): gather, allreduce, iallgather at 1024/2048/4096
+    # Ghazimirsaeed et al., ParCo 2019 fig. 5 (sec. 5.2): gather, allreduce, iallgather at 1024/2048/4096
     # processes, COL+PNP with k = 1; rank 0's PRQs must reach floor(sqrt(n)).
     *sweep("gather", "n", PROCS, "p000-fig5a", engines=("list", "col+pnp"),
            engine_params={"col+pnp": {"kc": 1, "kp": 0}}, alg="direct", calls=20),
@@ -151,19 +151,19 @@ PAPER = Suite("paper", "the papers' figures (needs the C generators, mpimatch-ge
            engine_params={"col+pnp": {"kc": 1, "kp": 0}}, calls=50),
     *sweep("allgather", "n", PROCS, "p000-fig5c", engines=("list", "col+pnp"),
            engine_params={"col+pnp": {"kc": 1, "kp": 0}}, nonblocking=1, calls=10),
-    # paper 000 figs. 7-8 (sec. 5.3): the four approaches on the application
+    # Ghazimirsaeed et al., ParCo 2019 figs. 7-8 (sec. 5.3): the four approaches on the application
     # profiles (synthetic), k_C = k_P = 8 (the engines' defaults); fig. 9
     # (sec. 5.4): the queues they open; FDS rank 0 at 1024 processes: 8*sqrt(1024)
     *(Item(w, PAPER_ENGINES, figure="p000-fig7-8") for w in ("radix", "nbody", "miniamr", "fds")),
     Item("fds:n=1024", PAPER_ENGINES, figure="p000-fig9"),
-    # paper 001 fig. 2: reverse search, M = 10 and 50 messages per sender, one
+    # Ghazimirsaeed and Afsahi, HPCS 2017 fig. 2: reverse search, M = 10 and 50 messages per sender, one
     # queue (list) against two (kmeans k=2), per peer (rank); fig. 3 below
     *sweep("reverse", "n", [16, 64, 256], "p001-fig2-m10",
            engines=("list", "kmeans:k=2", "kmeans:k=4", "rank"), m=10, rounds=2),
     *sweep("reverse", "n", [16, 64, 256], "p001-fig2-m50",
            engines=("list", "kmeans:k=2", "kmeans:k=4", "rank"), m=50, rounds=2),
     *p001_fig3("p001-fig3", "random"), *p001_fig3("p001-fig3-seq", "sequential"),
-    # paper 003 figs. 1-4: the four thread decompositions; the paper measures
+    # Schonbein et al., Euro-Par 2018 figs. 1-4: the four thread decompositions; the paper measures
     # the MPICH-style list's search depth (list), hash shows the constant case.
     # Timed path by path: a phase's success-from-send segment is the time to
     # drain the M_t preposted receives (figs. 1b-4b).
