@@ -63,7 +63,7 @@ struct mm_engine {
 };
 
 /* ---- statistics, updated on the matching path ---- */
-static inline void mm_stat_search(mm_qstats *q, uint64_t depth, int hit)
+MM_INLINE void mm_stat_search(mm_qstats *q, uint64_t depth, int hit)
 {
     q->searches++;
     q->traversed += depth;

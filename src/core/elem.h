@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "mpimatch.h"
+#include "core/compiler.h"
 
 typedef struct mm_link {
     struct mm_link *next, *prev;
@@ -49,7 +50,7 @@ static inline mm_elem *mm_elem_of(mm_link *l, unsigned li)
 
 /* The MPI rule: does receive key r accept message key m?  ANY_TAG accepts
  * only tags >= 0: negative tags are an MPI library's internal traffic. */
-static inline int mm_match(const mm_key *r, const mm_key *m)
+MM_INLINE int mm_match(const mm_key *r, const mm_key *m)
 {
     return r->comm == m->comm
         && (r->src == m->src || r->src == MM_ANY_SOURCE)
@@ -75,14 +76,6 @@ static inline uint32_t mm_key_hash(const mm_key *k)
     h *= 0xBF58476D1CE4E5B9ull;
     h ^= h >> 29;
     return (uint32_t)h;
-}
-
-/* Earliest of two candidates (either may be NULL). */
-static inline mm_elem *mm_earliest(mm_elem *a, mm_elem *b)
-{
-    if (!a) return b;
-    if (!b) return a;
-    return a->seq < b->seq ? a : b;
 }
 
 #endif

@@ -9,6 +9,7 @@
 #define MM_CORE_POOL_H
 
 #include <stddef.h>
+#include "core/compiler.h"
 #include "core/mem.h"
 
 typedef struct mm_slab mm_slab;
@@ -26,16 +27,16 @@ void  mm_pool_destroy(mm_pool *p);
 int   mm_pool_grow(mm_pool *p);            /* 0, or -1 when out of memory */
 int   mm_pool_owns(const mm_pool *p, const void *obj);
 
-static inline void *mm_pool_get(mm_pool *p)
+MM_INLINE void *mm_pool_get(mm_pool *p)
 {
-    if (!p->free && mm_pool_grow(p) != 0)
+    if (MM_UNLIKELY(!p->free) && mm_pool_grow(p) != 0)
         return NULL;
     void *o = p->free;
     p->free = *(void **)o;
     return o;
 }
 
-static inline void mm_pool_put(mm_pool *p, void *o)
+MM_INLINE void mm_pool_put(mm_pool *p, void *o)
 {
     *(void **)o = p->free;
     p->free = o;

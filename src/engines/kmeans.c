@@ -135,13 +135,9 @@ static mm_elem *find_message(mm_engine *e, const mm_key *k, mm_queue **from)
         *from = &K->umq[K->cluster[k->src]];
         best = mm_queue_find(*from, k, 1, MM_SEQ_NONE, &depth);
     } else {
-        for (uint32_t i = 0; i < K->k; i++) {
-            mm_elem *m = mm_queue_find(&K->umq[i], k, 1, best ? best->seq : MM_SEQ_NONE, &depth);
-            if (m) {
-                best = m;
+        for (uint32_t i = 0; i < K->k; i++)
+            if (mm_queue_find_earlier(&K->umq[i], k, 1, MM_SEQ_NONE, &best, &depth))
                 *from = &K->umq[i];
-            }
-        }
     }
     mm_stat_search(&e->st.umq, depth, best != NULL);
     return best;
@@ -172,11 +168,8 @@ static int kmeans_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
     mm_queue *from = &K->prq[K->cluster[m->key.src]];
     uint64_t depth = 0;
     mm_elem *best = mm_queue_find(from, &m->key, 0, MM_SEQ_NONE, &depth);
-    mm_elem *w = mm_queue_find(&K->prq_any, &m->key, 0, best ? best->seq : MM_SEQ_NONE, &depth);
-    if (w) {
-        best = w;
+    if (mm_queue_find_earlier(&K->prq_any, &m->key, 0, MM_SEQ_NONE, &best, &depth))
         from = &K->prq_any;
-    }
     mm_stat_search(&e->st.prq, depth, best != NULL);
     if (best) {
         mm_queue_remove(from, best);

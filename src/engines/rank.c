@@ -116,11 +116,8 @@ static mm_elem *find_message(mm_engine *e, mm_kentry *ke, const mm_key *k, mm_qu
         } else {
             /* Each peer queue is in arrival order: stop a scan at the first
              * message later than the best candidate so far. */
-            for (int32_t p = 0; p < e->nprocs; p++) {
-                mm_elem *m = mm_queue_find(&c->umq[p], k, 1, best ? best->seq : MM_SEQ_NONE, &depth);
-                if (m)
-                    best = m;
-            }
+            for (int32_t p = 0; p < e->nprocs; p++)
+                mm_queue_find_earlier(&c->umq[p], k, 1, MM_SEQ_NONE, &best, &depth);
         }
         if (best)
             *from = &c->umq[best->key.src];
@@ -156,11 +153,8 @@ static int rank_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
         rank_comm *c = ke->aux;
         best = mm_queue_find(&c->prq[m->key.src], &m->key, 0, MM_SEQ_NONE, &depth);
         from = &c->prq[m->key.src];
-        mm_elem *w = mm_queue_find(&ke->q, &m->key, 0, best ? best->seq : MM_SEQ_NONE, &depth);
-        if (w) {
-            best = w;
+        if (mm_queue_find_earlier(&ke->q, &m->key, 0, MM_SEQ_NONE, &best, &depth))
             from = &ke->q;
-        }
     }
     mm_stat_search(&e->st.prq, depth, best != NULL);
     if (best) {

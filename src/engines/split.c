@@ -189,7 +189,7 @@ static mm_elem *side_find(side *s, unsigned first, const mm_key *k, int recv_key
         if (!p->type || !p->n[b])
             continue;
         uint64_t d = 0;
-        mm_elem *h = part_find(p, k, recv_key, best ? best->seq : MM_SEQ_NONE, &d);
+        mm_elem *h = part_find(p, k, recv_key, mm_seq_bound(best, MM_SEQ_NONE), &d);
         *depth += d;
         if (i == 0)
             *first_depth = d;
