@@ -9,7 +9,10 @@
  *
  * Calls never print, never abort and never allocate per operation in steady
  * state. Every call returns a status: MM_QUEUED, MM_MATCHED or MM_NOTFOUND
- * (>= 0), or a negative MM_E* error, in which case the engine is unchanged.
+ * (>= 0), or a negative MM_E* error, in which case the engine is unchanged
+ * (queues and statistics; memory it obtained on the way may stay). Only
+ * queueing allocates: a receive or message that finds a partner succeeds
+ * even when memory is exhausted.
  *
  * An engine handle is not thread-safe unless it was created with
  * MM_CFG_THREAD_SAFE, which serialises every call with a per-engine lock.

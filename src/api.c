@@ -2,7 +2,7 @@
  *
  * Everything common to all engines lives here so that an engine file holds
  * only its placement and search order. A call that fails leaves the engine's
- * queues as they were. */
+ * queues and statistics as they were (see enter). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "engine.h"
+#include "core/compiler.h"
 
 #define LOCK(e)   do { if ((e)->locked) pthread_mutex_lock(&(e)->lock); } while (0)
 #define UNLOCK(e) do { if ((e)->locked) pthread_mutex_unlock(&(e)->lock); } while (0)
@@ -198,6 +199,12 @@ int mm_create(mm_engine **out, const char *name, const mm_config *cfg, char *err
         return rc;
     }
     unsigned rlinks = def->ops->nlinks_recv ? def->ops->nlinks_recv : def->ops->nlinks;
+    if (def->ops->nlinks > MM_MAX_LINKS) { /* search_only's element has no room */
+        free_params(e);
+        free(e);
+        set_err(err, errlen, "engine '%s' uses more than %d links", def->info.name, MM_MAX_LINKS);
+        return MM_EINVAL;
+    }
     mm_pool_init(&e->msgs, mm_elem_size(def->ops->nlinks), &e->mem);
     mm_pool_init(&e->recvs, mm_elem_size(rlinks), &e->mem);  /* allocates nothing yet */
     e->recv_pool = rlinks < def->ops->nlinks ? &e->recvs : &e->msgs;
@@ -322,43 +329,80 @@ static inline void side_del(mm_qstats *q, mm_mem *m, const mm_pool *p)
 /* ---- operations ---- */
 
 /* Posting a receive and delivering a message are one path with the roles
- * swapped: search the other side, take the earliest partner or queue self. */
+ * swapped: search the other side, take the earliest partner or queue self.
+ *
+ * A failed call leaves no trace: the engine fails only where it would queue
+ * self, after its one search (a miss), so the sequence number and that
+ * search's count are taken back (traversed and max_depth from the values
+ * saved here). When the pool cannot grow, search_only runs the call with an
+ * element on the stack that the engine may not queue: a receive still takes
+ * a queued message (search first, allocate only to queue). */
+static MM_COLD int search_only(mm_engine *e, const mm_entry *x, int is_recv, uintptr_t *cookie);
+
 static int enter(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *h, uintptr_t *partner)
 {
     mm_pool *mine_pool = pool_of(e, is_recv), *their_pool = pool_of(e, !is_recv);
-    LOCK(e);
-    mm_elem *self = mm_pool_get(mine_pool);
-    if (!self) {
-        UNLOCK(e);
-        return MM_ENOMEM;
-    }
-    fill(self, x, ++e->seq, is_recv ? MM_ELEM_RECV : 0);
-    mm_elem *other = NULL;
-    int rc = is_recv ? e->def->ops->post(e, self, &other) : e->def->ops->arrive(e, self, &other);
     mm_qstats *mine = is_recv ? &e->st.prq : &e->st.umq;
     mm_qstats *theirs = is_recv ? &e->st.umq : &e->st.prq;
-    mm_mem *mine_mem = is_recv ? &e->prq_mem : &e->umq_mem;
-    mm_mem *theirs_mem = is_recv ? &e->umq_mem : &e->prq_mem;
     uintptr_t cookie = 0;
     mm_handle queued = {NULL, 0};
+    int rc;
+    LOCK(e);
+    mm_elem *self = mm_pool_get(mine_pool);
+    if (MM_UNLIKELY(!self)) {
+        rc = search_only(e, x, is_recv, &cookie);
+        goto out;
+    }
+    uint64_t traversed = theirs->traversed, max_depth = theirs->max_depth;
+    fill(self, x, ++e->seq, is_recv ? MM_ELEM_RECV : 0);
+    mm_elem *other = NULL;
+    rc = is_recv ? e->def->ops->post(e, self, &other) : e->def->ops->arrive(e, self, &other);
     if (rc == MM_MATCHED) {
         cookie = other->cookie;
         release(their_pool, other);
         release(mine_pool, self);
-        side_del(theirs, theirs_mem, their_pool);
-    } else if (rc == MM_QUEUED) {
+        side_del(theirs, is_recv ? &e->umq_mem : &e->prq_mem, their_pool);
+    } else if (MM_LIKELY(rc == MM_QUEUED)) {
         self->flags |= MM_ELEM_QUEUED;
-        side_add(mine, mine_mem, mine_pool);
+        side_add(mine, is_recv ? &e->prq_mem : &e->umq_mem, mine_pool);
         queued = (mm_handle){self, self->seq};
     } else {
         release(mine_pool, self);
+        e->seq--;
+        theirs->searches--;
+        theirs->misses--;
+        theirs->traversed = traversed;
+        theirs->max_depth = max_depth;
     }
+out:
     UNLOCK(e);
     if (rc >= 0 && h)
         *h = queued;
     if (rc == MM_MATCHED && partner)
         *partner = cookie;
     return rc;
+}
+
+static int search_only(mm_engine *e, const mm_entry *x, int is_recv, uintptr_t *cookie)
+{
+    _Alignas(max_align_t) unsigned char room[sizeof(mm_elem) + MM_MAX_LINKS * sizeof(mm_link)];
+    mm_elem *self = (mm_elem *)(void *)room;
+    mm_stats saved = e->st;
+    fill(self, x, ++e->seq, (is_recv ? MM_ELEM_RECV : 0) | MM_ELEM_NOQUEUE);
+    mm_elem *other = NULL;
+    int rc = is_recv ? e->def->ops->post(e, self, &other) : e->def->ops->arrive(e, self, &other);
+    if (rc == MM_MATCHED) {
+        *cookie = other->cookie;
+        mm_pool *their_pool = pool_of(e, !is_recv);
+        release(their_pool, other);
+        side_del(is_recv ? &e->st.umq : &e->st.prq, is_recv ? &e->umq_mem : &e->prq_mem,
+                 their_pool);
+        return rc;
+    }
+    /* MM_QUEUED cannot happen (the engine may not queue self). */
+    e->st = saved;
+    e->seq--;
+    return MM_ENOMEM;
 }
 
 int mm_post(mm_engine *e, const mm_entry *recv, mm_handle *h, uintptr_t *partner)

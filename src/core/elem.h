@@ -20,8 +20,10 @@ typedef struct mm_key {
 } mm_key;
 
 enum {
-    MM_ELEM_RECV   = 1u << 0, /* a posted receive (else a message)     */
-    MM_ELEM_QUEUED = 1u << 1  /* linked into the engine's queues        */
+    MM_ELEM_RECV    = 1u << 0, /* a posted receive (else a message)     */
+    MM_ELEM_QUEUED  = 1u << 1, /* linked into the engine's queues        */
+    MM_ELEM_NOQUEUE = 1u << 2  /* search only: the API has no pooled element
+                                  for it (out of memory), see mm_may_queue */
 };
 
 typedef struct mm_elem {

@@ -79,7 +79,7 @@ static int hash_post(mm_engine *e, mm_elem *r, mm_elem **partner)
         *partner = m;
         return MM_MATCHED;
     }
-    return append(&H->prq, &e->st.prq, r, h);
+    return mm_may_queue(r) ? append(&H->prq, &e->st.prq, r, h) : MM_ENOMEM;
 }
 
 static int hash_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
@@ -91,7 +91,7 @@ static int hash_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
         *partner = r;
         return MM_MATCHED;
     }
-    return append(&H->umq, &e->st.umq, m, h);
+    return mm_may_queue(m) ? append(&H->umq, &e->st.umq, m, h) : MM_ENOMEM;
 }
 
 static mm_elem *hash_probe(mm_engine *e, const mm_key *k, int remove)

@@ -157,6 +157,8 @@ static int kmeans_post(mm_engine *e, mm_elem *r, mm_elem **partner)
         *partner = m;
         return MM_MATCHED;
     }
+    if (!mm_may_queue(r))
+        return MM_ENOMEM;
     mm_queue_push(recv_queue(e->impl, &r->key), r);
     return MM_QUEUED;
 }
@@ -176,6 +178,8 @@ static int kmeans_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
         *partner = best;
         return MM_MATCHED;
     }
+    if (!mm_may_queue(m))
+        return MM_ENOMEM;
     mm_queue_push(q, m);
     return MM_QUEUED;
 }

@@ -136,7 +136,7 @@ static int rank_post(mm_engine *e, mm_elem *r, mm_elem **partner)
         *partner = m;
         return MM_MATCHED;
     }
-    if (!ke && !(ke = new_comm(e, r->key.comm)))
+    if (!mm_may_queue(r) || (!ke && !(ke = new_comm(e, r->key.comm))))
         return MM_ENOMEM;
     rank_comm *c = ke->aux;
     mm_queue_push(r->key.src == MM_ANY_SOURCE ? &ke->q : &c->prq[r->key.src], r);
@@ -162,7 +162,7 @@ static int rank_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
         *partner = best;
         return MM_MATCHED;
     }
-    if (!ke && !(ke = new_comm(e, m->key.comm)))
+    if (!mm_may_queue(m) || (!ke && !(ke = new_comm(e, m->key.comm))))
         return MM_ENOMEM;
     rank_comm *c = ke->aux;
     mm_queue_push(&c->umq[m->key.src], m);

@@ -209,6 +209,8 @@ static int enter(mm_engine *e, side *search, mm_qstats *st, side *home, mm_elem 
     uint64_t depth = 0, own_depth = 0;
     mm_elem *hit = side_find(search, own, &x->key, x_recv, &depth, &own_depth);
     mm_stat_search(st, depth, hit != NULL);
+    if (!hit && !mm_may_queue(x))
+        return MM_ENOMEM; /* before the COL profile learns of the search */
     if (x->kind == MM_KIND_COLL && search->p[own].type == PART_COL)
         col_searched(&search->p[own].u.col, x, own_depth);
     if (hit) {

@@ -50,13 +50,7 @@ static int32_t to_api_tag(int32_t t) { return t == WILD ? MM_ANY_TAG : t; }
 
 /* ---- random streams ---- */
 static uint64_t rng;
-static uint64_t rnd(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+static uint64_t rnd(void) { return check_xorshift(&rng); }
 static int chance(double p) { return (double)(rnd() % 1000000) < p * 1e6; }
 static int32_t pick(int32_t lo, int32_t hi) { return lo + (int32_t)(rnd() % (uint64_t)(hi - lo + 1)); }
 
