@@ -107,7 +107,8 @@ typedef struct mm_entry {
 
 /* Identifies a queued receive for mm_cancel. Valid until the receive is
  * matched, cancelled or the engine destroyed; using it after a match is
- * safe (mm_cancel answers MM_NOTFOUND) as long as the engine lives. */
+ * safe (mm_cancel answers MM_NOTFOUND) as long as the engine lives. A
+ * receive matched at post time gets the zero handle (also MM_NOTFOUND). */
 typedef struct mm_handle {
     void    *elem;
     uint64_t seq;
@@ -183,8 +184,10 @@ MM_API int mm_probe(mm_engine *e, int32_t comm, int32_t src, int32_t tag, uintpt
 /* Matched probe (MPI_Mprobe): as mm_probe, and the message is removed. */
 MM_API int mm_mprobe(mm_engine *e, int32_t comm, int32_t src, int32_t tag, uintptr_t *found);
 
-/* Cancel a queued receive: MM_MATCHED (cancelled) or MM_NOTFOUND (it was
- * already matched or cancelled). */
+/* Cancel a queued receive, in constant time: MM_MATCHED (cancelled),
+ * MM_NOTFOUND (it was already matched or cancelled, or h is the zero handle
+ * of a receive matched at post time) or MM_EHANDLE (h names no receive of
+ * this engine; h's memory is not read to decide it). */
 MM_API int mm_cancel(mm_engine *e, mm_handle h);
 
 MM_API int  mm_get_stats(mm_engine *e, mm_stats *out);

@@ -455,8 +455,10 @@ int mm_mprobe(mm_engine *e, int32_t comm, int32_t src, int32_t tag, uintptr_t *f
 
 int mm_cancel(mm_engine *e, mm_handle h)
 {
-    if (!e || !h.elem)
+    if (!e)
         return MM_EINVAL;
+    if (!h.elem)
+        return MM_NOTFOUND; /* the handle of a receive matched at post time */
     LOCK(e);
     int rc;
     mm_elem *r = h.elem;

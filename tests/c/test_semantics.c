@@ -199,7 +199,18 @@ static void rule_cancel(void)
     CHECK_EQ(mm_post(e, &r, &h3, &got), MM_QUEUED); /* may reuse h1's element */
     CHECK_EQ(mm_cancel(e, h1), MM_NOTFOUND);  /* stale handle never cancels a new receive */
     CHECK_EQ(mm_cancel(other, h3), MM_EHANDLE);
+    int outside;
+    CHECK_EQ(mm_cancel(e, (mm_handle){&outside, 3}), MM_EHANDLE);  /* answered, not read */
+    CHECK_EQ(mm_cancel(e, (mm_handle){(char *)h3.elem + 8, 3}), MM_EHANDLE);
     CHECK_EQ(mm_cancel(e, h3), MM_MATCHED);
+    /* A receive matched at post time: its handle is zero, and cancelling
+     * it is a miss (MM_NOTFOUND), as for any matched receive. */
+    mm_handle h4 = {(void *)1, 1};
+    CHECK_EQ(arrive(e, 0, 1, 2, 11, &got), MM_QUEUED);
+    r.cookie = 4;
+    CHECK_EQ(mm_post(e, &r, &h4, &got), MM_MATCHED);
+    CHECK(h4.elem == NULL && h4.seq == 0);
+    CHECK_EQ(mm_cancel(e, h4), MM_NOTFOUND);
     mm_stats st;
     mm_get_stats(e, &st);
     CHECK_EQ(st.prq.length, 0);
@@ -354,7 +365,7 @@ static void rule_errors(void)
     bad.kind = MM_KIND_COLL;
     bad.coll_op = MM_COLL_OP_COUNT; /* no such operation */
     CHECK_EQ(mm_post(e, &bad, NULL, &got), MM_EINVAL);
-    CHECK_EQ(mm_cancel(e, (mm_handle){NULL, 0}), MM_EINVAL);
+    CHECK_EQ(mm_cancel(NULL, (mm_handle){NULL, 0}), MM_EINVAL);
     if (!wild_ok) {
         CHECK_EQ(post(e, 0, MM_ANY_SOURCE, 1, 4, &got), MM_EHINT);
         CHECK_EQ(post(e, 0, 1, MM_ANY_TAG, 4, &got), MM_EHINT);
