@@ -33,9 +33,19 @@ extern "C" {
 #define MM_API
 #endif
 
+/* The version of this header (CHANGELOG.md lists what each one changed).
+ * CMake reads these three lines: they are the library's one version. While
+ * the major version is 0, a new minor version may change the ABI: the shared
+ * library's soname is libmpimatch.so.MAJOR.MINOR until 1.0, then .MAJOR. */
 #define MPIMATCH_VERSION_MAJOR 0
-#define MPIMATCH_VERSION_MINOR 1
+#define MPIMATCH_VERSION_MINOR 2
 #define MPIMATCH_VERSION_PATCH 0
+#define MPIMATCH_VERSION (MPIMATCH_VERSION_MAJOR * 10000 + MPIMATCH_VERSION_MINOR * 100 + \
+                          MPIMATCH_VERSION_PATCH)
+#define MM_VERSION_STR_(x) #x
+#define MM_VERSION_STR(x) MM_VERSION_STR_(x)
+#define MPIMATCH_VERSION_STRING MM_VERSION_STR(MPIMATCH_VERSION_MAJOR) "." \
+    MM_VERSION_STR(MPIMATCH_VERSION_MINOR) "." MM_VERSION_STR(MPIMATCH_VERSION_PATCH)
 
 /* Wildcards. Sources are 0..nprocs-1; ANY_SOURCE is the only negative
  * source. Tags may be negative (MPI libraries use negative tags for internal
@@ -85,6 +95,10 @@ enum mm_coll_op {
     MM_COLL_IEXSCAN, MM_COLL_REDUCE_SCATTER_BLOCK, MM_COLL_IREDUCE_SCATTER_BLOCK,
     MM_COLL_OP_COUNT
 };
+
+/* The version of the library linked at run time, "MAJOR.MINOR.PATCH"; compare
+ * it with MPIMATCH_VERSION_STRING, the header's, to detect a mismatch. */
+MM_API const char *mm_version(void);
 
 /* Name of a collective operation ("allreduce"), or NULL if out of range. */
 MM_API const char *mm_coll_name(int op);

@@ -469,6 +469,9 @@ static void registry_and_create(void)
 
 int main(void)
 {
+    CHECK(strcmp(mm_version(), MPIMATCH_VERSION_STRING) == 0);
+    CHECK_EQ(MPIMATCH_VERSION, MPIMATCH_VERSION_MAJOR * 10000 + MPIMATCH_VERSION_MINOR * 100 +
+                               MPIMATCH_VERSION_PATCH);
     registry_and_create();
     rank_memory_follows_peers();
     huge_nprocs();
