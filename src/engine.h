@@ -54,10 +54,15 @@ typedef struct mm_engine_def {
 } mm_engine_def;
 
 struct mm_engine {
-    const mm_engine_def *def;
+    /* The matching path's fields first (api.c): */
+    int     (*post)(mm_engine *e, mm_elem *r, mm_elem **partner);   /* def->ops-> */
+    int     (*arrive)(mm_engine *e, mm_elem *m, mm_elem **partner); /* def->ops-> */
     int32_t   nprocs;
     uint32_t  hints;
     uint64_t  seq;          /* last sequence number given out */
+    int       locked;       /* MM_CFG_THREAD_SAFE: calls take `lock`  */
+    uint64_t  undo_traversed, undo_max_depth; /* the searched side's, before the call */
+    const mm_engine_def *def;
     mm_stats  st;
     mm_mem    mem;          /* everything the engine holds                 */
     mm_mem    prq_mem;      /* PRQ structures and queued receives (in mem) */
@@ -69,7 +74,6 @@ struct mm_engine {
     void     *impl;         /* the engine's own state */
     int64_t   param[MM_MAX_PARAMS];
     char     *param_str[MM_MAX_PARAMS]; /* MM_PARAM_FILE values, or NULL */
-    int       locked;
     pthread_mutex_t lock;
 };
 

@@ -26,19 +26,33 @@ enum {
                                   for it (out of memory), see mm_may_queue */
 };
 
+/* After seq, the fields mirror mm_entry's (flags and slot where the entry
+ * has its reserved word), so the API fills an element with one 40-byte copy. */
 typedef struct mm_elem {
-    uint64_t  seq;       /* order of the call that created it; 0 when free */
+    uint64_t  seq;       /* order of the call that created it             */
     mm_key    key;
     uint8_t   kind, coll_op;
     uint8_t   flags;     /* MM_ELEM_* */
     uint8_t   slot;      /* engine-private: which queue/table holds it     */
-    uintptr_t cookie;
-    uint64_t  bytes;
     uint32_t  comm_size, call;
+    uint64_t  bytes;
+    uintptr_t cookie;
     mm_link   link[];    /* engine-defined number of links                 */
 } mm_elem;
 
 _Static_assert(sizeof(mm_elem) == 48, "element header must stay 48 bytes");
+_Static_assert(sizeof(mm_entry) == 40 &&
+               offsetof(mm_elem, key.comm) - 8 == offsetof(mm_entry, comm) &&
+               offsetof(mm_elem, key.src) - 8 == offsetof(mm_entry, src) &&
+               offsetof(mm_elem, key.tag) - 8 == offsetof(mm_entry, tag) &&
+               offsetof(mm_elem, kind) - 8 == offsetof(mm_entry, kind) &&
+               offsetof(mm_elem, coll_op) - 8 == offsetof(mm_entry, coll_op) &&
+               offsetof(mm_elem, flags) - 8 == offsetof(mm_entry, reserved) &&
+               offsetof(mm_elem, comm_size) - 8 == offsetof(mm_entry, comm_size) &&
+               offsetof(mm_elem, call) - 8 == offsetof(mm_entry, call) &&
+               offsetof(mm_elem, bytes) - 8 == offsetof(mm_entry, bytes) &&
+               offsetof(mm_elem, cookie) - 8 == offsetof(mm_entry, cookie),
+               "an element is its entry, 8 bytes in");
 
 static inline size_t mm_elem_size(unsigned nlinks)
 {
