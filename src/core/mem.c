@@ -30,15 +30,6 @@ void *mm_mem_alloc(mm_mem *m, size_t size)
     return p;
 }
 
-void *mm_mem_alloc_aligned(mm_mem *m, size_t align, size_t size)
-{
-    void *p = NULL;
-    if (refused(m, size) || posix_memalign(&p, align, size ? size : 1) != 0)
-        return NULL;
-    account(m, size);
-    return p;
-}
-
 void *mm_mem_calloc(mm_mem *m, size_t n, size_t size)
 {
     if ((size && n > SIZE_MAX / size) || refused(m, n * size))

@@ -27,8 +27,6 @@ typedef struct mm_mem {
 
 void *mm_mem_alloc(mm_mem *m, size_t size);
 void *mm_mem_calloc(mm_mem *m, size_t n, size_t size);
-/* size bytes aligned to align (a power of two, a multiple of sizeof(void *)). */
-void *mm_mem_alloc_aligned(mm_mem *m, size_t align, size_t size);
 void  mm_mem_free(mm_mem *m, void *p, size_t size);
 
 static inline void mm_mem_charge(mm_mem *m, uint64_t size)

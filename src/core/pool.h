@@ -6,11 +6,12 @@
  * the pool is destroyed, so an element's address stays valid for the life of
  * its engine (which is what makes stale cancel handles safe to check).
  *
- * Slabs are whole, aligned pages, and the pool keeps a small hash set of its
- * pages, so mm_pool_owns answers in O(1) whether a pointer is one of its
- * objects without reading the memory it points to (a handle of another
- * engine, or no handle at all, is answered, not dereferenced). Objects start
- * one cache line into their slab: a 64-byte object is one cache line. */
+ * The pool keeps a small hash set of the pages its objects lie in (a page
+ * meets at most two of its slabs, which span a page or more), so
+ * mm_pool_owns answers in O(1) whether a pointer is one of its objects
+ * without reading the memory it points to (a handle of another engine, or
+ * no handle at all, is answered, not dereferenced). Objects start on a cache
+ * line: a 64-byte object is one cache line. */
 #ifndef MM_CORE_POOL_H
 #define MM_CORE_POOL_H
 
@@ -21,17 +22,17 @@
 
 typedef struct mm_slab mm_slab;
 
-/* One page of a slab, in the pool's page set (page 0: empty). */
+/* One page holding objects, in the pool's page set (page 0: empty). */
 typedef struct mm_pool_page {
-    uintptr_t page;  /* address / MM_POOL_PAGE */
-    mm_slab  *slab;
+    uintptr_t page;     /* address / MM_POOL_PAGE                */
+    mm_slab  *slab[2];  /* the slabs with objects in it (or NULL) */
 } mm_pool_page;
 
 enum { MM_POOL_PAGE = 4096 };
 
 typedef struct mm_pool {
     size_t        obj_size;   /* rounded up to pointer alignment          */
-    size_t        next_pages; /* pages of the next slab                   */
+    size_t        next_count; /* objects in the next slab                 */
     void         *free;       /* free list threaded through the objects   */
     mm_slab      *slabs;
     mm_mem       *mem;
