@@ -9,7 +9,10 @@
  *
  * Calls never print, never abort and never allocate per operation in steady
  * state. Every call returns a status: MM_QUEUED, MM_MATCHED or MM_NOTFOUND
- * (>= 0), or a negative MM_E* error, in which case the engine is unchanged.
+ * (>= 0), or a negative MM_E* error, in which case the engine is unchanged
+ * (queues and statistics; memory it obtained on the way may stay). Only
+ * queueing allocates: a receive or message that finds a partner succeeds
+ * even when memory is exhausted.
  *
  * An engine handle is not thread-safe unless it was created with
  * MM_CFG_THREAD_SAFE, which serialises every call with a per-engine lock.
@@ -30,9 +33,19 @@ extern "C" {
 #define MM_API
 #endif
 
+/* The version of this header (CHANGELOG.md lists what each one changed).
+ * CMake reads these three lines: they are the library's one version. While
+ * the major version is 0, a new minor version may change the ABI: the shared
+ * library's soname is libmpimatch.so.MAJOR.MINOR until 1.0, then .MAJOR. */
 #define MPIMATCH_VERSION_MAJOR 0
-#define MPIMATCH_VERSION_MINOR 1
+#define MPIMATCH_VERSION_MINOR 2
 #define MPIMATCH_VERSION_PATCH 0
+#define MPIMATCH_VERSION (MPIMATCH_VERSION_MAJOR * 10000 + MPIMATCH_VERSION_MINOR * 100 + \
+                          MPIMATCH_VERSION_PATCH)
+#define MM_VERSION_STR_(x) #x
+#define MM_VERSION_STR(x) MM_VERSION_STR_(x)
+#define MPIMATCH_VERSION_STRING MM_VERSION_STR(MPIMATCH_VERSION_MAJOR) "." \
+    MM_VERSION_STR(MPIMATCH_VERSION_MINOR) "." MM_VERSION_STR(MPIMATCH_VERSION_PATCH)
 
 /* Wildcards. Sources are 0..nprocs-1; ANY_SOURCE is the only negative
  * source. Tags may be negative (MPI libraries use negative tags for internal
@@ -83,6 +96,10 @@ enum mm_coll_op {
     MM_COLL_OP_COUNT
 };
 
+/* The version of the library linked at run time, "MAJOR.MINOR.PATCH"; compare
+ * it with MPIMATCH_VERSION_STRING, the header's, to detect a mismatch. */
+MM_API const char *mm_version(void);
+
 /* Name of a collective operation ("allreduce"), or NULL if out of range. */
 MM_API const char *mm_coll_name(int op);
 /* Operation for a name, or -1. */
@@ -104,7 +121,8 @@ typedef struct mm_entry {
 
 /* Identifies a queued receive for mm_cancel. Valid until the receive is
  * matched, cancelled or the engine destroyed; using it after a match is
- * safe (mm_cancel answers MM_NOTFOUND) as long as the engine lives. */
+ * safe (mm_cancel answers MM_NOTFOUND) as long as the engine lives. A
+ * receive matched at post time gets the zero handle (also MM_NOTFOUND). */
 typedef struct mm_handle {
     void    *elem;
     uint64_t seq;
@@ -180,8 +198,10 @@ MM_API int mm_probe(mm_engine *e, int32_t comm, int32_t src, int32_t tag, uintpt
 /* Matched probe (MPI_Mprobe): as mm_probe, and the message is removed. */
 MM_API int mm_mprobe(mm_engine *e, int32_t comm, int32_t src, int32_t tag, uintptr_t *found);
 
-/* Cancel a queued receive: MM_MATCHED (cancelled) or MM_NOTFOUND (it was
- * already matched or cancelled). */
+/* Cancel a queued receive, in constant time: MM_MATCHED (cancelled),
+ * MM_NOTFOUND (it was already matched or cancelled, or h is the zero handle
+ * of a receive matched at post time) or MM_EHANDLE (h names no receive of
+ * this engine; h's memory is not read to decide it). */
 MM_API int mm_cancel(mm_engine *e, mm_handle h);
 
 MM_API int  mm_get_stats(mm_engine *e, mm_stats *out);

@@ -2,7 +2,7 @@
  *
  * Everything common to all engines lives here so that an engine file holds
  * only its placement and search order. A call that fails leaves the engine's
- * queues as they were. */
+ * queues and statistics as they were (see enter). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "engine.h"
+#include "core/compiler.h"
 
 #define LOCK(e)   do { if ((e)->locked) pthread_mutex_lock(&(e)->lock); } while (0)
 #define UNLOCK(e) do { if ((e)->locked) pthread_mutex_unlock(&(e)->lock); } while (0)
@@ -189,6 +190,8 @@ int mm_create(mm_engine **out, const char *name, const mm_config *cfg, char *err
     e->mem = mem;
     e->prq_mem.parent = e->umq_mem.parent = &e->mem;
     e->def = def;
+    e->post = def->ops->post;
+    e->arrive = def->ops->arrive;
     e->nprocs = cfg->nprocs;
     e->hints = cfg->hints;
     int rc = parse_params(e, cfg, err, errlen);
@@ -198,6 +201,12 @@ int mm_create(mm_engine **out, const char *name, const mm_config *cfg, char *err
         return rc;
     }
     unsigned rlinks = def->ops->nlinks_recv ? def->ops->nlinks_recv : def->ops->nlinks;
+    if (def->ops->nlinks > MM_MAX_LINKS) { /* search_only's element has no room */
+        free_params(e);
+        free(e);
+        set_err(err, errlen, "engine '%s' uses more than %d links", def->info.name, MM_MAX_LINKS);
+        return MM_EINVAL;
+    }
     mm_pool_init(&e->msgs, mm_elem_size(def->ops->nlinks), &e->mem);
     mm_pool_init(&e->recvs, mm_elem_size(rlinks), &e->mem);  /* allocates nothing yet */
     e->recv_pool = rlinks < def->ops->nlinks ? &e->recvs : &e->msgs;
@@ -251,45 +260,49 @@ _Static_assert(offsetof(mm_entry, coll_op) == offsetof(mm_entry, kind) + 1 &&
                sizeof(((mm_entry *)0)->reserved) == 2 && MM_KIND_P2P == 0 && MM_COLL_NONE == 0,
                "the point-to-point fast path reads kind, coll_op, reserved as one word");
 
-static int check_entry(const mm_entry *x)
+static MM_COLD int check_annotations(const mm_entry *x)
 {
-    uint32_t annot;
-    memcpy(&annot, &x->kind, sizeof annot);
-    if (annot == 0)
-        return x->comm < 0 ? MM_EINVAL : 0;
-    if (x->comm < 0 || x->kind > MM_KIND_COLL || x->coll_op >= MM_COLL_OP_COUNT || x->reserved)
+    if (x->kind > MM_KIND_COLL || x->coll_op >= MM_COLL_OP_COUNT || x->reserved)
         return MM_EINVAL;
     if ((x->kind == MM_KIND_COLL) != (x->coll_op != MM_COLL_NONE))
         return MM_EINVAL;
     return 0;
 }
 
-static int check_recv_key(const mm_engine *e, int32_t comm, int32_t src, int32_t tag)
+MM_INLINE int check_entry(const mm_entry *x)
 {
-    /* Every int32 is a tag (INT32_MIN is ANY_TAG); only hints restrict it. */
-    if (comm < 0 || (src != MM_ANY_SOURCE && (src < 0 || src >= e->nprocs)))
+    uint32_t annot;
+    memcpy(&annot, &x->kind, sizeof annot);
+    if (MM_UNLIKELY(annot != 0) && check_annotations(x))
         return MM_EINVAL;
-    if ((e->hints & MM_HINT_NO_ANY_SOURCE) && src == MM_ANY_SOURCE)
+    return x->comm < 0 ? MM_EINVAL : 0;
+}
+
+/* A receive or probe key (comm already checked for posts). Every int32 is a
+ * tag (INT32_MIN is ANY_TAG); only hints restrict it. */
+MM_INLINE int check_recv_key(const mm_engine *e, int32_t comm, int32_t src, int32_t tag)
+{
+    if (comm < 0)
+        return MM_EINVAL;
+    if (MM_LIKELY(src != MM_ANY_SOURCE)) {
+        if ((uint32_t)src >= (uint32_t)e->nprocs)
+            return MM_EINVAL;
+    } else if (e->hints & MM_HINT_NO_ANY_SOURCE) {
         return MM_EHINT;
-    if ((e->hints & MM_HINT_NO_ANY_TAG) && tag == MM_ANY_TAG)
+    }
+    if (MM_UNLIKELY(tag == MM_ANY_TAG) && (e->hints & MM_HINT_NO_ANY_TAG))
         return MM_EHINT;
     return 0;
 }
 
-static void fill(mm_elem *x, const mm_entry *d, uint64_t seq, uint8_t flags)
+/* The element is its entry, 8 bytes in (elem.h): one copy, then the API's
+ * fields over the entry's reserved word. */
+MM_INLINE void fill(mm_elem *x, const mm_entry *d, uint64_t seq, uint8_t flags)
 {
+    memcpy(&x->key, d, sizeof *d);
     x->seq = seq;
-    x->key.comm = d->comm;
-    x->key.src = d->src;
-    x->key.tag = d->tag;
-    x->kind = d->kind;
-    x->coll_op = d->coll_op;
     x->flags = flags;
     x->slot = 0;
-    x->cookie = d->cookie;
-    x->bytes = d->bytes;
-    x->comm_size = d->comm_size;
-    x->call = d->call;
 }
 
 static inline mm_pool *pool_of(mm_engine *e, int is_recv)
@@ -322,58 +335,158 @@ static inline void side_del(mm_qstats *q, mm_mem *m, const mm_pool *p)
 /* ---- operations ---- */
 
 /* Posting a receive and delivering a message are one path with the roles
- * swapped: search the other side, take the earliest partner or queue self. */
-static int enter(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *h, uintptr_t *partner)
+ * swapped: search the other side, take the earliest partner or queue self.
+ * The matching path: the element from the pool's free list, filled with
+ * one copy, the engine called through a pointer cached in the handle, the
+ * books kept; locking, pool growth and failure are out of line.
+ *
+ * A failed call leaves no trace: the engine fails only where it would queue
+ * self, after its one search (a miss), so the sequence number and that
+ * search's count are taken back (traversed and max_depth from the values
+ * saved in e->undo_*). When the pool cannot grow, search_only runs the call
+ * with an element on the stack that the engine may not queue: a receive
+ * still takes a queued message (search first, allocate only to queue). */
+static MM_COLD int enter_slow(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *h,
+                              uintptr_t *partner);
+
+MM_INLINE int enter(mm_engine *e, const mm_entry *x, const int is_recv, mm_handle *h,
+                    uintptr_t *partner)
 {
-    mm_pool *mine_pool = pool_of(e, is_recv), *their_pool = pool_of(e, !is_recv);
-    LOCK(e);
-    mm_elem *self = mm_pool_get(mine_pool);
-    if (!self) {
-        UNLOCK(e);
-        return MM_ENOMEM;
-    }
-    fill(self, x, ++e->seq, is_recv ? MM_ELEM_RECV : 0);
-    mm_elem *other = NULL;
-    int rc = is_recv ? e->def->ops->post(e, self, &other) : e->def->ops->arrive(e, self, &other);
-    mm_qstats *mine = is_recv ? &e->st.prq : &e->st.umq;
+    /* self is the head of its pool's free list, taken off only if queued:
+     * engines take nothing from these pools, and a match puts back the one
+     * word of the free list that filling self overwrote. */
+    mm_pool *mp = pool_of(e, is_recv);
+    mm_elem *self = mp->free;
+    if (MM_UNLIKELY(!self))
+        return enter_slow(e, x, is_recv, h, partner);
+    void *next = *(void **)self;
     mm_qstats *theirs = is_recv ? &e->st.umq : &e->st.prq;
-    mm_mem *mine_mem = is_recv ? &e->prq_mem : &e->umq_mem;
-    mm_mem *theirs_mem = is_recv ? &e->umq_mem : &e->prq_mem;
-    uintptr_t cookie = 0;
-    mm_handle queued = {NULL, 0};
+    e->undo_traversed = theirs->traversed;
+    e->undo_max_depth = theirs->max_depth;
+    fill(self, x, ++e->seq, is_recv ? MM_ELEM_RECV : 0);
+    mm_elem *other;
+    int rc = is_recv ? e->post(e, self, &other) : e->arrive(e, self, &other);
     if (rc == MM_MATCHED) {
-        cookie = other->cookie;
-        release(their_pool, other);
-        release(mine_pool, self);
-        side_del(theirs, theirs_mem, their_pool);
-    } else if (rc == MM_QUEUED) {
-        self->flags |= MM_ELEM_QUEUED;
-        side_add(mine, mine_mem, mine_pool);
-        queued = (mm_handle){self, self->seq};
-    } else {
-        release(mine_pool, self);
+        mm_pool *tp = pool_of(e, !is_recv);
+        uintptr_t cookie = other->cookie;
+        release(tp, other);
+        *(void **)self = next; /* back on the free list (never queued: no flags to clear) */
+        side_del(theirs, is_recv ? &e->umq_mem : &e->prq_mem, tp);
+        if (h)
+            *h = (mm_handle){NULL, 0};
+        if (partner)
+            *partner = cookie;
+        return rc;
     }
-    UNLOCK(e);
-    if (rc >= 0 && h)
-        *h = queued;
-    if (rc == MM_MATCHED && partner)
-        *partner = cookie;
+    if (MM_LIKELY(rc == MM_QUEUED)) {
+        mp->free = next;
+        self->flags |= MM_ELEM_QUEUED;
+        side_add(is_recv ? &e->st.prq : &e->st.umq, is_recv ? &e->prq_mem : &e->umq_mem, mp);
+        if (h)
+            *h = (mm_handle){self, self->seq};
+        return rc;
+    }
+    self->flags = 0;
+    *(void **)self = next;
+    e->seq--;
+    theirs->searches--;
+    theirs->misses--;
+    theirs->traversed = e->undo_traversed;
+    theirs->max_depth = e->undo_max_depth;
     return rc;
+}
+
+/* Search with an element the engine may not queue (the pool cannot grow). */
+static int search_only(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *h,
+                       uintptr_t *partner)
+{
+    _Alignas(max_align_t) unsigned char room[sizeof(mm_elem) + MM_MAX_LINKS * sizeof(mm_link)];
+    mm_elem *self = (mm_elem *)(void *)room;
+    mm_stats saved = e->st;
+    fill(self, x, ++e->seq, (is_recv ? MM_ELEM_RECV : 0) | MM_ELEM_NOQUEUE);
+    mm_elem *other = NULL;
+    int rc = is_recv ? e->post(e, self, &other) : e->arrive(e, self, &other);
+    if (rc == MM_MATCHED) {
+        mm_pool *tp = pool_of(e, !is_recv);
+        uintptr_t cookie = other->cookie;
+        release(tp, other);
+        side_del(is_recv ? &e->st.umq : &e->st.prq, is_recv ? &e->umq_mem : &e->prq_mem, tp);
+        if (h)
+            *h = (mm_handle){NULL, 0};
+        if (partner)
+            *partner = cookie;
+        return rc;
+    }
+    /* MM_QUEUED cannot happen (the engine may not queue self). */
+    e->st = saved;
+    e->seq--;
+    return MM_ENOMEM;
+}
+
+/* The pool is empty: grow it and go on, or search only. */
+static int enter_slow(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *h,
+                      uintptr_t *partner)
+{
+    if (mm_pool_grow(pool_of(e, is_recv)) != 0)
+        return search_only(e, x, is_recv, h, partner);
+    return is_recv ? enter(e, x, 1, h, partner) : enter(e, x, 0, h, partner);
+}
+
+/* The argument checks of a receive or message, point-to-point or not. */
+static int check_post(const mm_engine *e, const mm_entry *x)
+{
+    return check_entry(x) ? MM_EINVAL : check_recv_key(e, x->comm, x->src, x->tag);
+}
+
+static int check_arrive(const mm_engine *e, const mm_entry *x)
+{
+    if (check_entry(x) || (uint32_t)x->src >= (uint32_t)e->nprocs || x->tag == MM_ANY_TAG)
+        return MM_EINVAL;
+    return 0;
+}
+
+/* Everything but the common case: collective annotations (checked in full),
+ * or a thread-safe engine (the lock around the call). */
+static MM_COLD int enter_other(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *h,
+                               uintptr_t *partner)
+{
+    int rc = is_recv ? check_post(e, x) : check_arrive(e, x);
+    if (rc)
+        return rc;
+    if (e->locked)
+        pthread_mutex_lock(&e->lock);
+    rc = is_recv ? enter(e, x, 1, h, partner) : enter(e, x, 0, h, partner);
+    if (e->locked)
+        pthread_mutex_unlock(&e->lock);
+    return rc;
+}
+
+/* The common case's word: zero for a point-to-point entry on an engine
+ * without a lock (kind, coll_op, reserved: one 32-bit load). */
+MM_INLINE uint32_t uncommon(const mm_engine *e, const mm_entry *x)
+{
+    uint32_t annot;
+    memcpy(&annot, &x->kind, sizeof annot);
+    return annot | (uint32_t)e->locked;
 }
 
 int mm_post(mm_engine *e, const mm_entry *recv, mm_handle *h, uintptr_t *partner)
 {
-    if (!e || !recv || check_entry(recv))
+    if (MM_UNLIKELY(!e || !recv))
         return MM_EINVAL;
+    if (MM_UNLIKELY(uncommon(e, recv)))
+        return enter_other(e, recv, 1, h, partner);
     int rc = check_recv_key(e, recv->comm, recv->src, recv->tag);
-    return rc ? rc : enter(e, recv, 1, h, partner);
+    return MM_LIKELY(rc == 0) ? enter(e, recv, 1, h, partner) : rc;
 }
 
 int mm_arrive(mm_engine *e, const mm_entry *msg, uintptr_t *partner)
 {
-    if (!e || !msg || check_entry(msg))
+    if (MM_UNLIKELY(!e || !msg))
         return MM_EINVAL;
-    if (msg->src < 0 || msg->src >= e->nprocs || msg->tag == MM_ANY_TAG)
+    if (MM_UNLIKELY(uncommon(e, msg)))
+        return enter_other(e, msg, 0, NULL, partner);
+    if (msg->comm < 0 || (uint32_t)msg->src >= (uint32_t)e->nprocs || msg->tag == MM_ANY_TAG)
         return MM_EINVAL;
     return enter(e, msg, 0, NULL, partner);
 }
@@ -411,8 +524,10 @@ int mm_mprobe(mm_engine *e, int32_t comm, int32_t src, int32_t tag, uintptr_t *f
 
 int mm_cancel(mm_engine *e, mm_handle h)
 {
-    if (!e || !h.elem)
+    if (!e)
         return MM_EINVAL;
+    if (!h.elem)
+        return MM_NOTFOUND; /* the handle of a receive matched at post time */
     LOCK(e);
     int rc;
     mm_elem *r = h.elem;

@@ -4,7 +4,16 @@
  * numbers, takes elements from the pool, keeps queue lengths and frees
  * matched elements. An engine only decides where an element goes and in
  * which order its queues are searched; it counts its own search depths and
- * queue allocations with the helpers below. */
+ * queue allocations with the helpers below.
+ *
+ * Failure (MM_ENOMEM from post or arrive) happens only when the element
+ * should be queued: after the engine's one search, counted as a miss, and
+ * before anything else changes (queues, queue counts, the engine's own
+ * heuristics). The API takes that search's count back and the sequence
+ * number, so a failed call leaves no trace in the statistics either. (With
+ * an element that may not be queued, mm_may_queue, the API restores all
+ * statistics itself, so an engine may also fail before searching.) The
+ * engine may keep memory it obtained on the way (a table that grew). */
 #ifndef MM_ENGINE_H
 #define MM_ENGINE_H
 
@@ -16,6 +25,7 @@
 #include "core/pool.h"
 
 #define MM_MAX_PARAMS 8
+#define MM_MAX_LINKS  4  /* links per element, at most */
 
 typedef struct mm_engine_ops {
     unsigned nlinks; /* links per element */
@@ -27,7 +37,8 @@ typedef struct mm_engine_ops {
     void (*fini)(mm_engine *e);
     /* Receive r searches the messages: on a match, unlink the earliest
      * matching message, set *partner and return MM_MATCHED; otherwise queue
-     * r and return MM_QUEUED (or MM_ENOMEM, leaving the queues unchanged). */
+     * r and return MM_QUEUED, or MM_ENOMEM (see the top of this file) when
+     * r cannot be queued: out of memory, or !mm_may_queue(r). */
     int  (*post)(mm_engine *e, mm_elem *r, mm_elem **partner);
     /* Message m searches the receives, symmetric to post. */
     int  (*arrive)(mm_engine *e, mm_elem *m, mm_elem **partner);
@@ -43,10 +54,15 @@ typedef struct mm_engine_def {
 } mm_engine_def;
 
 struct mm_engine {
-    const mm_engine_def *def;
+    /* The matching path's fields first (api.c): */
+    int     (*post)(mm_engine *e, mm_elem *r, mm_elem **partner);   /* def->ops-> */
+    int     (*arrive)(mm_engine *e, mm_elem *m, mm_elem **partner); /* def->ops-> */
     int32_t   nprocs;
     uint32_t  hints;
     uint64_t  seq;          /* last sequence number given out */
+    int       locked;       /* MM_CFG_THREAD_SAFE: calls take `lock`  */
+    uint64_t  undo_traversed, undo_max_depth; /* the searched side's, before the call */
+    const mm_engine_def *def;
     mm_stats  st;
     mm_mem    mem;          /* everything the engine holds                 */
     mm_mem    prq_mem;      /* PRQ structures and queued receives (in mem) */
@@ -58,12 +74,11 @@ struct mm_engine {
     void     *impl;         /* the engine's own state */
     int64_t   param[MM_MAX_PARAMS];
     char     *param_str[MM_MAX_PARAMS]; /* MM_PARAM_FILE values, or NULL */
-    int       locked;
     pthread_mutex_t lock;
 };
 
 /* ---- statistics, updated on the matching path ---- */
-static inline void mm_stat_search(mm_qstats *q, uint64_t depth, int hit)
+MM_INLINE void mm_stat_search(mm_qstats *q, uint64_t depth, int hit)
 {
     q->searches++;
     q->traversed += depth;
@@ -80,6 +95,15 @@ static inline void mm_stat_queues(mm_qstats *q, int64_t delta)
     q->queues += (uint64_t)delta;
     if (q->queues > q->max_queues)
         q->max_queues = q->queues;
+}
+
+/* May x be queued? Not when the API, out of memory for a new element,
+ * searches with one of its own that it cannot give away (MM_ELEM_NOQUEUE):
+ * a receive can then still take a queued message. An engine checks this
+ * where it would queue x, and returns MM_ENOMEM instead. */
+MM_INLINE int mm_may_queue(const mm_elem *x)
+{
+    return MM_LIKELY(!(x->flags & MM_ELEM_NOQUEUE));
 }
 
 /* ---- overhead timing (mm_overhead), around rare, non-search work ---- */

@@ -20,6 +20,11 @@ static const mm_engine_def *const engines[] = {
 
 #define NENGINES (sizeof engines / sizeof engines[0])
 
+const char *mm_version(void)
+{
+    return MPIMATCH_VERSION_STRING;
+}
+
 size_t mm_engine_count(void)
 {
     return NENGINES;

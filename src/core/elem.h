@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "mpimatch.h"
+#include "core/compiler.h"
 
 typedef struct mm_link {
     struct mm_link *next, *prev;
@@ -19,23 +20,39 @@ typedef struct mm_key {
 } mm_key;
 
 enum {
-    MM_ELEM_RECV   = 1u << 0, /* a posted receive (else a message)     */
-    MM_ELEM_QUEUED = 1u << 1  /* linked into the engine's queues        */
+    MM_ELEM_RECV    = 1u << 0, /* a posted receive (else a message)     */
+    MM_ELEM_QUEUED  = 1u << 1, /* linked into the engine's queues        */
+    MM_ELEM_NOQUEUE = 1u << 2  /* search only: the API has no pooled element
+                                  for it (out of memory), see mm_may_queue */
 };
 
+/* After seq, the fields mirror mm_entry's (flags and slot where the entry
+ * has its reserved word), so the API fills an element with one 40-byte copy. */
 typedef struct mm_elem {
-    uint64_t  seq;       /* order of the call that created it; 0 when free */
+    uint64_t  seq;       /* order of the call that created it             */
     mm_key    key;
     uint8_t   kind, coll_op;
     uint8_t   flags;     /* MM_ELEM_* */
     uint8_t   slot;      /* engine-private: which queue/table holds it     */
-    uintptr_t cookie;
-    uint64_t  bytes;
     uint32_t  comm_size, call;
+    uint64_t  bytes;
+    uintptr_t cookie;
     mm_link   link[];    /* engine-defined number of links                 */
 } mm_elem;
 
 _Static_assert(sizeof(mm_elem) == 48, "element header must stay 48 bytes");
+_Static_assert(sizeof(mm_entry) == 40 &&
+               offsetof(mm_elem, key.comm) - 8 == offsetof(mm_entry, comm) &&
+               offsetof(mm_elem, key.src) - 8 == offsetof(mm_entry, src) &&
+               offsetof(mm_elem, key.tag) - 8 == offsetof(mm_entry, tag) &&
+               offsetof(mm_elem, kind) - 8 == offsetof(mm_entry, kind) &&
+               offsetof(mm_elem, coll_op) - 8 == offsetof(mm_entry, coll_op) &&
+               offsetof(mm_elem, flags) - 8 == offsetof(mm_entry, reserved) &&
+               offsetof(mm_elem, comm_size) - 8 == offsetof(mm_entry, comm_size) &&
+               offsetof(mm_elem, call) - 8 == offsetof(mm_entry, call) &&
+               offsetof(mm_elem, bytes) - 8 == offsetof(mm_entry, bytes) &&
+               offsetof(mm_elem, cookie) - 8 == offsetof(mm_entry, cookie),
+               "an element is its entry, 8 bytes in");
 
 static inline size_t mm_elem_size(unsigned nlinks)
 {
@@ -49,7 +66,7 @@ static inline mm_elem *mm_elem_of(mm_link *l, unsigned li)
 
 /* The MPI rule: does receive key r accept message key m?  ANY_TAG accepts
  * only tags >= 0: negative tags are an MPI library's internal traffic. */
-static inline int mm_match(const mm_key *r, const mm_key *m)
+MM_INLINE int mm_match(const mm_key *r, const mm_key *m)
 {
     return r->comm == m->comm
         && (r->src == m->src || r->src == MM_ANY_SOURCE)
@@ -75,14 +92,6 @@ static inline uint32_t mm_key_hash(const mm_key *k)
     h *= 0xBF58476D1CE4E5B9ull;
     h ^= h >> 29;
     return (uint32_t)h;
-}
-
-/* Earliest of two candidates (either may be NULL). */
-static inline mm_elem *mm_earliest(mm_elem *a, mm_elem *b)
-{
-    if (!a) return b;
-    if (!b) return a;
-    return a->seq < b->seq ? a : b;
 }
 
 #endif

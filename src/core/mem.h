@@ -15,6 +15,14 @@
 typedef struct mm_mem {
     uint64_t       bytes, peak;
     struct mm_mem *parent;
+    /* Allocation-failure injection, for tests (set through this internal
+     * header; the library itself never sets them). Read on the root account
+     * (no parent) only, so they govern everything an engine allocates:
+     *   limit    nonzero: an allocation that would take bytes above it fails;
+     *   fail_in  nonzero: counts allocation attempts down; the one that
+     *            brings it to zero fails (one failure, then it is off). */
+    uint64_t       limit;
+    uint64_t       fail_in;
 } mm_mem;
 
 void *mm_mem_alloc(mm_mem *m, size_t size);

@@ -4,38 +4,58 @@
  * object is a pointer swap. Slabs double in size (up to a cap) so a queue of
  * a million elements costs a few dozen mallocs, and are only released when
  * the pool is destroyed, so an element's address stays valid for the life of
- * its engine (which is what makes stale cancel handles safe to check). */
+ * its engine (which is what makes stale cancel handles safe to check).
+ *
+ * The pool keeps a small hash set of the pages its objects lie in (a page
+ * meets at most two of its slabs, which span a page or more), so
+ * mm_pool_owns answers in O(1) whether a pointer is one of its objects
+ * without reading the memory it points to (a handle of another engine, or
+ * no handle at all, is answered, not dereferenced). Objects start on a cache
+ * line: a 64-byte object is one cache line. */
 #ifndef MM_CORE_POOL_H
 #define MM_CORE_POOL_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include "core/compiler.h"
 #include "core/mem.h"
 
 typedef struct mm_slab mm_slab;
 
+/* One page holding objects, in the pool's page set (page 0: empty). */
+typedef struct mm_pool_page {
+    uintptr_t page;     /* address / MM_POOL_PAGE                */
+    mm_slab  *slab[2];  /* the slabs with objects in it (or NULL) */
+} mm_pool_page;
+
+enum { MM_POOL_PAGE = 4096 };
+
 typedef struct mm_pool {
-    size_t   obj_size;   /* rounded up to pointer alignment              */
-    size_t   next_count; /* objects in the next slab                     */
-    void    *free;       /* free list threaded through the objects       */
-    mm_slab *slabs;
-    mm_mem  *mem;
+    size_t        obj_size;   /* rounded up to pointer alignment          */
+    size_t        next_count; /* objects in the next slab                 */
+    void         *free;       /* free list threaded through the objects   */
+    mm_slab      *slabs;
+    mm_mem       *mem;
+    mm_pool_page *pages;      /* open addressing, pages_mask + 1 entries  */
+    size_t        pages_mask, npages;
 } mm_pool;
 
 void  mm_pool_init(mm_pool *p, size_t obj_size, mm_mem *mem);
 void  mm_pool_destroy(mm_pool *p);
 int   mm_pool_grow(mm_pool *p);            /* 0, or -1 when out of memory */
+/* Is obj one of p's objects (in use or free)? O(1); obj is not read. */
 int   mm_pool_owns(const mm_pool *p, const void *obj);
 
-static inline void *mm_pool_get(mm_pool *p)
+MM_INLINE void *mm_pool_get(mm_pool *p)
 {
-    if (!p->free && mm_pool_grow(p) != 0)
+    if (MM_UNLIKELY(!p->free) && mm_pool_grow(p) != 0)
         return NULL;
     void *o = p->free;
     p->free = *(void **)o;
     return o;
 }
 
-static inline void mm_pool_put(mm_pool *p, void *o)
+MM_INLINE void mm_pool_put(mm_pool *p, void *o)
 {
     *(void **)o = p->free;
     p->free = o;

@@ -7,6 +7,7 @@
 #ifndef MM_CORE_QUEUE_H
 #define MM_CORE_QUEUE_H
 
+#include "core/compiler.h"
 #include "core/elem.h"
 
 typedef struct mm_queue {
@@ -32,7 +33,7 @@ static inline mm_elem *mm_queue_head(const mm_queue *q)
     return mm_queue_empty(q) ? NULL : mm_elem_of(q->head.next, q->li);
 }
 
-static inline void mm_queue_push(mm_queue *q, mm_elem *e)
+MM_INLINE void mm_queue_push(mm_queue *q, mm_elem *e)
 {
     mm_link *l = &e->link[q->li];
     l->prev = q->head.prev;
@@ -42,7 +43,7 @@ static inline void mm_queue_push(mm_queue *q, mm_elem *e)
     q->len++;
 }
 
-static inline void mm_queue_remove(mm_queue *q, mm_elem *e)
+MM_INLINE void mm_queue_remove(mm_queue *q, mm_elem *e)
 {
     mm_link *l = &e->link[q->li];
     l->prev->next = l->next;
@@ -61,8 +62,8 @@ static inline void mm_queue_remove(mm_queue *q, mm_elem *e)
 /* First element of q with seq < bound that pairs with key k, counting every
  * element compared into *depth. recv_key says which side k is: the key of a
  * receive searching messages (1) or of a message searching receives (0). */
-static inline mm_elem *mm_queue_find(const mm_queue *q, const mm_key *k, int recv_key,
-                                     uint64_t bound, uint64_t *depth)
+MM_INLINE mm_elem *mm_queue_find(const mm_queue *q, const mm_key *k, int recv_key,
+                                 uint64_t bound, uint64_t *depth)
 {
     for (mm_link *l = q->head.next; l != &q->head; l = l->next) {
         mm_elem *e = mm_elem_of(l, q->li);
@@ -76,5 +77,28 @@ static inline mm_elem *mm_queue_find(const mm_queue *q, const mm_key *k, int rec
 }
 
 #define MM_SEQ_NONE UINT64_MAX
+
+/* The search across queues: "search this queue, then that one, bounded by
+ * the best sequence number so far". Queues hold elements in sequence order,
+ * so the next queue needs searching only up to the best candidate found so
+ * far: mm_seq_bound is that limit (bound when there is no candidate yet). */
+MM_INLINE uint64_t mm_seq_bound(const mm_elem *best, uint64_t bound)
+{
+    return best ? best->seq : bound;
+}
+
+/* One step of that search: *best is the earliest partner found so far in
+ * other queues (or NULL); q is searched up to mm_seq_bound(*best, bound), so
+ * whatever q yields is earlier and replaces it. Returns 1 when q gave the
+ * new *best. Every engine that keeps one key's candidates in several queues
+ * merges them with this (or, over a structure of queues, with mm_seq_bound). */
+MM_INLINE int mm_queue_find_earlier(const mm_queue *q, const mm_key *k, int recv_key,
+                                    uint64_t bound, mm_elem **best, uint64_t *depth)
+{
+    mm_elem *x = mm_queue_find(q, k, recv_key, mm_seq_bound(*best, bound), depth);
+    if (x)
+        *best = x;
+    return x != NULL;
+}
 
 #endif

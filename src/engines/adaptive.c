@@ -145,9 +145,22 @@ static void unlink_recv(adaptive_impl *A, mm_elem *r, mm_queue *bin)
     mm_queue_remove(&A->prq_all, r);
 }
 
+/* Would x find a partner? The link-1 lists hold every element in order in
+ * both phases; a look at them changes nothing (no switch, no average), so
+ * an element that cannot be queued (mm_may_queue) and has no partner leaves
+ * the engine as it was. */
+static int has_partner(adaptive_impl *A, const mm_elem *x, int x_is_recv)
+{
+    uint64_t depth = 0;
+    const mm_queue *q = x_is_recv ? &A->B.umq_all : &A->prq_all;
+    return mm_queue_find(q, &x->key, x_is_recv, MM_SEQ_NONE, &depth) != NULL;
+}
+
 static int adaptive_post(mm_engine *e, mm_elem *r, mm_elem **partner)
 {
     adaptive_impl *A = e->impl;
+    if (!mm_may_queue(r) && !has_partner(A, r, 1))
+        return MM_ENOMEM;
     adapt(e, A);
     mm_elem *m = find_message(e, A, &r->key);
     if (m) {
@@ -164,6 +177,8 @@ static int adaptive_post(mm_engine *e, mm_elem *r, mm_elem **partner)
 static int adaptive_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
 {
     adaptive_impl *A = e->impl;
+    if (!mm_may_queue(m) && !has_partner(A, m, 0))
+        return MM_ENOMEM;
     adapt(e, A);
     mm_queue *from = NULL;
     mm_elem *r = in_bins(A) ? mm_bins_find_recv(e, &A->B, m, &from)

@@ -41,6 +41,8 @@ static int bins_post(mm_engine *e, mm_elem *r, mm_elem **partner)
         *partner = m;
         return MM_MATCHED;
     }
+    if (!mm_may_queue(r))
+        return MM_ENOMEM;
     mm_queue_push(mm_bins_recv_queue(B, &r->key), r);
     return MM_QUEUED;
 }
@@ -55,6 +57,8 @@ static int bins_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
         *partner = r;
         return MM_MATCHED;
     }
+    if (!mm_may_queue(m))
+        return MM_ENOMEM;
     mm_bins_queue_message(B, m);
     return MM_QUEUED;
 }

@@ -102,11 +102,8 @@ static inline mm_elem *mm_bins_find_recv(mm_engine *e, mm_bins *B, const mm_elem
     uint64_t depth = 0;
     *from = &B->prq[mm_bins_of(B, &m->key)];
     mm_elem *best = mm_queue_find(*from, &m->key, 0, MM_SEQ_NONE, &depth);
-    mm_elem *w = mm_queue_find(&B->wild, &m->key, 0, best ? best->seq : MM_SEQ_NONE, &depth);
-    if (w) {
-        best = w;
+    if (mm_queue_find_earlier(&B->wild, &m->key, 0, MM_SEQ_NONE, &best, &depth))
         *from = &B->wild;
-    }
     mm_stat_search(&e->st.prq, depth, best != NULL);
     return best;
 }

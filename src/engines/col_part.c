@@ -72,11 +72,8 @@ static mm_elem *op_find(const col_op *o, const mm_key *k, int recv_key, uint64_t
         if (k->src != MM_ANY_SOURCE) {
             h = mm_queue_find(queue_of(L, k->src), k, recv_key, bound, depth);
         } else { /* an ANY_SOURCE receive key: every queue of the level */
-            for (uint32_t i = 0; i < L->nq; i++) {
-                mm_elem *c = mm_queue_find(&L->q[i], k, 1, h ? h->seq : bound, depth);
-                if (c)
-                    h = c;
-            }
+            for (uint32_t i = 0; i < L->nq; i++)
+                mm_queue_find_earlier(&L->q[i], k, 1, bound, &h, depth);
         }
         if (h)
             return h;
@@ -93,7 +90,7 @@ mm_elem *col_find(col_side *S, const mm_key *k, int recv_key, uint64_t bound, ui
         const col_op *o = &S->op[__builtin_ctz(live)];
         if (hi < o->tag_lo || o->tag_hi < lo)
             continue; /* no element of this operation can pair with k */
-        mm_elem *h = op_find(o, k, recv_key, best ? best->seq : bound, depth);
+        mm_elem *h = op_find(o, k, recv_key, mm_seq_bound(best, bound), depth);
         if (h)
             best = h;
     }

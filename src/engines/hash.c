@@ -50,7 +50,7 @@ static void hash_fini(mm_engine *e)
 /* Pop the head of x's key FIFO in `t`, if any (the search of either side).
  * Forced inline: it is most of the matching path, and a call frame around it
  * cost about a tenth of a burst replay. */
-static inline __attribute__((always_inline)) mm_elem *take_head(mm_ktable *t, mm_qstats *st, const mm_key *k, uint32_t h, int remove)
+MM_INLINE mm_elem *take_head(mm_ktable *t, mm_qstats *st, const mm_key *k, uint32_t h, int remove)
 {
     mm_kentry *ke = mm_ktable_find(t, k, h);
     mm_elem *head = ke ? mm_queue_head(&ke->q) : NULL;
@@ -60,7 +60,7 @@ static inline __attribute__((always_inline)) mm_elem *take_head(mm_ktable *t, mm
     return head;
 }
 
-static inline __attribute__((always_inline)) int append(mm_ktable *t, mm_qstats *st, mm_elem *x, uint32_t h)
+MM_INLINE int append(mm_ktable *t, mm_qstats *st, mm_elem *x, uint32_t h)
 {
     mm_kentry *ke = mm_ktable_get(t, &x->key, h, NULL);
     if (!ke)
@@ -79,7 +79,7 @@ static int hash_post(mm_engine *e, mm_elem *r, mm_elem **partner)
         *partner = m;
         return MM_MATCHED;
     }
-    return append(&H->prq, &e->st.prq, r, h);
+    return mm_may_queue(r) ? append(&H->prq, &e->st.prq, r, h) : MM_ENOMEM;
 }
 
 static int hash_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
@@ -91,7 +91,7 @@ static int hash_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
         *partner = r;
         return MM_MATCHED;
     }
-    return append(&H->umq, &e->st.umq, m, h);
+    return mm_may_queue(m) ? append(&H->umq, &e->st.umq, m, h) : MM_ENOMEM;
 }
 
 static mm_elem *hash_probe(mm_engine *e, const mm_key *k, int remove)

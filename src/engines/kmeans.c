@@ -16,7 +16,8 @@
  *     (the paper's choice; a list of all messages would cost a second link,
  *     16 bytes per element, and an unlink per match).
  * Without a cluster file, peer p uses queue p mod k (the paper's baseline of
- * k queues without profile knowledge). Keys keep the communicator: a queue
+ * k queues without profile knowledge), computed, not stored: creation costs
+ * nothing per process, whatever nprocs. Keys keep the communicator: a queue
  * holds every communicator's elements and matching compares full keys. */
 #include <stdio.h>
 #include "engine.h"
@@ -25,7 +26,8 @@
 
 typedef struct kmeans_impl {
     uint32_t  k;
-    uint16_t *cluster;  /* [nprocs]: the queue of each peer             */
+    uint16_t *cluster;  /* [nprocs]: the queue of each peer (cluster file);
+                           NULL: peer p uses queue p mod k             */
     mm_queue *prq;      /* [k] specific receives, by the source's cluster */
     mm_queue *umq;      /* [k] unexpected messages, by the source's cluster */
     mm_queue  prq_any;  /* ANY_SOURCE receives                           */
@@ -48,7 +50,8 @@ static void kmeans_fini(mm_engine *e)
     kmeans_impl *K = e->impl;
     mm_mem_free(&e->prq_mem, K->prq, K->k * sizeof(mm_queue));
     mm_mem_free(&e->umq_mem, K->umq, K->k * sizeof(mm_queue));
-    mm_mem_free(&e->mem, K->cluster, (size_t)e->nprocs * sizeof *K->cluster);
+    if (K->cluster)
+        mm_mem_free(&e->mem, K->cluster, (size_t)e->nprocs * sizeof *K->cluster);
     mm_mem_free(&e->mem, K, sizeof *K);
 }
 
@@ -58,6 +61,9 @@ static int assign_peers(mm_engine *e, kmeans_impl *K, char *err, size_t errlen)
     int64_t k = e->param[P_K];
     const char *path = e->param_str[P_CLUSTERS];
     if (path) {
+        K->cluster = mm_mem_alloc(&e->mem, (size_t)e->nprocs * sizeof *K->cluster);
+        if (!K->cluster)
+            return MM_ENOMEM;
         uint32_t fk;
         int rc = mm_clusters_load(path, e->nprocs, e->param[P_RECEIVER], K->cluster, &fk,
                                   err, errlen);
@@ -82,8 +88,6 @@ static int assign_peers(mm_engine *e, kmeans_impl *K, char *err, size_t errlen)
     if (k == 0)
         k = e->nprocs < DEFAULT_K ? e->nprocs : DEFAULT_K;
     K->k = (uint32_t)k;
-    for (int32_t p = 0; p < e->nprocs; p++)
-        K->cluster[p] = (uint16_t)((uint32_t)p % K->k);
     return 0;
 }
 
@@ -94,11 +98,6 @@ static int kmeans_init(mm_engine *e, char *err, size_t errlen)
         return MM_ENOMEM;
     e->impl = K;
     uint64_t t0 = mm_now_ns();
-    K->cluster = mm_mem_alloc(&e->mem, (size_t)e->nprocs * sizeof *K->cluster);
-    if (!K->cluster) {
-        kmeans_fini(e);
-        return MM_ENOMEM;
-    }
     int rc = assign_peers(e, K, err, errlen);
     if (rc) {
         K->k = 0;
@@ -125,6 +124,12 @@ static int kmeans_init(mm_engine *e, char *err, size_t errlen)
     return 0;
 }
 
+/* The queue (cluster) of peer src. */
+static inline uint32_t cluster_of(const kmeans_impl *K, int32_t src)
+{
+    return K->cluster ? K->cluster[src] : (uint32_t)src % K->k;
+}
+
 /* Earliest message matching receive key k; *from receives its queue. */
 static mm_elem *find_message(mm_engine *e, const mm_key *k, mm_queue **from)
 {
@@ -132,16 +137,12 @@ static mm_elem *find_message(mm_engine *e, const mm_key *k, mm_queue **from)
     uint64_t depth = 0;
     mm_elem *best = NULL;
     if (k->src != MM_ANY_SOURCE) {
-        *from = &K->umq[K->cluster[k->src]];
+        *from = &K->umq[cluster_of(K, k->src)];
         best = mm_queue_find(*from, k, 1, MM_SEQ_NONE, &depth);
     } else {
-        for (uint32_t i = 0; i < K->k; i++) {
-            mm_elem *m = mm_queue_find(&K->umq[i], k, 1, best ? best->seq : MM_SEQ_NONE, &depth);
-            if (m) {
-                best = m;
+        for (uint32_t i = 0; i < K->k; i++)
+            if (mm_queue_find_earlier(&K->umq[i], k, 1, MM_SEQ_NONE, &best, &depth))
                 *from = &K->umq[i];
-            }
-        }
     }
     mm_stat_search(&e->st.umq, depth, best != NULL);
     return best;
@@ -149,7 +150,7 @@ static mm_elem *find_message(mm_engine *e, const mm_key *k, mm_queue **from)
 
 static inline mm_queue *recv_queue(kmeans_impl *K, const mm_key *k)
 {
-    return k->src == MM_ANY_SOURCE ? &K->prq_any : &K->prq[K->cluster[k->src]];
+    return k->src == MM_ANY_SOURCE ? &K->prq_any : &K->prq[cluster_of(K, k->src)];
 }
 
 static int kmeans_post(mm_engine *e, mm_elem *r, mm_elem **partner)
@@ -161,6 +162,8 @@ static int kmeans_post(mm_engine *e, mm_elem *r, mm_elem **partner)
         *partner = m;
         return MM_MATCHED;
     }
+    if (!mm_may_queue(r))
+        return MM_ENOMEM;
     mm_queue_push(recv_queue(e->impl, &r->key), r);
     return MM_QUEUED;
 }
@@ -168,21 +171,21 @@ static int kmeans_post(mm_engine *e, mm_elem *r, mm_elem **partner)
 static int kmeans_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
 {
     kmeans_impl *K = e->impl;
-    mm_queue *q = &K->umq[K->cluster[m->key.src]];
-    mm_queue *from = &K->prq[K->cluster[m->key.src]];
+    uint32_t cl = cluster_of(K, m->key.src);
+    mm_queue *q = &K->umq[cl];
+    mm_queue *from = &K->prq[cl];
     uint64_t depth = 0;
     mm_elem *best = mm_queue_find(from, &m->key, 0, MM_SEQ_NONE, &depth);
-    mm_elem *w = mm_queue_find(&K->prq_any, &m->key, 0, best ? best->seq : MM_SEQ_NONE, &depth);
-    if (w) {
-        best = w;
+    if (mm_queue_find_earlier(&K->prq_any, &m->key, 0, MM_SEQ_NONE, &best, &depth))
         from = &K->prq_any;
-    }
     mm_stat_search(&e->st.prq, depth, best != NULL);
     if (best) {
         mm_queue_remove(from, best);
         *partner = best;
         return MM_MATCHED;
     }
+    if (!mm_may_queue(m))
+        return MM_ENOMEM;
     mm_queue_push(q, m);
     return MM_QUEUED;
 }

@@ -41,6 +41,8 @@ static int search_or_queue(mm_queue *q, mm_qstats *st, mm_elem *x, int x_is_recv
         *partner = hit;
         return MM_MATCHED;
     }
+    if (!mm_may_queue(x))
+        return MM_ENOMEM;
     mm_queue_push(other, x);
     return MM_QUEUED;
 }

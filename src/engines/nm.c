@@ -116,6 +116,8 @@ static int nm_post(mm_engine *e, mm_elem *r, mm_elem **partner)
         *partner = m;
         return MM_MATCHED;
     }
+    if (!mm_may_queue(r))
+        return MM_ENOMEM;
     ke = mm_ktable_get(&N->prq[p], &r->key, h, NULL);
     if (!ke)
         return MM_ENOMEM;
@@ -157,19 +159,27 @@ static int nm_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
         *partner = best;
         return MM_MATCHED;
     }
-    /* File under every projection; on failure undo what was filed. */
+    if (!mm_may_queue(m))
+        return MM_ENOMEM;
+    /* File under every projection; on failure undo what was filed. Opened
+     * queues are counted once all succeeded, so a failure leaves the
+     * statistics (max_queues too) as they were. */
+    mm_kentry *filed[NPAT];
+    unsigned opened = 0;
     for (unsigned p = 0; p < NPAT; p++) {
         if (!projects(m->key.tag, p))
             continue;
         mm_key k = project(&m->key, p);
-        mm_kentry *ke = mm_ktable_get(&N->umq[p], &k, mm_key_hash(&k), NULL);
-        if (!ke) {
-            unlink_message(e, m, p, NPAT, NULL);
+        filed[p] = mm_ktable_get(&N->umq[p], &k, mm_key_hash(&k), NULL);
+        if (!filed[p]) {
+            while (p-- > 0)
+                if (projects(m->key.tag, p))
+                    mm_ktable_pull(&N->umq[p], filed[p], m);
             return MM_ENOMEM;
         }
-        if (mm_ktable_push(ke, m))
-            mm_stat_queues(&e->st.umq, 1);
+        opened += (unsigned)mm_ktable_push(filed[p], m);
     }
+    mm_stat_queues(&e->st.umq, opened);
     return MM_QUEUED;
 }
 

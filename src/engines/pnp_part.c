@@ -74,11 +74,8 @@ static mm_elem *find_any(const pnp_side *S, const mm_key *k, uint64_t bound, uin
     mm_elem *best = mm_queue_find(&S->base, k, 1, bound, depth);
     for (uint32_t i = 0; !best && i < S->levels.n; i++)
         best = mm_queue_find(np_queue(S, i), k, 1, bound, depth);
-    for (uint32_t i = 0; i < S->npartners; i++) {
-        mm_elem *h = mm_queue_find(&S->plist[i]->q, k, 1, best ? best->seq : bound, depth);
-        if (h)
-            best = h;
-    }
+    for (uint32_t i = 0; i < S->npartners; i++)
+        mm_queue_find_earlier(&S->plist[i]->q, k, 1, bound, &best, depth);
     return best;
 }
 
@@ -87,11 +84,8 @@ mm_elem *pnp_find(pnp_side *S, const mm_key *k, int recv_key, uint64_t bound, ui
     if (k->src == MM_ANY_SOURCE)
         return find_any(S, k, bound, depth);
     mm_elem *h = find_rank(S, k, recv_key, bound, depth);
-    if (!recv_key && !mm_queue_empty(&S->wild)) {
-        mm_elem *w = mm_queue_find(&S->wild, k, 0, h ? h->seq : bound, depth);
-        if (w)
-            h = w;
-    }
+    if (!recv_key && !mm_queue_empty(&S->wild))
+        mm_queue_find_earlier(&S->wild, k, 0, bound, &h, depth);
     return h;
 }
 

@@ -1,19 +1,41 @@
 /* rank.c - per-peer queues, Open MPI ob1 style.
  *
- * Per communicator: an array of nprocs specific-receive queues and nprocs
- * unexpected queues (one per peer, allocated eagerly when the communicator is
- * first used, so memory grows with nprocs per communicator), plus one
- * ANY_SOURCE receive list. An arrival searches its peer's receive queue and
- * the ANY_SOURCE list, merged by sequence number; a specific receive searches
- * one peer's unexpected queue, an ANY_SOURCE receive all of them. */
+ * Per communicator: a specific-receive queue and an unexpected queue for
+ * every peer, plus one ANY_SOURCE receive list. An arrival searches its
+ * peer's receive queue and the ANY_SOURCE list, merged by sequence number; a
+ * specific receive searches one peer's unexpected queue, an ANY_SOURCE
+ * receive all of them.
+ *
+ * The peers' queues are allocated on first use, CHUNK peers at a time, and
+ * found through a two-level directory (top: one pointer per TOP_SPAN peers,
+ * in the communicator; middle: one pointer per chunk), so a communicator
+ * costs memory for the peers that have queued something, not for nprocs:
+ * with nprocs = 10^6, a communicator that saw one message holds one chunk
+ * (12 KiB) and one middle block (2 KiB), where ob1-style arrays would hold
+ * 48 MB. */
 #include "engine.h"
 #include "core/ktable.h"
+
+enum { CHUNK_BITS = 8, MID_BITS = 8 };
+#define CHUNK    (1u << CHUNK_BITS)              /* peers per chunk          */
+#define MID      (1u << MID_BITS)                /* chunks per middle block  */
+#define TOP_SPAN (1u << (CHUNK_BITS + MID_BITS)) /* peers per top entry      */
+
+typedef struct peer_chunk {
+    mm_queue prq[CHUNK]; /* specific receives by source   */
+    mm_queue umq[CHUNK]; /* unexpected messages by source */
+} peer_chunk;
+
+typedef struct peer_mid {
+    peer_chunk *chunk[MID];
+} peer_mid;
 
 /* Per communicator, hung off a ktable entry keyed (comm, 0, 0) whose own
  * FIFO is the ANY_SOURCE receive list. */
 typedef struct rank_comm {
-    mm_queue *prq; /* [nprocs] specific receives by source */
-    mm_queue *umq; /* [nprocs] unexpected messages by source */
+    uint32_t  ntop;
+    uint32_t  nchunks;  /* chunks allocated */
+    peer_mid *top[];    /* [ntop] */
 } rank_comm;
 
 typedef struct rank_impl {
@@ -21,16 +43,79 @@ typedef struct rank_impl {
     mm_kentry *last; /* the communicator used last: most calls repeat it */
 } rank_impl;
 
-static size_t peers_bytes(const mm_engine *e)
+static size_t comm_bytes(uint32_t ntop)
 {
-    return (size_t)e->nprocs * sizeof(mm_queue);
+    return sizeof(rank_comm) + (size_t)ntop * sizeof(peer_mid *);
+}
+
+/* The chunk holding peer src's queues, or NULL if none was needed yet. */
+static inline peer_chunk *chunk_of(const rank_comm *c, int32_t src)
+{
+    const peer_mid *m = c->top[(uint32_t)src / TOP_SPAN];
+    return m ? m->chunk[(uint32_t)src / CHUNK % MID] : NULL;
+}
+
+static inline uint32_t slot_of(int32_t src)
+{
+    return (uint32_t)src % CHUNK;
+}
+
+/* A chunk counts as 2 * CHUNK queues, its bytes half on each side. */
+static void account_chunk(mm_engine *e, int sign)
+{
+    if (sign > 0) {
+        mm_mem_charge(&e->prq_mem, sizeof(mm_queue) * CHUNK);
+        mm_mem_charge(&e->umq_mem, sizeof(mm_queue) * CHUNK);
+    } else {
+        mm_mem_uncharge(&e->prq_mem, sizeof(mm_queue) * CHUNK);
+        mm_mem_uncharge(&e->umq_mem, sizeof(mm_queue) * CHUNK);
+    }
+    mm_stat_queues(&e->st.prq, sign * (int64_t)CHUNK);
+    mm_stat_queues(&e->st.umq, sign * (int64_t)CHUNK);
+}
+
+/* The chunk for peer src, allocated (with its middle block) if absent;
+ * NULL when out of memory, with nothing changed. */
+static peer_chunk *chunk_get(mm_engine *e, rank_comm *c, int32_t src)
+{
+    peer_chunk *k = chunk_of(c, src);
+    if (MM_LIKELY(k != NULL))
+        return k;
+    peer_mid **m = &c->top[(uint32_t)src / TOP_SPAN];
+    int new_mid = *m == NULL;
+    if (new_mid && !(*m = mm_mem_calloc(&e->mem, 1, sizeof(peer_mid))))
+        return NULL;
+    k = mm_mem_alloc(&e->mem, sizeof *k);
+    if (!k) {
+        if (new_mid) {
+            mm_mem_free(&e->mem, *m, sizeof(peer_mid));
+            *m = NULL;
+        }
+        return NULL;
+    }
+    for (uint32_t i = 0; i < CHUNK; i++) {
+        mm_queue_init(&k->prq[i], 0);
+        mm_queue_init(&k->umq[i], 0);
+    }
+    (*m)->chunk[(uint32_t)src / CHUNK % MID] = k;
+    c->nchunks++;
+    account_chunk(e, +1);
+    return k;
 }
 
 static void free_comm_data(mm_engine *e, rank_comm *c)
 {
-    mm_mem_free(&e->prq_mem, c->prq, peers_bytes(e));
-    mm_mem_free(&e->umq_mem, c->umq, peers_bytes(e));
-    mm_mem_free(&e->mem, c, sizeof *c);
+    for (uint32_t t = 0; t < c->ntop; t++) {
+        if (!c->top[t])
+            continue;
+        for (uint32_t i = 0; i < MID; i++)
+            if (c->top[t]->chunk[i]) {
+                mm_mem_free(&e->mem, c->top[t]->chunk[i], sizeof(peer_chunk));
+                account_chunk(e, -1);
+            }
+        mm_mem_free(&e->mem, c->top[t], sizeof(peer_mid));
+    }
+    mm_mem_free(&e->mem, c, comm_bytes(c->ntop));
 }
 
 static int rank_init(mm_engine *e, char *err, size_t errlen)
@@ -72,7 +157,8 @@ static mm_kentry *find_comm(rank_impl *R, int32_t comm)
     return ke;
 }
 
-/* Set up a communicator the caller has just failed to find. */
+/* Set up a communicator the caller has just failed to find (queue_elem
+ * counts its ANY_SOURCE list once something is queued in it). */
 static mm_kentry *new_comm(mm_engine *e, int32_t comm)
 {
     rank_impl *R = e->impl;
@@ -81,26 +167,25 @@ static mm_kentry *new_comm(mm_engine *e, int32_t comm)
     mm_kentry *ke = mm_ktable_get(&R->comms, &k, mm_key_hash(&k), &created);
     if (!ke)
         return NULL;
-    rank_comm *c = mm_mem_calloc(&e->mem, 1, sizeof *c);
-    if (c) {
-        c->prq = mm_mem_alloc(&e->prq_mem, peers_bytes(e));
-        c->umq = mm_mem_alloc(&e->umq_mem, peers_bytes(e));
-    }
-    if (!c || !c->prq || !c->umq) {
-        if (c)
-            free_comm_data(e, c);
+    uint32_t ntop = (uint32_t)(((uint64_t)e->nprocs + TOP_SPAN - 1) / TOP_SPAN);
+    rank_comm *c = mm_mem_calloc(&e->mem, 1, comm_bytes(ntop));
+    if (!c) {
         mm_ktable_remove(&R->comms, ke);
         return NULL;
     }
-    for (int32_t i = 0; i < e->nprocs; i++) {
-        mm_queue_init(&c->prq[i], 0);
-        mm_queue_init(&c->umq[i], 0);
-    }
+    c->ntop = ntop;
     ke->aux = c;
-    mm_stat_queues(&e->st.prq, e->nprocs + 1);
-    mm_stat_queues(&e->st.umq, e->nprocs);
     R->last = ke;
     return ke;
+}
+
+/* Undo new_comm (nothing was queued in it). */
+static void drop_comm(mm_engine *e, mm_kentry *ke)
+{
+    rank_impl *R = e->impl;
+    free_comm_data(e, ke->aux);
+    mm_ktable_remove(&R->comms, ke);
+    R->last = NULL;
 }
 
 /* Earliest unexpected message matching receive key k in communicator ke
@@ -112,21 +197,52 @@ static mm_elem *find_message(mm_engine *e, mm_kentry *ke, const mm_key *k, mm_qu
     if (ke) {
         rank_comm *c = ke->aux;
         if (k->src != MM_ANY_SOURCE) {
-            best = mm_queue_find(&c->umq[k->src], k, 1, MM_SEQ_NONE, &depth);
+            peer_chunk *pc = chunk_of(c, k->src);
+            if (pc)
+                best = mm_queue_find(&pc->umq[slot_of(k->src)], k, 1, MM_SEQ_NONE, &depth);
         } else {
             /* Each peer queue is in arrival order: stop a scan at the first
-             * message later than the best candidate so far. */
-            for (int32_t p = 0; p < e->nprocs; p++) {
-                mm_elem *m = mm_queue_find(&c->umq[p], k, 1, best ? best->seq : MM_SEQ_NONE, &depth);
-                if (m)
-                    best = m;
+             * message later than the best candidate so far. Only peers with
+             * queues (allocated chunks) can hold messages. */
+            for (uint32_t t = 0; t < c->ntop; t++) {
+                const peer_mid *m = c->top[t];
+                for (uint32_t i = 0; m && i < MID; i++)
+                    for (uint32_t p = 0; m->chunk[i] && p < CHUNK; p++)
+                        mm_queue_find_earlier(&m->chunk[i]->umq[p], k, 1, MM_SEQ_NONE, &best,
+                                              &depth);
             }
         }
         if (best)
-            *from = &c->umq[best->key.src];
+            *from = &chunk_of(c, best->key.src)->umq[slot_of(best->key.src)];
     }
     mm_stat_search(&e->st.umq, depth, best != NULL);
     return best;
+}
+
+/* Queue x (a receive when recv) in its communicator (ke, or a new one when
+ * NULL), allocating what it needs: MM_QUEUED, or MM_ENOMEM with nothing
+ * changed. */
+static int queue_elem(mm_engine *e, mm_kentry *ke, mm_elem *x, int recv)
+{
+    if (!mm_may_queue(x))
+        return MM_ENOMEM;
+    int fresh = ke == NULL;
+    if (fresh && !(ke = new_comm(e, x->key.comm)))
+        return MM_ENOMEM;
+    mm_queue *q = &ke->q; /* an ANY_SOURCE receive */
+    if (!recv || x->key.src != MM_ANY_SOURCE) {
+        peer_chunk *pc = chunk_get(e, ke->aux, x->key.src);
+        if (!pc) {
+            if (fresh)
+                drop_comm(e, ke);
+            return MM_ENOMEM;
+        }
+        q = recv ? &pc->prq[slot_of(x->key.src)] : &pc->umq[slot_of(x->key.src)];
+    }
+    if (fresh)
+        mm_stat_queues(&e->st.prq, 1); /* the ANY_SOURCE list */
+    mm_queue_push(q, x);
+    return MM_QUEUED;
 }
 
 static int rank_post(mm_engine *e, mm_elem *r, mm_elem **partner)
@@ -139,11 +255,7 @@ static int rank_post(mm_engine *e, mm_elem *r, mm_elem **partner)
         *partner = m;
         return MM_MATCHED;
     }
-    if (!ke && !(ke = new_comm(e, r->key.comm)))
-        return MM_ENOMEM;
-    rank_comm *c = ke->aux;
-    mm_queue_push(r->key.src == MM_ANY_SOURCE ? &ke->q : &c->prq[r->key.src], r);
-    return MM_QUEUED;
+    return queue_elem(e, ke, r, 1);
 }
 
 static int rank_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
@@ -153,14 +265,13 @@ static int rank_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
     mm_elem *best = NULL;
     mm_queue *from = NULL;
     if (ke) {
-        rank_comm *c = ke->aux;
-        best = mm_queue_find(&c->prq[m->key.src], &m->key, 0, MM_SEQ_NONE, &depth);
-        from = &c->prq[m->key.src];
-        mm_elem *w = mm_queue_find(&ke->q, &m->key, 0, best ? best->seq : MM_SEQ_NONE, &depth);
-        if (w) {
-            best = w;
-            from = &ke->q;
+        peer_chunk *pc = chunk_of(ke->aux, m->key.src);
+        if (pc) {
+            from = &pc->prq[slot_of(m->key.src)];
+            best = mm_queue_find(from, &m->key, 0, MM_SEQ_NONE, &depth);
         }
+        if (mm_queue_find_earlier(&ke->q, &m->key, 0, MM_SEQ_NONE, &best, &depth))
+            from = &ke->q;
     }
     mm_stat_search(&e->st.prq, depth, best != NULL);
     if (best) {
@@ -168,11 +279,7 @@ static int rank_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
         *partner = best;
         return MM_MATCHED;
     }
-    if (!ke && !(ke = new_comm(e, m->key.comm)))
-        return MM_ENOMEM;
-    rank_comm *c = ke->aux;
-    mm_queue_push(&c->umq[m->key.src], m);
-    return MM_QUEUED;
+    return queue_elem(e, ke, m, 0);
 }
 
 static mm_elem *rank_probe(mm_engine *e, const mm_key *k, int remove)
@@ -187,8 +294,8 @@ static mm_elem *rank_probe(mm_engine *e, const mm_key *k, int remove)
 static void rank_cancel(mm_engine *e, mm_elem *r)
 {
     mm_kentry *ke = find_comm(e->impl, r->key.comm);
-    rank_comm *c = ke->aux;
-    mm_queue_remove(r->key.src == MM_ANY_SOURCE ? &ke->q : &c->prq[r->key.src], r);
+    mm_queue_remove(r->key.src == MM_ANY_SOURCE
+                        ? &ke->q : &chunk_of(ke->aux, r->key.src)->prq[slot_of(r->key.src)], r);
 }
 
 static const mm_engine_ops rank_ops = {

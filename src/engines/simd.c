@@ -228,7 +228,7 @@ static int search_or_queue(mm_engine *e, simd_q *q, mm_qstats *st, mm_elem *x, i
         q_remove(e, q, i);
         return MM_MATCHED;
     }
-    return q_push(e, own, x) == 0 ? MM_QUEUED : MM_ENOMEM;
+    return mm_may_queue(x) && q_push(e, own, x) == 0 ? MM_QUEUED : MM_ENOMEM;
 }
 
 static int simd_post(mm_engine *e, mm_elem *r, mm_elem **partner)

@@ -189,7 +189,7 @@ static mm_elem *side_find(side *s, unsigned first, const mm_key *k, int recv_key
         if (!p->type || !p->n[b])
             continue;
         uint64_t d = 0;
-        mm_elem *h = part_find(p, k, recv_key, best ? best->seq : MM_SEQ_NONE, &d);
+        mm_elem *h = part_find(p, k, recv_key, mm_seq_bound(best, MM_SEQ_NONE), &d);
         *depth += d;
         if (i == 0)
             *first_depth = d;
@@ -209,6 +209,8 @@ static int enter(mm_engine *e, side *search, mm_qstats *st, side *home, mm_elem 
     uint64_t depth = 0, own_depth = 0;
     mm_elem *hit = side_find(search, own, &x->key, x_recv, &depth, &own_depth);
     mm_stat_search(st, depth, hit != NULL);
+    if (!hit && !mm_may_queue(x))
+        return MM_ENOMEM; /* before the COL profile learns of the search */
     if (x->kind == MM_KIND_COLL && search->p[own].type == PART_COL)
         col_searched(&search->p[own].u.col, x, own_depth);
     if (hit) {

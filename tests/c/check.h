@@ -2,6 +2,7 @@
 #ifndef MM_TEST_CHECK_H
 #define MM_TEST_CHECK_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -26,6 +27,15 @@ static int check_passed, check_failed;
                     __FILE__, __LINE__, #a, #b, a_, b_);                     \
         }                                                                    \
     } while (0)
+
+/* The tests' random numbers: xorshift64 on a nonzero state. */
+static inline uint64_t check_xorshift(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
 
 static inline int check_report(const char *name)
 {

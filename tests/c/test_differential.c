@@ -50,13 +50,7 @@ static int32_t to_api_tag(int32_t t) { return t == WILD ? MM_ANY_TAG : t; }
 
 /* ---- random streams ---- */
 static uint64_t rng;
-static uint64_t rnd(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+static uint64_t rnd(void) { return check_xorshift(&rng); }
 static int chance(double p) { return (double)(rnd() % 1000000) < p * 1e6; }
 static int32_t pick(int32_t lo, int32_t hi) { return lo + (int32_t)(rnd() % (uint64_t)(hi - lo + 1)); }
 
@@ -101,23 +95,28 @@ static void write_cluster_file(int32_t np)
 static const struct variant {
     const char *engine;
     const char *params[4];
+    uint32_t    flags;  /* MM_CFG_* */
 } variants[] = {
-    {"bins", {"bins=3"}},
-    {"kmeans", {"clusters=" CLUSTER_FILE}},
-    {"kmeans", {"k=3"}},
+    /* the thread-safe engines take the API's locked path (one thread here) */
+    {"list", {NULL}, MM_CFG_THREAD_SAFE},
+    {"nm", {NULL}, MM_CFG_THREAD_SAFE},
+    {"hash", {NULL}, MM_CFG_THREAD_SAFE},
+    {"bins", {"bins=3"}, 0},
+    {"kmeans", {"clusters=" CLUSTER_FILE}, 0},
+    {"kmeans", {"k=3"}, 0},
     /* switches to bins and back: low > threshold makes the first flap on
      * purpose (thousands of switches a config, hundreds of elements moved
      * each time); the second switches about a hundred times a config */
-    {"adaptive", {"threshold=1", "bins=3", "low=400"}},
-    {"adaptive", {"threshold=150", "bins=5", "low=350"}},
+    {"adaptive", {"threshold=1", "bins=3", "low=400"}, 0},
+    {"adaptive", {"threshold=150", "bins=5", "low=350"}, 0},
     /* the plain C scan; the default picks the widest vector scan the CPU has
      * (test_adaptive_simd compares every ISA the machine has) */
-    {"simd", {"isa=1"}},
+    {"simd", {"isa=1"}, 0},
     /* paper 000: small theta, with caps that are reached early (k = 1, 2)
      * or late (k = 64), so partners are extracted and levels opened many
      * times in a run, before and after the caps */
-    {"col+pnp", {"theta=3", "kc=1", "kp=2"}},
-    {"col+pnp", {"theta=2", "kc=64", "kp=64"}},
+    {"col+pnp", {"theta=3", "kc=1", "kp=2"}, 0},
+    {"col+pnp", {"theta=2", "kc=64", "kp=64"}, 0},
 };
 enum { NVARIANT = sizeof variants / sizeof variants[0] };
 enum { NCONFIG = sizeof configs / sizeof configs[0] };
@@ -129,12 +128,13 @@ typedef struct runner {
 } runner;
 
 static int add_runner(runner *r, const char *engine, const char *const *params,
-                      size_t nparams, const config *cf, int wild, uint64_t nevents)
+                      size_t nparams, uint32_t flags, const config *cf, int wild,
+                      uint64_t nevents)
 {
     const mm_engine_info *info = mm_engine_find(engine);
     if (!info)
         return 0; /* a variant of an engine this build does not have */
-    mm_config cfg = {.nprocs = cf->np, .params = params, .nparams = nparams};
+    mm_config cfg = {.nprocs = cf->np, .flags = flags, .params = params, .nparams = nparams};
     if (!wild)
         cfg.hints = MM_HINT_NO_ANY_SOURCE | MM_HINT_NO_ANY_TAG;
     if (info->hints_required & ~cfg.hints)
@@ -149,6 +149,8 @@ static int add_runner(runner *r, const char *engine, const char *const *params,
         n += snprintf(r->name + n, sizeof r->name - (size_t)n, "%s%s", i ? "," : "[", params[i]);
     if (nparams && n > 0 && (size_t)n < sizeof r->name)
         snprintf(r->name + n, sizeof r->name - (size_t)n, "]");
+    if ((flags & MM_CFG_THREAD_SAFE) && !nparams && n > 0 && (size_t)n < sizeof r->name)
+        snprintf(r->name + n, sizeof r->name - (size_t)n, "[thread-safe]");
     r->handles = calloc(nevents + 1, sizeof(mm_handle));
     if (!r->handles)
         abort();
@@ -164,12 +166,13 @@ static int run_config(const config *cf, uint64_t nevents)
     int wild = cf->any_src > 0 || cf->any_tag > 0;
     write_cluster_file(cf->np);
     for (size_t i = 0; i < mm_engine_count() && nr < MAX_RUNNERS; i++)
-        nr += add_runner(&r[nr], mm_engine_at(i)->name, NULL, 0, cf, wild, nevents);
+        nr += add_runner(&r[nr], mm_engine_at(i)->name, NULL, 0, 0, cf, wild, nevents);
     for (size_t i = 0; i < NVARIANT && nr < MAX_RUNNERS; i++) {
         size_t np = 0;
         while (np < 4 && variants[i].params[np])
             np++;
-        nr += add_runner(&r[nr], variants[i].engine, variants[i].params, np, cf, wild, nevents);
+        nr += add_runner(&r[nr], variants[i].engine, variants[i].params, np, variants[i].flags,
+                         cf, wild, nevents);
     }
     mvec prq = {0}, umq = {0};
     uint64_t *recv_ids = malloc((nevents + 1) * sizeof *recv_ids);

@@ -81,6 +81,14 @@ static void test_pool(void)
     int outside;
     CHECK(!mm_pool_owns(&pool, &outside));
     CHECK(!mm_pool_owns(&pool, (char *)objs[10] + 1)); /* not an object start */
+    CHECK(!mm_pool_owns(&pool, NULL));
+    mm_pool other;
+    mm_pool_init(&other, 40, &mem);
+    void *o = mm_pool_get(&other);
+    CHECK(mm_pool_owns(&other, o) && !mm_pool_owns(&pool, o) && !mm_pool_owns(&other, objs[0]));
+    CHECK(((uintptr_t)objs[0] & 63) == 0); /* objects keep the slab's line alignment */
+    mm_pool_put(&other, o);
+    mm_pool_destroy(&other);
     uint64_t bytes = mem.bytes;
     for (int i = 0; i < 5000; i++)
         mm_pool_put(&pool, objs[i]);

@@ -1,5 +1,6 @@
 /* A program outside the tree that links the installed library. */
 #include <stdio.h>
+#include <string.h>
 #include <mpimatch.h>
 
 int main(void)
@@ -21,6 +22,10 @@ int main(void)
         fprintf(stderr, "unexpected: %d %d %lu\n", a, b, (unsigned long)partner);
         return 1;
     }
-    printf("consumer ok: %zu engines\n", mm_engine_count());
+    if (strcmp(mm_version(), MPIMATCH_VERSION_STRING) != 0) {
+        fprintf(stderr, "library %s, header %s\n", mm_version(), MPIMATCH_VERSION_STRING);
+        return 1;
+    }
+    printf("consumer ok: libmpimatch %s, %zu engines\n", mm_version(), mm_engine_count());
     return 0;
 }

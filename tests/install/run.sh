@@ -9,6 +9,16 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
 libdir=$(ls -d "$tmp"/prefix/lib*/pkgconfig | head -1 | xargs dirname)
+# The version is the header's, everywhere: soname (MAJOR.MINOR until 1.0), pkg-config.
+v=$(sed -n 's/^#define MPIMATCH_VERSION_\(MAJOR\|MINOR\|PATCH\) *\([0-9]*\)$/\2/p' \
+    "$tmp/prefix/include/mpimatch.h" | paste -sd.)
+so=${v%.*}
+[ "${v%%.*}" = 0 ] || so=${v%%.*}
+readelf -d "$libdir/libmpimatch.so" | grep -q "Library soname: \[libmpimatch.so.$so\]" ||
+  { echo "install test: soname is not libmpimatch.so.$so" >&2; exit 1; }
+test -f "$libdir/libmpimatch.so.$v"
+PKG_CONFIG_PATH=$libdir/pkgconfig pkg-config --exact-version="$v" mpimatch ||
+  { echo "install test: pkg-config version is not $v" >&2; exit 1; }
 test -f "$tmp/prefix/include/mpimatch.h"
 test -x "$tmp/prefix/bin/mpimatch-replay"
 PKG_CONFIG_PATH=$libdir/pkgconfig

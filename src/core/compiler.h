@@ -1,0 +1,24 @@
+/* compiler.h - the annotations the matching path uses, in one place.
+ *
+ * MM_INLINE      a helper on the matching path that must not cost a call
+ *                (the compiler's heuristics decline some that are worth it);
+ * MM_LIKELY(c)   branch hints: the common case of a test on the matching
+ * MM_UNLIKELY(c) path (errors, growth, out of memory are the rare ones);
+ * MM_COLD        a function only the rare paths call (set-up, growth).
+ * With a compiler that lacks them they expand to plain C. */
+#ifndef MM_CORE_COMPILER_H
+#define MM_CORE_COMPILER_H
+
+#if defined(__GNUC__) || defined(__clang__)
+#define MM_INLINE      static inline __attribute__((always_inline))
+#define MM_LIKELY(c)   __builtin_expect(!!(c), 1)
+#define MM_UNLIKELY(c) __builtin_expect(!!(c), 0)
+#define MM_COLD        __attribute__((cold, noinline))
+#else
+#define MM_INLINE      static inline
+#define MM_LIKELY(c)   (c)
+#define MM_UNLIKELY(c) (c)
+#define MM_COLD
+#endif
+
+#endif
