@@ -15,7 +15,7 @@
 #include "convert.h"
 #include "replay.h"
 #include "stream.h"
-#include "stream_resolved.h"
+#include "replay_resolved.h"
 #include "trace_builder.h"
 
 static const char *work;
@@ -87,7 +87,7 @@ static void replay_all(const mm_stream *s, const char *what)
     CHECK(ran >= 2);
     mm_replay_free(&r);
     mm_resolved_report rep;
-    CHECK(mm_stream_check_resolved(s, &rep, err, sizeof err) == MMS_OK);
+    CHECK(mm_replay_check_resolved(s, &rep, err, sizeof err) == MMS_OK);
     CHECK_MSG(rep.differ == 0 && rep.unmatched == 0, "%s: resolved differ %llu unmatched %llu", what,
               (unsigned long long)rep.differ, (unsigned long long)rep.unmatched);
     CHECK_MSG(rep.recv_pending == 0 && rep.msg_pending == 0, "%s: left queued %llu R %llu M", what,

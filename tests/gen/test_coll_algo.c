@@ -1,4 +1,4 @@
-/* test_coll_algo: the collective schedules of tools/gen/coll_algo.c deliver
+/* test_coll_algo: the collective schedules of tools/coll/coll_algo.c deliver
  * exactly the data their collective promises.
  *
  * For every operation family, algorithm, a range of communicator sizes

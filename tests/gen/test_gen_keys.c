@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen/gen.h"
+#include "gen.h"
 #include "replay.h"
 #include "replay_paths.h"
 #include "gen_check.h"

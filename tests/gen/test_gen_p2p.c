@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen/gen.h"
-#include "gen/gen_emit.h"
+#include "gen.h"
+#include "gen_emit.h"
 #include "replay.h"
 #include "gen_check.h"
 #include "tcheck.h"

@@ -11,7 +11,7 @@
 #include "json.h"
 #include "outfile.h"
 #include "profile.h"
-#include "replay_report.h"
+#include "version.h"
 #include "stream.h"
 
 static const char usage[] =

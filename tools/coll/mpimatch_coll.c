@@ -1,6 +1,6 @@
 /*
  * mpimatch_coll.c - `mpimatch-coll`: show the point-to-point transfers of
- * one collective call as mpimatch expands it (tools/gen/coll_algo.h,
+ * one collective call as mpimatch expands it (tools/coll/coll_algo.h,
  * docs/collectives.md): the algorithm and the selection rule that picked
  * it, then every transfer, or the messages and bytes per (src, dst) pair
  * (what Open MPI's pml monitoring counts; tests/python/test_coll_oracle.py).
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "gen/coll_algo.h"
+#include "coll_algo.h"
 #include "json.h"
 #include "stream.h"
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "gen/gen.h"
+#include "gen.h"
 #include "outfile.h"
 #include "stream.h"
 

@@ -1,14 +1,14 @@
 /*
- * stream_resolved.c - compare the resolved source/tag of receives with the
- * partners a reference replay gives them (stream_resolved.h).
+ * replay_resolved.c - compare the resolved source/tag of receives with the
+ * partners a reference replay gives them (replay_resolved.h).
  */
 #include <stdlib.h>
 
 #include "replay.h"
 #include "stream_internal.h"
-#include "stream_resolved.h"
+#include "replay_resolved.h"
 
-int mm_stream_check_resolved(const mm_stream *s, mm_resolved_report *rep,
+int mm_replay_check_resolved(const mm_stream *s, mm_resolved_report *rep,
                              char *err, size_t errlen)
 {
     *rep = (mm_resolved_report){ 0 };

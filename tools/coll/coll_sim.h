@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #include "coll_algo.h"
-#include "gen.h"
+#include "rng.h"
 #include "stream.h"
 
 /* Events one run may collect (about 3 GB of memory at most). */

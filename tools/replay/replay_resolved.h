@@ -1,5 +1,5 @@
 /*
- * stream_resolved.h - check the resolved source and tag that trace
+ * replay_resolved.h - check the resolved source and tag that trace
  * conversion records on receives (src_resolved= / tag_resolved=,
  * docs/stream-format.md) against what a reference replay matches.
  *
@@ -9,8 +9,8 @@
  * message found it later) must have exactly that source and tag. A receive
  * the replay leaves unmatched, or one cancelled, is counted apart.
  */
-#ifndef MM_TOOLS_STREAM_RESOLVED_H
-#define MM_TOOLS_STREAM_RESOLVED_H
+#ifndef MM_TOOLS_REPLAY_RESOLVED_H
+#define MM_TOOLS_REPLAY_RESOLVED_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -32,7 +32,7 @@ typedef struct mm_resolved_report {
 
 /* Replay the finalized stream s with the list engine and fill *rep.
  * Returns MMS_OK, or MMS_ENOMEM / MMS_ESTATE with the reason in err. */
-int mm_stream_check_resolved(const mm_stream *s, mm_resolved_report *rep,
+int mm_replay_check_resolved(const mm_stream *s, mm_resolved_report *rep,
                              char *err, size_t errlen);
 
-#endif /* MM_TOOLS_STREAM_RESOLVED_H */
+#endif /* MM_TOOLS_REPLAY_RESOLVED_H */

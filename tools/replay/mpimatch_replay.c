@@ -9,7 +9,7 @@
 #endif
 
 #include "cli.h"
-#include "gen/gen.h"
+#include "gen.h"
 #include "outfile.h"
 #include "replay.h"
 #include "replay_analysis.h"

@@ -7,15 +7,10 @@
 
 #include <stdio.h>
 
-#include "gen/gen.h"
+#include "gen.h"
 #include "replay_engines.h"
 #include "stream.h"
 
-/* "0.1.0": the library version the tools were built with. */
-#define MM_STR2_(x) #x
-#define MM_STR_(x) MM_STR2_(x)
-#define MM_TOOLS_VERSION_STR \
-    MM_STR_(MPIMATCH_VERSION_MAJOR) "." MM_STR_(MPIMATCH_VERSION_MINOR) "." MM_STR_(MPIMATCH_VERSION_PATCH)
 
 /* The line naming stream, events, np and hints, then the column heads. */
 void mm_report_table_head(FILE *f, const mm_stream *s, const mm_plan *p);

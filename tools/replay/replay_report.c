@@ -7,6 +7,7 @@
 #include "json.h"
 #include "replay_paths.h"
 #include "replay_report.h"
+#include "version.h"
 
 static double mean_depth(const mm_qstats *q)
 {

@@ -8,7 +8,7 @@
 #include "cli.h"
 #include "outfile.h"
 #include "stream.h"
-#include "stream_resolved.h"
+#include "replay_resolved.h"
 
 static const char usage[] =
     "usage: mpimatch-stream convert IN OUT [--to text|binary] [--np N]\n"
@@ -186,7 +186,7 @@ static int check_resolved(const mm_stream *s)
 {
     char err[1024], where[512];
     mm_resolved_report rep;
-    if (mm_stream_check_resolved(s, &rep, err, sizeof err) != MMS_OK) {
+    if (mm_replay_check_resolved(s, &rep, err, sizeof err) != MMS_OK) {
         cli_error("%s", err);
         return CLI_FAIL;
     }
