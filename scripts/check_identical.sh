@@ -171,6 +171,7 @@ record() {   # BUILD OUT
   run st/help "$ST" --help
   run st/stdin sh -c "\"$ST\" cat - < \"$REPO/examples/tiny.mms\""
   run pf/two "$PR" "$REPO/tests/stream/data/wild.txt" "$REPO/tests/stream/data/nowild.txt" --out - --receiver 2
+  run pf/two-np "$PR" "$REPO/tests/stream/data/wild.txt" "$REPO/tests/stream/data/nowild.txt" --out - --receiver 1 --np 4
 
   # replay: parameters and engine lists
   local W=$REPO/examples/mixed-wildcards.mms

@@ -1,18 +1,18 @@
 /*
  * profile.c - count, per peer, what a single-list matcher does with a
- * stream (see profile.h). The two queues are simulated as index-linked
- * lists over the stream's events; the library's `list` engine runs beside
- * them and must agree on every partner and search depth.
+ * stream (see profile.h). The two queues are those of the list-semantics
+ * simulator (list_sim.h); the library's `list` engine runs beside it and
+ * must agree on every partner and search depth.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "list_sim.h"
 #include "profile.h"
 
-#define NONE SIZE_MAX
-enum { NOT_QUEUED = 0, IN_PRQ = 1, IN_UMQ = 2 };
+#define NONE MM_LSIM_NONE
 
 /* Sparse (searcher, owner) -> count, open addressing. */
 typedef struct pairmap {
@@ -24,9 +24,7 @@ typedef struct pairmap {
 typedef struct sim {
     const mm_stream *s;
     mm_profile *p;
-    size_t  *next, *prev;      /* [n] links of queued R/M events     */
-    uint8_t *where;            /* [n] NOT_QUEUED, IN_PRQ or IN_UMQ   */
-    size_t   head[3], tail[3]; /* by IN_PRQ / IN_UMQ                 */
+    mm_lsim  q;                /* the two queues, list semantics     */
     pairmap  pm;
     mm_engine *eng;            /* `list`, in lockstep                */
     mm_handle *handles;        /* [n] handles of queued receives     */
@@ -88,61 +86,6 @@ static int pair_add(pairmap *m, int32_t searcher, int32_t owner)
     return 0;
 }
 
-/* Does receive pattern r accept message m? (docs/semantics.md) */
-static int accepts(const mm_event *r, const mm_event *m)
-{
-    return r->comm == m->comm && (r->src == MM_ANY_SOURCE || r->src == m->src) &&
-           (r->tag == MM_ANY_TAG ? m->tag >= 0 : r->tag == m->tag);
-}
-
-/* The peer an element or a search belongs to; np for ANY_SOURCE. */
-static int32_t peer_of(const sim *S, const mm_event *x)
-{
-    return x->src == MM_ANY_SOURCE ? S->s->np : x->src;
-}
-
-static void push(sim *S, int q, size_t i)
-{
-    S->where[i] = (uint8_t)q;
-    S->next[i] = NONE;
-    S->prev[i] = S->tail[q];
-    if (S->tail[q] == NONE)
-        S->head[q] = i;
-    else
-        S->next[S->tail[q]] = i;
-    S->tail[q] = i;
-}
-
-static void unlink_elem(sim *S, size_t i)
-{
-    int q = S->where[i];
-    if (S->prev[i] == NONE)
-        S->head[q] = S->next[i];
-    else
-        S->next[S->prev[i]] = S->next[i];
-    if (S->next[i] == NONE)
-        S->tail[q] = S->prev[i];
-    else
-        S->prev[S->next[i]] = S->prev[i];
-    S->where[i] = NOT_QUEUED;
-}
-
-/* Walk queue q for the first partner of x, charging every compared element
- * to its owner in the searcher's row. Returns its index or NONE. */
-static size_t walk(sim *S, int q, const mm_event *x, uint64_t *depth, int *oom)
-{
-    const mm_event *ev = S->s->ev;
-    int32_t searcher = peer_of(S, x);
-    for (size_t i = S->head[q]; i != NONE; i = S->next[i]) {
-        ++*depth;
-        if (pair_add(&S->pm, searcher, peer_of(S, &ev[i])))
-            *oom = 1;
-        if (q == IN_UMQ ? accepts(x, &ev[i]) : accepts(&ev[i], x))
-            return i;
-    }
-    return NONE;
-}
-
 /* Run event i through the engine; its partner (event index) or NONE. */
 static int engine_step(sim *S, size_t i, size_t *partner)
 {
@@ -155,7 +98,7 @@ static int engine_step(sim *S, size_t i, size_t *partner)
         rc = x->type == MM_EV_MSG ? mm_arrive(S->eng, &en, &got)
                                   : mm_post(S->eng, &en, &S->handles[i], &got);
     } else if (x->type == MM_EV_CANCEL) {
-        rc = S->where[x->ref] == IN_PRQ ? mm_cancel(S->eng, S->handles[x->ref]) : MM_NOTFOUND;
+        rc = S->q.where[x->ref] == MM_LSIM_PRQ ? mm_cancel(S->eng, S->handles[x->ref]) : MM_NOTFOUND;
         got = (uintptr_t)x->ref;
     } else {
         rc = (x->type == MM_EV_PROBE ? mm_probe : mm_mprobe)(S->eng, x->comm, x->src, x->tag, &got);
@@ -164,6 +107,19 @@ static int engine_step(sim *S, size_t i, size_t *partner)
         return rc;
     *partner = rc == MM_MATCHED ? (size_t)got : NONE;
     return 0;
+}
+
+/* The peer an element or a search belongs to; np for ANY_SOURCE. */
+static int32_t peer_of(const mm_stream *s, const mm_event *x)
+{
+    return x->src == MM_ANY_SOURCE ? s->np : x->src;
+}
+
+/* Every compared element, charged to its owner in the searcher's row. */
+static int charge(void *ctx, const mm_event *x, const mm_event *elem)
+{
+    sim *S = ctx;
+    return pair_add(&S->pm, peer_of(S->s, x), peer_of(S->s, elem));
 }
 
 static void count_search(sim *S, const mm_event *x, uint64_t depth)
@@ -179,41 +135,6 @@ static void count_search(sim *S, const mm_event *x, uint64_t depth)
         p->umq_searches[x->src]++;
         p->umq_traversed[x->src] += depth;
     }
-}
-
-/* One event through the simulation; the partner's index or NONE. */
-static size_t sim_step(sim *S, size_t i, uint64_t *depth, int *oom)
-{
-    const mm_event *x = &S->s->ev[i];
-    size_t hit = NONE;
-    switch (x->type) {
-    case MM_EV_CANCEL:
-        if (S->where[x->ref] == IN_PRQ) {
-            unlink_elem(S, x->ref);
-            hit = x->ref;
-        }
-        return hit;
-    case MM_EV_MSG:
-        hit = walk(S, IN_PRQ, x, depth, oom);
-        break;
-    default: /* R, P, X */
-        hit = walk(S, IN_UMQ, x, depth, oom);
-        break;
-    }
-    count_search(S, x, *depth);
-    if (hit != NONE && x->type != MM_EV_PROBE)
-        unlink_elem(S, hit);
-    if (hit == NONE && x->type == MM_EV_MSG) {
-        push(S, IN_UMQ, i);
-        S->p->umq_added[x->src]++;
-    } else if (hit == NONE && x->type == MM_EV_RECV) {
-        push(S, IN_PRQ, i);
-        if (x->src == MM_ANY_SOURCE)
-            S->p->any_prq_added++;
-        else
-            S->p->prq_added[x->src]++;
-    }
-    return hit;
 }
 
 static int cmp_pair(const void *a, const void *b)
@@ -248,13 +169,23 @@ static int run_events(sim *S, char *err, size_t errlen)
     mm_stats st;
     uint64_t before = 0;
     for (size_t i = 0; i < s->n; i++) {
-        uint64_t depth = 0;
-        int oom = 0;
-        size_t want = NONE;
+        const mm_event *x = &s->ev[i];
+        uint64_t depth;
+        int searched;
+        size_t want = NONE, hit;
         int rc = engine_step(S, i, &want); /* first: a cancel asks where the receive is */
-        size_t hit = sim_step(S, i, &depth, &oom);
-        if (oom)
+        if (mm_lsim_step(&S->q, i, charge, S, &hit, &depth, &searched))
             return fail(err, errlen, "out of memory for the pairwise counts");
+        if (searched)
+            count_search(S, x, depth);
+        if (hit == NONE && x->type == MM_EV_MSG) {
+            S->p->umq_added[x->src]++;
+        } else if (hit == NONE && x->type == MM_EV_RECV) {
+            if (x->src == MM_ANY_SOURCE)
+                S->p->any_prq_added++;
+            else
+                S->p->prq_added[x->src]++;
+        }
         mm_get_stats(S->eng, &st);
         uint64_t now = st.prq.traversed + st.umq.traversed;
         if (rc < 0 || hit != want || now - before != depth) {
@@ -282,24 +213,20 @@ int mm_profile_run(const mm_stream *s, mm_profile *p, char *err, size_t errlen)
         }
     }
 
-    sim S = {.s = s, .p = p, .head = {NONE, NONE, NONE}, .tail = {NONE, NONE, NONE}};
-    S.next = malloc(n * sizeof *S.next);
-    S.prev = malloc(n * sizeof *S.prev);
-    S.where = calloc(n, 1);
+    sim S = {.s = s, .p = p};
+    int qrc = mm_lsim_init(&S.q, s);
     S.handles = calloc(n, sizeof *S.handles);
     char cerr[512] = "";
     mm_config cfg = {.nprocs = s->np};
     int rc;
-    if (!S.next || !S.prev || !S.where || !S.handles)
+    if (qrc || !S.handles)
         rc = fail(err, errlen, "out of memory for %zu events", s->n);
     else if (mm_create(&S.eng, "list", &cfg, cerr, sizeof cerr) != 0)
         rc = fail(err, errlen, "cannot create engine 'list': %s", cerr);
     else if ((rc = run_events(&S, err, errlen)) == 0 && collect_pairs(&S))
         rc = fail(err, errlen, "out of memory for %zu pairwise counts", S.pm.count);
     mm_destroy(S.eng);
-    free(S.next);
-    free(S.prev);
-    free(S.where);
+    mm_lsim_free(&S.q);
     free(S.handles);
     free(S.pm.keys);
     free(S.pm.vals);

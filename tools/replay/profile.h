@@ -4,11 +4,12 @@
  * peer, how many elements it put in the queues and how much of the queues
  * the searches on its behalf walked (docs/clustering.md).
  *
- * The walk is simulated here so that every compared element can be charged
- * to the peer that owns it (the `pairs` counts, which give the exact search
- * cost of any clustering); the library's `list` engine runs in lockstep and
- * must agree on every partner and every search depth, so the counts are
- * those of the real engine.
+ * The walk is that of the list-semantics simulator (list_sim.h), which
+ * shows every compared element, so that it can be charged to the peer that
+ * owns it (the `pairs` counts, which give the exact search cost of any
+ * clustering); the library's `list` engine runs in lockstep and must agree
+ * on every partner and every search depth, so the counts are those of the
+ * real engine.
  */
 #ifndef MM_TOOLS_PROFILE_H
 #define MM_TOOLS_PROFILE_H

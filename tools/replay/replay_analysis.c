@@ -1,7 +1,6 @@
 /*
  * replay_analysis.c - per-source traversal counts and queue series
- * (replay_analysis.h). Plain arrays of event indices serve as the queues:
- * this pass is untimed, so clarity beats speed.
+ * (replay_analysis.h), on the list-semantics simulator (list_sim.h).
  */
 #include "replay_analysis.h"
 
@@ -9,65 +8,20 @@
 #include <string.h>
 
 #include "json.h"
-
-typedef struct vq {
-    size_t *e;
-    size_t n, cap;
-} vq;
-
-static int vq_push(vq *q, size_t i)
-{
-    if (q->n == q->cap) {
-        size_t nc = q->cap ? 2 * q->cap : 64;
-        size_t *p = realloc(q->e, nc * sizeof *p);
-        if (!p)
-            return -1;
-        q->e = p;
-        q->cap = nc;
-    }
-    q->e[q->n++] = i;
-    return 0;
-}
-
-static void vq_remove(vq *q, size_t at)
-{
-    memmove(q->e + at, q->e + at + 1, (q->n - at - 1) * sizeof *q->e);
-    q->n--;
-}
-
-/* The MPI rule (src/core/elem.h mm_match): receive key r, message key m. */
-static int match(const mm_event *r, const mm_event *m)
-{
-    return r->comm == m->comm && (r->src == m->src || r->src == MM_ANY_SOURCE) &&
-           (r->tag == m->tag || (r->tag == MM_ANY_TAG && m->tag >= 0));
-}
+#include "list_sim.h"
 
 static size_t src_slot(const mm_analysis *a, int32_t src)
 {
     return src >= 0 && src < a->np ? (size_t)src : (size_t)a->np;
 }
 
-/* Search queue q from the head for the partner of event x: in the UMQ
- * (recv_side 0: x is a receive or probe, the elements are messages) or in
- * the PRQ (recv_side 1: x is a message, the elements are receives). Every
- * element looked at is counted under its source. Index in q or -1. */
-static long long search(const mm_stream *s, mm_analysis *a, const vq *q, const mm_event *x,
-                        int recv_side)
+/* Every element a search compares, counted under its source: messages in
+ * the UMQ, receives (ANY_SOURCE apart) in the PRQ. */
+static int count_elem(void *ctx, const mm_event *x, const mm_event *elem)
 {
-    uint64_t depth = 0, *by_src = recv_side ? a->prq_src : a->umq_src;
-    long long hit = -1;
-    for (size_t i = 0; i < q->n; i++) {
-        const mm_event *e = &s->ev[q->e[i]];
-        depth++;
-        by_src[src_slot(a, e->src)]++;
-        if (recv_side ? match(e, x) : match(x, e)) {
-            hit = (long long)i;
-            break;
-        }
-    }
-    *(recv_side ? &a->prq_searches : &a->umq_searches) += 1;
-    *(recv_side ? &a->prq_traversed : &a->umq_traversed) += depth;
-    return hit;
+    mm_analysis *a = ctx;
+    (x->type == MM_EV_MSG ? a->prq_src : a->umq_src)[src_slot(a, elem->src)]++;
+    return 0;
 }
 
 int mm_analyze(const mm_stream *s, mm_analysis *a, FILE *series, uint64_t every)
@@ -76,62 +30,40 @@ int mm_analyze(const mm_stream *s, mm_analysis *a, FILE *series, uint64_t every)
     a->np = s->np;
     a->umq_src = calloc((size_t)s->np + 1, sizeof *a->umq_src); /* [np] unused */
     a->prq_src = calloc((size_t)s->np + 1, sizeof *a->prq_src);
-    vq prq = { 0 }, umq = { 0 };
-    int rc = MMS_ENOMEM;
-    if (!a->umq_src || !a->prq_src)
-        goto out;
+    mm_lsim q;
+    if (!a->umq_src || !a->prq_src || mm_lsim_init(&q, s))
+        return MMS_ENOMEM;
+    int rc = MMS_EIO;
     uint64_t t = 0;
-    if (series && fputs("event,t,prq,umq\n", series) < 0) {
-        rc = MMS_EIO;
+    if (series && fputs("event,t,prq,umq\n", series) < 0)
         goto out;
-    }
     for (size_t i = 0; i < s->n; i++) {
         const mm_event *ev = &s->ev[i];
-        long long h;
-        switch (ev->type) {
-        case MM_EV_RECV:
+        size_t partner;
+        uint64_t depth;
+        int searched;
+        mm_lsim_step(&q, i, count_elem, a, &partner, &depth, &searched);
+        if (ev->type == MM_EV_RECV || ev->type == MM_EV_MSG)
             t = ev->t;
-            if ((h = search(s, a, &umq, ev, 0)) >= 0)
-                vq_remove(&umq, (size_t)h);
-            else if (vq_push(&prq, i))
-                goto out;
-            break;
-        case MM_EV_MSG:
-            t = ev->t;
-            if ((h = search(s, a, &prq, ev, 1)) >= 0)
-                vq_remove(&prq, (size_t)h);
-            else if (vq_push(&umq, i))
-                goto out;
-            break;
-        case MM_EV_PROBE:
-        case MM_EV_MPROBE:
-            if ((h = search(s, a, &umq, ev, 0)) >= 0 && ev->type == MM_EV_MPROBE)
-                vq_remove(&umq, (size_t)h);
-            break;
-        case MM_EV_CANCEL:
-            for (size_t k = 0; k < prq.n; k++)
-                if (prq.e[k] == ev->ref) {
-                    vq_remove(&prq, k);
-                    break;
-                }
-            break;
-        default:
-            break;
+        if (searched && ev->type == MM_EV_MSG) {
+            a->prq_searches++;
+            a->prq_traversed += depth;
+        } else if (searched) {
+            a->umq_searches++;
+            a->umq_traversed += depth;
         }
-        if (prq.n > a->prq_max_length)
-            a->prq_max_length = prq.n;
-        if (umq.n > a->umq_max_length)
-            a->umq_max_length = umq.n;
+        size_t prq = q.len[MM_LSIM_PRQ], umq = q.len[MM_LSIM_UMQ];
+        if (prq > a->prq_max_length)
+            a->prq_max_length = prq;
+        if (umq > a->umq_max_length)
+            a->umq_max_length = umq;
         if (series && every && ((i + 1) % every == 0 || i + 1 == s->n) &&
-            fprintf(series, "%zu,%llu,%zu,%zu\n", i + 1, (unsigned long long)t, prq.n, umq.n) < 0) {
-            rc = MMS_EIO;
+            fprintf(series, "%zu,%llu,%zu,%zu\n", i + 1, (unsigned long long)t, prq, umq) < 0)
             goto out;
-        }
     }
     rc = MMS_OK;
 out:
-    free(prq.e);
-    free(umq.e);
+    mm_lsim_free(&q);
     return rc;
 }
 
