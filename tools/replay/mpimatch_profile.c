@@ -135,7 +135,7 @@ static void write_receiver(mmj *j, const mm_profile *p, int64_t receiver, const 
     mmj_obj_end(j);
 }
 
-/* The heat-map matrices (paper 001, Fig. 6): one row per receiver. */
+/* The heat-map matrices (Ghazimirsaeed and Afsahi, HPCS 2017, Fig. 6): one row per receiver. */
 static void write_matrices(mmj *j, const mm_profile *ps, size_t n)
 {
     mmj_key(j, "added");

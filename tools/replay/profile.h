@@ -1,8 +1,9 @@
 /*
- * profile.h - the profile phase of the kmeans engine (paper 001, section 4):
- * replay a stream with single-list (MPICH/MVAPICH) matching and count, per
- * peer, how many elements it put in the queues and how much of the queues
- * the searches on its behalf walked (docs/clustering.md).
+ * profile.h - the profile phase of the kmeans engine (Ghazimirsaeed and
+ * Afsahi, HPCS 2017, section 4): replay a stream with single-list
+ * (MPICH/MVAPICH) matching and count, per peer, how many elements it put in
+ * the queues and how much of the queues the searches on its behalf walked
+ * (docs/clustering.md).
  *
  * The walk is that of the list-semantics simulator (list_sim.h), which
  * shows every compared element, so that it can be charged to the peer that

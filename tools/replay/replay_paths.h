@@ -4,7 +4,7 @@
  *
  * Every event takes one path through the matching engine, decided by its
  * outcome (the same for every engine): a receive that finds no unexpected
- * message and is queued ("fail from recv", paper 002 Table I) or that takes
+ * message and is queued ("fail from recv", the MPI 4.0 hints paper, Table I) or that takes
  * one ("success from recv"); a message that finds no receive and is queued
  * as unexpected ("fail from send") or that matches a posted receive
  * ("success from send"); probes, matched probes and cancels are classes of

@@ -1,6 +1,6 @@
 /*
  * stream.h - the in-memory event stream shared by the parsers, the writers,
- * the replay loop and (later) the workload generators.
+ * the replay loop and the workload generators.
  *
  * A stream is an array of events in arrival order. Events enter only through
  * mm_stream_push(), which applies every semantic rule of the stream format
