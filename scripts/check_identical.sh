@@ -191,6 +191,10 @@ record() {   # BUILD OUT
   run rp/bad-engine "$RP" "$W" --engine nosuch --reps 1 --quiet
   run rp/workload "$RP" --workload "shuffle:n=64,rounds=2" --engine all --matches rp/workload.m --reps 1 --quiet
   run rp/hints "$RP" "$W" --engine hash --hints none --matches rp/hints.m --reps 1 --quiet
+  # the parameters each engine ran with, from --json (timings left out)
+  local keep='import json,sys; d=json.load(sys.stdin); [print(r["engine"], json.dumps(r["params"])) for r in d["results"]]; print("skipped", json.dumps(d["skipped"]))'
+  run rp/p-json sh -c "\"$RP\" \"$W\" --engine all --param bins=077 --param kc=1 --param col+pnp:kp=0 --param k=2 --reps 1 --quiet --json - | python3 -c '$keep'"
+  run rp/p-json-kmeans sh -c "\"$RP\" \"$W\" --engine list,kmeans,bins --reps 1 --quiet --json - | python3 -c '$keep'"
 
   # mpimatch-coll: every operation, a grid of sizes, both libraries
   mkdir -p coll

@@ -269,29 +269,19 @@ static int compare(run *r, const mm_plan_engine *e)
 
 static mm_config config_for(const run *r, const mm_plan_engine *e)
 {
-    mm_config cfg = { r->s.np, r->plan.hints, 0, (const char *const *)e->param_strs,
-                      e->nparam_strs };
-    return cfg;
+    return mm_plan_config(&r->plan, e, r->s.np);
 }
 
-/* Create every engine once before timing any: a bad parameter value fails
- * at once instead of after the other engines have run. */
+/* Create every engine once before timing any: the library checks the
+ * parameters, and a bad one fails at once instead of after the other
+ * engines have run. */
 static int check_engines(run *r)
 {
-    char err[1024];
     for (size_t i = 0; i < r->plan.n; i++) {
-        const mm_plan_engine *e = &r->plan.e[i];
-        if (e->skipped)
-            continue;
-        mm_config cfg = config_for(r, e);
-        mm_engine *eng = NULL;
-        err[0] = '\0';
-        int rc = mm_create(&eng, e->info->name, &cfg, err, sizeof err);
-        if (rc < 0 || !eng) {
-            cli_error("cannot create engine '%s': %s", e->info->name, err[0] ? err : mm_strerror(rc));
-            return CLI_USAGE;
-        }
-        mm_destroy(eng);
+        mm_plan_engine *e = &r->plan.e[i];
+        int rc;
+        if (!e->skipped && (rc = mm_plan_values(&r->plan, e, r->s.np)))
+            return rc;
     }
     return 0;
 }
@@ -303,7 +293,7 @@ static int time_paths(run *r, mm_plan_engine *e, size_t i)
     char err[1024];
     mm_config cfg = config_for(r, e);
     mm_paths_classify(&r->paths, r->rep.out);
-    int rc = mm_paths_run(&r->paths, &r->rep, e->info->name, &cfg, r->a.reps, e->res.hash,
+    int rc = mm_paths_run(&r->paths, &r->rep, e->info, &cfg, r->a.reps, e->res.hash,
                           &r->pres[i], err, sizeof err);
     if (rc != MMR_OK) {
         cli_error("%s", err);
@@ -358,7 +348,7 @@ static int run_interleaved(run *r, int *printed_head)
                 continue;
             mm_config cfg = config_for(r, e);
             mm_replay_result one;
-            int lib = mm_replay_run(&r->rep, e->info->name, &cfg, k == 0, 1, &one, err, sizeof err);
+            int lib = mm_replay_run(&r->rep, e->info, &cfg, k == 0, 1, &one, err, sizeof err);
             if (lib == MMR_OK && k > 0 && one.hash != e->res.hash) {
                 snprintf(err, sizeof err, "engine '%s': repetition %u produced different "
                          "outcomes than repetition 1", e->info->name, k + 1);
@@ -401,7 +391,7 @@ static int run_engines(run *r)
         if (e->skipped)
             continue;
         mm_config cfg = config_for(r, e);
-        rc = mm_replay_run(&r->rep, e->info->name, &cfg, 1, r->a.reps, &e->res, err, sizeof err);
+        rc = mm_replay_run(&r->rep, e->info, &cfg, 1, r->a.reps, &e->res, err, sizeof err);
         if (rc != MMR_OK) {
             cli_error("%s", err);
             return exit_code_for(rc);

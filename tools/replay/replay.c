@@ -143,10 +143,11 @@ static int64_t now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-int mm_replay_run(mm_replay *r, const char *engine, const mm_config *cfg,
+int mm_replay_run(mm_replay *r, const mm_engine_info *info, const mm_config *cfg,
                   unsigned warmup, unsigned reps, mm_replay_result *res,
                   char *err, size_t errlen)
 {
+    const char *engine = info ? info->name : "(none)";
     const mm_stream *s = r->s;
     char where[512], cerr[512];
     memset(res, 0, sizeof *res);
@@ -157,7 +158,7 @@ int mm_replay_run(mm_replay *r, const char *engine, const mm_config *cfg,
     for (unsigned run = 0; run < warmup + reps; run++) {
         mm_engine *eng = NULL;
         cerr[0] = '\0';
-        int rc = mm_create(&eng, engine, cfg, cerr, sizeof cerr);
+        int rc = mm_create_from(&eng, info, cfg, cerr, sizeof cerr);
         if (rc < 0 || !eng) {
             res->lib_status = rc;
             return fail(err, errlen, MMR_ECREATE, "cannot create engine '%s': %s", engine,

@@ -70,11 +70,12 @@ int  mm_replay_init(mm_replay *r, const mm_stream *s, unsigned max_reps,
                     char *err, size_t errlen);
 void mm_replay_free(mm_replay *r);
 
-/* Create the engine fresh for each run: `warmup` untimed runs (0 or 1),
+/* Create the engine (looked up once by the caller: mm_engine_find, or the
+ * plan of replay_engines.h) fresh for each run: `warmup` untimed runs (0 or 1),
  * then `reps` timed ones. Every run must give the same outcomes. r->out
  * holds those of the last run. On error, err names the engine, the stream
  * location and the reason. */
-int  mm_replay_run(mm_replay *r, const char *engine, const mm_config *cfg,
+int  mm_replay_run(mm_replay *r, const mm_engine_info *engine, const mm_config *cfg,
                    unsigned warmup, unsigned reps, mm_replay_result *res,
                    char *err, size_t errlen);
 

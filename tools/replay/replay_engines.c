@@ -3,7 +3,6 @@
  * mpimatch-replay. Errors are printed here (they are usage errors, exit 2)
  * because each needs its own list of valid choices.
  */
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,11 +37,10 @@ static int add_engine(mm_plan *p, const mm_engine_info *info, int named)
     e->named = named;
     size_t np = info->nparams;
     e->values = calloc(np + 1, sizeof *e->values);
-    e->set = calloc(np + 1, 1);
-    e->param_strs = calloc(np + 1, sizeof *e->param_strs);
-    e->files = calloc(np + 1, sizeof *e->files);
+    e->given = calloc(np + 1, sizeof *e->given);
+    e->params = calloc(np + 1, sizeof *e->params);
     p->n++; /* counted now so mm_plan_free releases a partial entry */
-    if (!e->values || !e->set || !e->param_strs || !e->files) {
+    if (!e->values || !e->given || !e->params) {
         cli_error("out of memory");
         return CLI_FAIL;
     }
@@ -208,31 +206,6 @@ static long find_param(const mm_engine_info *in, const char *key, size_t keylen)
     return -1;
 }
 
-/* Rebuild an engine's "key=value" strings from the values the user set. */
-static int build_param_strs(mm_plan_engine *e)
-{
-    for (size_t k = 0; k < e->nparam_strs; k++)
-        free(e->param_strs[k]);
-    e->nparam_strs = 0;
-    for (size_t k = 0; k < e->info->nparams; k++) {
-        if (!e->set[k])
-            continue;
-        const char *file = e->info->params[k].type == MM_PARAM_FILE ? e->files[k] : NULL;
-        size_t n = strlen(e->info->params[k].name) + 32 + (file ? strlen(file) : 0);
-        char *str = malloc(n);
-        if (!str) {
-            cli_error("out of memory");
-            return CLI_FAIL;
-        }
-        if (file)
-            snprintf(str, n, "%s=%s", e->info->params[k].name, file);
-        else
-            snprintf(str, n, "%s=%" PRId64, e->info->params[k].name, e->values[k]);
-        e->param_strs[e->nparam_strs++] = str;
-    }
-    return 0;
-}
-
 int mm_plan_params(mm_plan *p, const char *const *params, size_t nparams)
 {
     for (size_t i = 0; i < nparams; i++) {
@@ -259,20 +232,7 @@ int mm_plan_params(mm_plan *p, const char *const *params, size_t nparams)
             long k = find_param(e->info, key, keylen);
             if (k < 0)
                 continue;
-            /* a later --param overrides an earlier one */
-            if (e->info->params[k].type == MM_PARAM_FILE) {
-                if (eq[1] == '\0') {
-                    cli_error("--param '%s': parameter %s of engine '%s' needs a file name",
-                              a, e->info->params[k].name, e->info->name);
-                    return CLI_USAGE;
-                }
-                e->files[k] = eq + 1;
-            } else if (cli_int(eq + 1, INT64_MIN, INT64_MAX, &e->values[k])) {
-                cli_error("--param '%s': parameter %s of engine '%s' takes an integer value", a,
-                          e->info->params[k].name, e->info->name);
-                return CLI_USAGE;
-            }
-            e->set[k] = 1;
+            e->given[k] = key; /* a later --param overrides an earlier one */
             applied++;
         }
         if (applied)
@@ -311,23 +271,50 @@ int mm_plan_params(mm_plan *p, const char *const *params, size_t nparams)
         return CLI_USAGE;
     }
     for (size_t j = 0; j < p->n; j++) {
-        int rc = build_param_strs(&p->e[j]);
-        if (rc)
-            return rc;
+        mm_plan_engine *e = &p->e[j];
+        e->nparams = 0;
+        for (size_t k = 0; k < e->info->nparams; k++)
+            if (e->given[k])
+                e->params[e->nparams++] = e->given[k];
     }
     return 0;
+}
+
+mm_config mm_plan_config(const mm_plan *p, const mm_plan_engine *e, int32_t np)
+{
+    mm_config cfg = { np, p->hints, 0, e->params, e->nparams };
+    return cfg;
+}
+
+int mm_plan_values(mm_plan *p, mm_plan_engine *e, int32_t np)
+{
+    char err[1024] = "";
+    mm_config cfg = mm_plan_config(p, e, np);
+    mm_engine *eng = NULL;
+    int rc = mm_create_from(&eng, e->info, &cfg, err, sizeof err);
+    if (rc < 0 || !eng) {
+        cli_error("cannot create engine '%s': %s", e->info->name, err[0] ? err : mm_strerror(rc));
+        return CLI_USAGE;
+    }
+    for (size_t k = 0; k < e->info->nparams; k++)
+        if (e->info->params[k].type == MM_PARAM_INT)
+            mm_get_param(eng, k, &e->values[k]);
+    mm_destroy(eng);
+    return 0;
+}
+
+const char *mm_plan_file(const mm_plan_engine *e, size_t k)
+{
+    return e->given[k] ? strchr(e->given[k], '=') + 1 : NULL;
 }
 
 void mm_plan_free(mm_plan *p)
 {
     for (size_t i = 0; i < p->n; i++) {
         mm_plan_engine *e = &p->e[i];
-        for (size_t k = 0; k < e->nparam_strs; k++)
-            free(e->param_strs[k]);
-        free(e->param_strs);
+        free(e->given);
+        free(e->params);
         free(e->values);
-        free(e->set);
-        free(e->files);
     }
     free(p->e);
     memset(p, 0, sizeof *p);

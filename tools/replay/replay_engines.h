@@ -18,11 +18,14 @@ typedef struct mm_plan_engine {
     int      named;          /* named explicitly (not only through 'all') */
     int      skipped;        /* required hints missing; see reason        */
     char     reason[512];
-    int64_t *values;         /* effective parameter values (info->nparams) */
-    uint8_t *set;            /* which values the user set with --param     */
-    const char **files;      /* MM_PARAM_FILE values (paths from argv)     */
-    char   **param_strs;     /* "key=value" strings for mm_config          */
-    size_t   nparam_strs;
+    /* Parameters as the user wrote them: the library validates them when
+     * it creates the engine, and says what it runs with (mm_get_param). */
+    const char **given;      /* [info->nparams] "key=value" from --param (in
+                                argv), NULL if not given; the last one wins */
+    const char **params;     /* the given ones in table order, for mm_config */
+    size_t   nparams;
+    int64_t *values;         /* [info->nparams] the values the engine runs
+                                with: defaults, then mm_plan_values        */
     mm_replay_result res;
     const struct mm_paths_result *paths; /* --paths: per-path timing, else NULL */
 } mm_plan_engine;
@@ -42,8 +45,16 @@ int  mm_plan_engines(mm_plan *p, const char *const *specs, size_t nspecs);
 /* Decide hints (hints_opt: MM_HINTS_AUTO or MM_HINT_* bits) and skip or
  * reject engines whose required hints are not asserted. */
 int  mm_plan_hints(mm_plan *p, const mm_stream *s, uint32_t hints_opt);
-/* Apply --param values ("[ENGINE:]key=value"). */
+/* Apply --param values ("[ENGINE:]key=value") to the engines that have
+ * the key; the values themselves are the library's to check. */
 int  mm_plan_params(mm_plan *p, const char *const *params, size_t nparams);
+/* The configuration engine e is created with, and the library's verdict on
+ * it: creates e once (mm_create_from) and records the values it runs with.
+ * Returns 0, or prints the library's reason and returns CLI_USAGE. */
+mm_config mm_plan_config(const mm_plan *p, const mm_plan_engine *e, int32_t np);
+int  mm_plan_values(mm_plan *p, mm_plan_engine *e, int32_t np);
+/* The file an MM_PARAM_FILE parameter k was given (NULL if not). */
+const char *mm_plan_file(const mm_plan_engine *e, size_t k);
 void mm_plan_free(mm_plan *p);
 
 /* Parse a --hints value: "auto", "none" or a comma list of hint names. */

@@ -248,9 +248,10 @@ static void summarize(mm_paths *p, unsigned reps, mm_paths_result *res)
     }
 }
 
-int mm_paths_run(mm_paths *p, mm_replay *r, const char *engine, const mm_config *cfg,
+int mm_paths_run(mm_paths *p, mm_replay *r, const mm_engine_info *info, const mm_config *cfg,
                  unsigned reps, uint64_t hash, mm_paths_result *res, char *err, size_t errlen)
 {
+    const char *engine = info ? info->name : "(none)";
     const mm_stream *s = p->s;
     char cerr[512];
     memset(res, 0, sizeof *res);
@@ -263,7 +264,7 @@ int mm_paths_run(mm_paths *p, mm_replay *r, const char *engine, const mm_config 
     for (unsigned run = 0; run < 1 + reps; run++) {
         mm_engine *eng = NULL;
         cerr[0] = '\0';
-        int rc = mm_create(&eng, engine, cfg, cerr, sizeof cerr);
+        int rc = mm_create_from(&eng, info, cfg, cerr, sizeof cerr);
         if (rc < 0 || !eng)
             return mms_fail(MMR_ECREATE, err, errlen, "cannot create engine '%s': %s", engine,
                             cerr[0] ? cerr : mm_strerror(rc));

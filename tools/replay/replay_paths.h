@@ -98,7 +98,7 @@ double mm_paths_clock_ns(void);
  * on a fresh engine, using r's scratch (r->out is overwritten). Every run
  * must reproduce the outcomes whose hash is `hash` (mm_replay_result.hash
  * of the same engine). Returns MMR_OK or an MMR_E* code with err set. */
-int  mm_paths_run(mm_paths *p, mm_replay *r, const char *engine, const mm_config *cfg,
+int  mm_paths_run(mm_paths *p, mm_replay *r, const mm_engine_info *engine, const mm_config *cfg,
                   unsigned reps, uint64_t hash, mm_paths_result *res, char *err,
                   size_t errlen);
 

@@ -97,7 +97,7 @@ static void json_result(mmj *j, const mm_plan_engine *e)
     mmj_obj(j);
     for (size_t k = 0; k < e->info->nparams; k++) {
         if (e->info->params[k].type == MM_PARAM_FILE)
-            mmj_kstr(j, e->info->params[k].name, e->files[k]); /* null when not given */
+            mmj_kstr(j, e->info->params[k].name, mm_plan_file(e, k)); /* null when not given */
         else
             mmj_ki64(j, e->info->params[k].name, e->values[k]);
     }

@@ -19,7 +19,7 @@ int mm_replay_check_resolved(const mm_stream *s, mm_resolved_report *rep,
         return MMS_ENOMEM;
     mm_config cfg = { s->np, 0, 0, NULL, 0 };
     mm_replay_result res;
-    int rc = mm_replay_run(&r, "list", &cfg, 0, 1, &res, err, errlen);
+    int rc = mm_replay_run(&r, mm_engine_find("list"), &cfg, 0, 1, &res, err, errlen);
     if (rc != MMR_OK) {
         mm_replay_free(&r);
         return rc == MMR_ENOMEM ? MMS_ENOMEM : MMS_ESTATE;
