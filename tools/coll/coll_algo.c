@@ -23,102 +23,6 @@
 
 #include "stream.h"
 
-/* ---- operations and algorithms ---- */
-
-int mm_coll_family(int op)
-{
-    switch (op) {
-    case MM_COLL_GATHER: case MM_COLL_GATHERV: case MM_COLL_IGATHER:
-        return MM_COLL_GATHER;
-    case MM_COLL_ALLGATHER: case MM_COLL_ALLGATHERV: case MM_COLL_IALLGATHER:
-        return MM_COLL_ALLGATHER;
-    case MM_COLL_BCAST: case MM_COLL_IBCAST:
-        return MM_COLL_BCAST;
-    case MM_COLL_REDUCE: case MM_COLL_IREDUCE:
-        return MM_COLL_REDUCE;
-    case MM_COLL_ALLREDUCE: case MM_COLL_IALLREDUCE:
-        return MM_COLL_ALLREDUCE;
-    case MM_COLL_BARRIER: case MM_COLL_IBARRIER:
-        return MM_COLL_BARRIER;
-    case MM_COLL_ALLTOALL: case MM_COLL_ALLTOALLV: case MM_COLL_IALLTOALL:
-        return MM_COLL_ALLTOALL;
-    case MM_COLL_SCATTER: case MM_COLL_SCATTERV: case MM_COLL_ISCATTER:
-    case MM_COLL_ISCATTERV:
-        return MM_COLL_SCATTER;
-    case MM_COLL_REDUCE_SCATTER: case MM_COLL_REDUCE_SCATTER_BLOCK:
-    case MM_COLL_IREDUCE_SCATTER: case MM_COLL_IREDUCE_SCATTER_BLOCK:
-        return MM_COLL_REDUCE_SCATTER;
-    case MM_COLL_SCAN: case MM_COLL_ISCAN:
-        return MM_COLL_SCAN;
-    case MM_COLL_EXSCAN: case MM_COLL_IEXSCAN:
-        return MM_COLL_EXSCAN;
-    default:
-        return -1;
-    }
-}
-
-int mm_coll_nonblocking(int op)
-{
-    switch (op) {
-    case MM_COLL_IBARRIER: case MM_COLL_IBCAST: case MM_COLL_IREDUCE:
-    case MM_COLL_IALLREDUCE: case MM_COLL_IGATHER: case MM_COLL_IALLGATHER:
-    case MM_COLL_IALLTOALL: case MM_COLL_ISCATTER: case MM_COLL_ISCATTERV:
-    case MM_COLL_IREDUCE_SCATTER: case MM_COLL_IREDUCE_SCATTER_BLOCK:
-    case MM_COLL_ISCAN: case MM_COLL_IEXSCAN:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
-int mm_coll_nonblocking_of(int op)
-{
-    switch (op) {
-    case MM_COLL_BARRIER:   return MM_COLL_IBARRIER;
-    case MM_COLL_BCAST:     return MM_COLL_IBCAST;
-    case MM_COLL_REDUCE:    return MM_COLL_IREDUCE;
-    case MM_COLL_ALLREDUCE: return MM_COLL_IALLREDUCE;
-    case MM_COLL_GATHER:    return MM_COLL_IGATHER;
-    case MM_COLL_ALLGATHER: return MM_COLL_IALLGATHER;
-    case MM_COLL_ALLTOALL:  return MM_COLL_IALLTOALL;
-    case MM_COLL_SCATTER:   return MM_COLL_ISCATTER;
-    case MM_COLL_SCATTERV:  return MM_COLL_ISCATTERV;
-    case MM_COLL_REDUCE_SCATTER:       return MM_COLL_IREDUCE_SCATTER;
-    case MM_COLL_REDUCE_SCATTER_BLOCK: return MM_COLL_IREDUCE_SCATTER_BLOCK;
-    case MM_COLL_SCAN:      return MM_COLL_ISCAN;
-    case MM_COLL_EXSCAN:    return MM_COLL_IEXSCAN;
-    default:                return op;
-    }
-}
-
-static const char *const alg_names[MM_ALG_COUNT] = {
-    "auto", "linear", "direct", "binomial", "recursive_doubling", "ring",
-    "bruck", "neighbor_exchange", "dissemination", "pairwise", "recursive_halving",
-    "nonoverlapping", "chain", "pipeline", "split_binary", "binary", "in_order_binary",
-    "knomial", "scatter_allgather", "scatter_ring_allgather", "rabenseifner",
-    "segmented_ring", "modified_bruck", "linear_sync", "linear_nb", "tree", "butterfly",
-    "gather_bcast", "rabenseifner_mpich", "bmtree",
-    "nbc_binomial", "nbc_binomial_root0", "nbc_chain", "nbc_redscat", "nbc_ring",
-    "nbc_linear", "nbc_knomial",
-    "mpich_scatter_rd_allgather", "mpich_scatter_ring_allgather", "scattered",
-    "mpich_pairwise", "noncommutative", "binomial_root0",
-    "mpich_composition",
-};
-_Static_assert(sizeof alg_names / sizeof alg_names[0] == MM_ALG_COUNT && MM_ALG_COUNT <= 64,
-               "one name per algorithm; valid_algs() keeps one bit each");
-
-const char *mm_coll_alg_name(int alg)
-{
-    return alg >= 0 && alg < MM_ALG_COUNT ? alg_names[alg] : NULL;
-}
-
-int mm_coll_alg_from_name(const char *name)
-{
-    for (int i = 0; name && i < MM_ALG_COUNT; i++)
-        if (strcmp(alg_names[i], name) == 0)
-            return i;
-    return -1;
-}
 
 #define A(x) (1ull << MM_ALG_##x)
 
@@ -160,6 +64,15 @@ int mm_coll_alg_valid(int op, int alg)
            mm_coll_rsag_op_valid(op, alg);
 }
 
+static uint32_t vector_pieces(const mm_coll_desc *d);
+
+/* The model as the algorithm files see it (coll_emit.h): every composite
+ * algorithm reaches its parts through it. */
+static const mm_coll_model model = {
+    mm_coll_check, mm_coll_nblocks, mm_coll_block_bytes, vector_pieces, mm_coll_expand,
+    mm_coll_select,
+};
+
 int mm_coll_check(const mm_coll_desc *d, char *err, size_t errlen)
 {
     const char *opn = mm_coll_name(d->op);
@@ -198,12 +111,12 @@ int mm_coll_check(const mm_coll_desc *d, char *err, size_t errlen)
     }
     if (mm_coll_nbc_alg(d->alg))
         return mm_coll_nbc_check(d, err, errlen);
-    int rc = mm_coll_rsag_check(d, err, errlen);
+    int rc = mm_coll_rsag_check(&model, d, err, errlen);
     if (rc == MMS_OK)
         rc = mm_coll_mpich_check(d, err, errlen);
     if (rc == MMS_OK)
-        rc = mm_coll_mpich_comp_check(d, err, errlen);
-    return rc != MMS_OK ? rc : mm_coll_raben_check(d, err, errlen);
+        rc = mm_coll_mpich_comp_check(&model, d, err, errlen);
+    return rc != MMS_OK ? rc : mm_coll_raben_check(&model, d, err, errlen);
 }
 
 /* ---- blocks ---- */
@@ -220,8 +133,8 @@ static uint32_t vector_pieces(const mm_coll_desc *d)
     if (mm_coll_mpich_pieces(d))
         return mm_coll_mpich_pieces(d);
     if (d->alg == MM_ALG_MPICH_COMPOSITION)
-        return mm_coll_mpich_comp_pieces(d); /* the union of its phases' cuts */
-    return mm_coll_raben_pieces(d);
+        return mm_coll_mpich_comp_pieces(&model, d); /* the union of its phases' cuts */
+    return mm_coll_raben_pieces(&model, d);
 }
 
 uint32_t mm_coll_nblocks(const mm_coll_desc *d)
@@ -245,14 +158,6 @@ uint32_t mm_coll_nblocks(const mm_coll_desc *d)
     }
 }
 
-/* A vector of bytes / elem elements cut into k pieces between elements:
- * the first (count mod k) pieces one element longer (Open MPI's and MPICH's
- * split; with elem 1, pieces differ by at most one byte). */
-uint64_t mm_coll_piece_bytes(const mm_coll_desc *d, uint32_t k, uint32_t b)
-{
-    uint64_t elem = d->elem ? d->elem : 1, count = d->bytes / elem;
-    return (count / k + (b < count % k ? 1 : 0)) * elem;
-}
 
 uint64_t mm_coll_block_bytes(const mm_coll_desc *d, uint32_t b)
 {
@@ -266,37 +171,14 @@ uint64_t mm_coll_block_bytes(const mm_coll_desc *d, uint32_t b)
     if (mm_coll_mpich_pieces(d)) /* MPICH's bcast pieces: cut in bytes */
         return mm_coll_mpich_piece_bytes(d, b);
     if (d->alg == MM_ALG_MPICH_COMPOSITION)
-        return mm_coll_mpich_comp_piece_bytes(d, b);
+        return mm_coll_mpich_comp_piece_bytes(&model, d, b);
     /* Rabenseifner's halves and the scatter pieces have their own sizes */
-    return mm_coll_raben_pieces(d) ? mm_coll_raben_piece_bytes(d, b) : mm_coll_piece_bytes(d, k, b);
+    return mm_coll_raben_pieces(&model, d) ? mm_coll_raben_piece_bytes(&model, d, b)
+                                          : mm_coll_piece_bytes(d, k, b);
 }
 
 /* ---- the expansion ---- */
 
-/* Emit one transfer; its bytes are the sizes of the blocks it carries. */
-void mm_coll_put(mm_coll_emitter *e, uint32_t step, int32_t src, int32_t dst,
-                 uint32_t blk, uint32_t nblk, int mode)
-{
-    if (e->rc)
-        return;
-    mm_coll_xfer x;
-    memset(&x, 0, sizeof x); /* padding too: arrays of transfers compare bytewise */
-    x.step = step;
-    x.src = src;
-    x.dst = dst;
-    x.blk = blk % e->nb;
-    x.nblk = nblk;
-    x.mode = (uint8_t)mode;
-    x.tag_op = (uint8_t)e->tag_op;
-    if (vector_pieces(e->d)) {
-        x.bytes = 0;
-        for (uint32_t i = 0; i < nblk; i++)
-            x.bytes += mm_coll_block_bytes(e->d, (blk + i) % e->nb);
-    } else {
-        x.bytes = (uint64_t)nblk * mm_coll_block_bytes(e->d, 0);
-    }
-    e->rc = e->fn(e->ctx, &x);
-}
 
 #define put   mm_coll_put
 #define mod   mm_coll_mod
@@ -623,7 +505,7 @@ int mm_coll_expand(const mm_coll_desc *d, mm_coll_emit_fn fn, void *ctx,
     int rc = mm_coll_check(d, err, errlen);
     if (rc != MMS_OK)
         return rc;
-    emitter e = {d, fn, ctx, mm_coll_nblocks(d), d->op, 0};
+    emitter e = {d, &model, fn, ctx, mm_coll_nblocks(d), d->op, 0};
     if (mm_coll_tree_alg(d)) /* Open MPI's bcast/reduce trees */
         return mm_coll_trees(&e, err, errlen);
     if (mm_coll_nbc_alg(d->alg)) {
@@ -775,36 +657,15 @@ int mm_coll_expand_array(const mm_coll_desc *d, mm_coll_xfer **out, size_t *coun
     return MMS_OK;
 }
 
-/* ---- tags ---- */
+/* ---- MPICH's compositions (coll_mpich_comp.c) with the whole model ---- */
 
-int32_t mm_coll_tag(int op, uint32_t nbc_index)
+void mm_coll_mpich_shm_count(const mm_coll_desc *d, uint32_t shm_calls[2])
 {
-    /* Open MPI's MCA_COLL_BASE_TAG_* values (releases 2.x-4.x). */
-    switch (op) {
-    case MM_COLL_ALLGATHER:      return -10;
-    case MM_COLL_ALLGATHERV:     return -11;
-    case MM_COLL_ALLREDUCE:      return -12;
-    case MM_COLL_ALLTOALL:       return -13;
-    case MM_COLL_ALLTOALLV:      return -14;
-    case MM_COLL_BARRIER:        return -16;
-    case MM_COLL_BCAST:          return -17;
-    case MM_COLL_EXSCAN:         return -18;
-    case MM_COLL_GATHER:         return -19;
-    case MM_COLL_GATHERV:        return -20;
-    case MM_COLL_REDUCE:         return -21;
-    case MM_COLL_REDUCE_SCATTER: return -22;
-    case MM_COLL_REDUCE_SCATTER_BLOCK: return -23;
-    case MM_COLL_SCAN:           return -24;
-    case MM_COLL_SCATTER:        return -25;
-    case MM_COLL_SCATTERV:       return -26;
-    default:
-        /* nonblocking: libnbc counts down from -27 and wraps at
-         * -INT_MAX/2 + 1 back to -27 */
-        return MM_COLL_TAG_NONBLOCKING_BASE - (int32_t)(nbc_index % (INT32_MAX / 2 - 27));
-    }
+    mm_coll_mpich_comp_shm_count(&model, d, shm_calls);
 }
 
-int32_t mm_coll_xfer_tag(const mm_coll_xfer *x, uint32_t nbc_index)
+int mm_coll_expand_shm(const mm_coll_desc *d, mm_coll_emit_fn fn, void *ctx, char *err,
+                       size_t errlen)
 {
-    return mm_coll_tag(x->tag_op, nbc_index);
+    return mm_coll_mpich_comp_expand_shm(&model, d, fn, ctx, err, errlen);
 }

@@ -1,9 +1,9 @@
 /*
  * coll_auto.c - which algorithm Open MPI or MPICH would run for a
- * collective call (mm_coll_select, coll_algo.h): the rules of each library
+ * collective call (mm_coll_select, coll_auto.h): the rules of each library
  * are in their own file (coll_auto_ompi.c, coll_auto_mpich.c).
  */
-#include "coll_auto_internal.h"
+#include "coll_rules.h"
 
 mm_coll_choice mm_coll_select(const mm_coll_query *q)
 {

@@ -22,7 +22,7 @@
  * q->node NULL the layout is unknown and one rank per node is assumed
  * (no node communicator: the flat MPIR rules below are then exact).
  */
-#include "coll_auto_internal.h"
+#include "coll_rules.h"
 #include "coll_mpich_comp.h"
 
 /* Elements of the call (MPICH's "count"): 8-byte elements when unknown. */

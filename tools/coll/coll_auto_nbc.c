@@ -6,7 +6,7 @@
  * its code is copied. The schedules that are not coll_algo.c's own are in
  * coll_nbc.c (MM_ALG_NBC_*).
  */
-#include "coll_auto_internal.h"
+#include "coll_rules.h"
 
 /* libnbc's element count: bytes / datatype size (8 when unknown). */
 static uint64_t nbc_count(const mm_coll_query *q)

@@ -10,7 +10,7 @@
  * of Open MPI's code is copied. docs/collectives.md explains how to read
  * the tables.
  */
-#include "coll_auto_internal.h"
+#include "coll_rules.h"
 
 /* One cell of a fixed decision: the first cell with n < n_lt and
  * total < s_lt (0: no bound) gives Open MPI's algorithm number alg. The

@@ -1,16 +1,33 @@
 /*
  * coll_emit.h - what the files that write collective schedules share
  * (coll_algo.c and the coll_*.c files beside it): the emitter that hands
- * each transfer to the caller of mm_coll_expand, and rank arithmetic.
- * Internal to tools/gen; the public side is coll_algo.h.
+ * each transfer to the caller of mm_coll_expand, rank arithmetic, and the
+ * model as an algorithm file sees it. Internal to tools/coll; the public
+ * side is coll_algo.h.
  */
 #ifndef MM_TOOLS_COLL_EMIT_H
 #define MM_TOOLS_COLL_EMIT_H
 
-#include "coll_algo.h"
+#include "coll_base.h"
+
+/* The whole model, for the algorithms made of other collectives (two
+ * phases, Rabenseifner's halves, MPICH's compositions): they check, cut
+ * and expand their parts and pick their parts' algorithms through it. The
+ * dispatcher (coll_algo.c) hands it down, so that no algorithm file depends
+ * on the dispatcher or on the selection rules that call back into it. */
+typedef struct mm_coll_model {
+    int      (*check)(const mm_coll_desc *d, char *err, size_t errlen); /* mm_coll_check   */
+    uint32_t (*nblocks)(const mm_coll_desc *d);                         /* mm_coll_nblocks */
+    uint64_t (*block_bytes)(const mm_coll_desc *d, uint32_t b);         /* mm_coll_block_bytes */
+    uint32_t (*pieces)(const mm_coll_desc *d); /* pieces the vector is cut into, 0: whole blocks */
+    int      (*expand)(const mm_coll_desc *d, mm_coll_emit_fn fn, void *ctx,
+                       char *err, size_t errlen);                       /* mm_coll_expand  */
+    mm_coll_choice (*select)(const mm_coll_query *q);                   /* mm_coll_select  */
+} mm_coll_model;
 
 typedef struct mm_coll_emitter {
     const mm_coll_desc *d;
+    const mm_coll_model *m;
     mm_coll_emit_fn     fn;
     void               *ctx;
     uint32_t            nb;     /* mm_coll_nblocks(d)                     */

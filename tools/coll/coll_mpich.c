@@ -156,7 +156,7 @@ static void reduce_binomial_root0(mm_coll_emitter *e)
     t.alg = MM_ALG_BINOMIAL;
     t.root = 0;
     char err[200];
-    int rc = mm_coll_expand(&t, e->fn, e->ctx, err, sizeof err);
+    int rc = e->m->expand(&t, e->fn, e->ctx, err, sizeof err);
     if (rc != MMS_OK) {
         e->rc = rc;
         return;

@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll_auto_internal.h"
+#include "coll_pof2.h"
 #include "coll_mpich_comp.h"
 #include "stream.h"
 
@@ -206,6 +206,7 @@ typedef struct plan {
     int     nph;
     int     comp;
     int     bumps[2]; /* release_gather calls counted: node comms, comm itself */
+    const mm_coll_model *m; /* the model, for the MPIR phases */
 } plan;
 
 static int32_t grp_size(const plan *p, int32_t grp)
@@ -241,7 +242,7 @@ static void add_mpir(plan *p, const mm_coll_desc *d, int stage, int op, int tag_
     phase *f = add_phase(p, PH_MPIR, stage, op, tag_op, grp, root, bytes, is_sync);
     uint32_t elem = is_sync ? 1 : d->elem;
     mm_coll_query q = {op, grp_size(p, grp), bytes, elem, 0, MM_COLL_LIB_MPICH, NULL};
-    mm_coll_choice c = mm_coll_select(&q);
+    mm_coll_choice c = p->m->select(&q);
     mm_coll_desc s = {op, c.alg, q.n, root, bytes, elem, {c.sub[0], c.sub[1]}, NULL, {0, 0}};
     f->sub = s;
 }
@@ -344,9 +345,10 @@ static int plan_scan(plan *p, const mm_coll_desc *d)
 }
 
 /* The phases of d's composition, read off ch4_coll_impl.h. */
-static int plan_build(plan *p, const mm_coll_desc *d)
+static int plan_build(plan *p, const mm_coll_model *m, const mm_coll_desc *d)
 {
     memset(p, 0, sizeof *p);
+    p->m = m;
     if (layout_build(&p->L, d->n, d->node))
         return -1;
     const layout *L = &p->L;
@@ -478,7 +480,7 @@ static uint64_t *cuts(const plan *p, const mm_coll_desc *d, uint32_t *nb)
         return NULL;
     for (int i = 0; i < p->nph; i++)
         if (p->ph[i].kind == PH_MPIR) {
-            uint32_t k = mm_coll_nblocks(&p->ph[i].sub);
+            uint32_t k = p->m->nblocks(&p->ph[i].sub);
             if (k > 1)
                 total += k;
         }
@@ -494,12 +496,12 @@ static uint64_t *cuts(const plan *p, const mm_coll_desc *d, uint32_t *nb)
     off[c++] = d->bytes;
     for (int i = 0; i < p->nph; i++) {
         const mm_coll_desc *s = &p->ph[i].sub;
-        if (p->ph[i].kind != PH_MPIR || mm_coll_nblocks(s) < 2)
+        if (p->ph[i].kind != PH_MPIR || p->m->nblocks(s) < 2)
             continue;
         uint64_t at = 0;
-        for (uint32_t b = 0; b < mm_coll_nblocks(s); b++) {
+        for (uint32_t b = 0; b < p->m->nblocks(s); b++) {
             off[c++] = at;
-            at += mm_coll_block_bytes(s, b);
+            at += p->m->block_bytes(s, b);
         }
     }
     qsort(off, c, sizeof *off, cmp_u64);
@@ -525,10 +527,10 @@ static uint32_t piece_at(const uint64_t *off, uint32_t nb, uint64_t o)
     return lo;
 }
 
-uint32_t mm_coll_mpich_comp_pieces(const mm_coll_desc *d)
+uint32_t mm_coll_mpich_comp_pieces(const mm_coll_model *m, const mm_coll_desc *d)
 {
     plan p;
-    if (!d->node || plan_build(&p, d))
+    if (!d->node || plan_build(&p, m, d))
         return 0;
     uint32_t nb;
     uint64_t *off = cuts(&p, d, &nb);
@@ -537,10 +539,11 @@ uint32_t mm_coll_mpich_comp_pieces(const mm_coll_desc *d)
     return off && nb > 1 ? nb : 0;
 }
 
-uint64_t mm_coll_mpich_comp_piece_bytes(const mm_coll_desc *d, uint32_t b)
+uint64_t mm_coll_mpich_comp_piece_bytes(const mm_coll_model *m, const mm_coll_desc *d,
+                                        uint32_t b)
 {
     plan p;
-    if (!d->node || plan_build(&p, d))
+    if (!d->node || plan_build(&p, m, d))
         return 0;
     uint32_t nb;
     uint64_t *off = cuts(&p, d, &nb);
@@ -690,10 +693,11 @@ static int by_step(const void *a, const void *b)
     return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-static int emit_all(const mm_coll_desc *d, mm_coll_emit_fn fn, void *fctx, int with_shm)
+static int emit_all(const mm_coll_model *m, const mm_coll_desc *d, mm_coll_emit_fn fn,
+                    void *fctx, int with_shm)
 {
     plan p;
-    if (plan_build(&p, d))
+    if (plan_build(&p, m, d))
         return MMS_ENOMEM;
     ectx c;
     memset(&c, 0, sizeof c);
@@ -727,7 +731,7 @@ static int emit_all(const mm_coll_desc *d, mm_coll_emit_fn fn, void *fctx, int w
             } else if (f->kind == PH_SHM) {
                 shm_phase(&c, with_shm);
             } else {
-                c.snb = mm_coll_nblocks(&f->sub);
+                c.snb = m->nblocks(&f->sub);
                 c.soff = NULL;
                 if (c.snb > 1 && c.off) {
                     c.soff = malloc(((size_t)c.snb + 1) * sizeof *c.soff);
@@ -737,11 +741,11 @@ static int emit_all(const mm_coll_desc *d, mm_coll_emit_fn fn, void *fctx, int w
                     }
                     c.soff[0] = 0;
                     for (uint32_t b = 0; b < c.snb; b++)
-                        c.soff[b + 1] = c.soff[b] + mm_coll_block_bytes(&f->sub, b);
+                        c.soff[b + 1] = c.soff[b] + m->block_bytes(&f->sub, b);
                     c.soff[c.snb] = 0; /* blk + nblk == snb wraps to offset 0 */
                 }
                 char err[160];
-                int rc = mm_coll_expand(&f->sub, sub_put, &c, err, sizeof err);
+                int rc = m->expand(&f->sub, sub_put, &c, err, sizeof err);
                 free(c.soff);
                 if (rc)
                     c.rc = rc;
@@ -764,14 +768,14 @@ static int emit_all(const mm_coll_desc *d, mm_coll_emit_fn fn, void *fctx, int w
 void mm_coll_mpich_comp_emit(mm_coll_emitter *e, int with_shm)
 {
     if (!e->rc)
-        e->rc = emit_all(e->d, e->fn, e->ctx, with_shm);
+        e->rc = emit_all(e->m, e->d, e->fn, e->ctx, with_shm);
 }
 
-int mm_coll_mpich_comp_expand_shm(const mm_coll_desc *d, mm_coll_emit_fn fn, void *ctx,
-                                  char *err, size_t errlen)
+int mm_coll_mpich_comp_expand_shm(const mm_coll_model *m, const mm_coll_desc *d,
+                                  mm_coll_emit_fn fn, void *ctx, char *err, size_t errlen)
 {
-    int rc = mm_coll_check(d, err, errlen);
-    return rc != MMS_OK ? rc : emit_all(d, fn, ctx, 1);
+    int rc = m->check(d, err, errlen);
+    return rc != MMS_OK ? rc : emit_all(m, d, fn, ctx, 1);
 }
 
 /* ---- checks, counters, selection ---- */
@@ -798,7 +802,8 @@ static int scan_consecutive(int32_t n, const int32_t *node)
     return c;
 }
 
-int mm_coll_mpich_comp_check(const mm_coll_desc *d, char *err, size_t errlen)
+int mm_coll_mpich_comp_check(const mm_coll_model *m, const mm_coll_desc *d, char *err,
+                             size_t errlen)
 {
     if (d->alg != MM_ALG_MPICH_COMPOSITION)
         return MMS_OK;
@@ -824,7 +829,7 @@ int mm_coll_mpich_comp_check(const mm_coll_desc *d, char *err, size_t errlen)
         return MMS_EFORMAT;
     }
     plan p;
-    if (plan_build(&p, d)) {
+    if (plan_build(&p, m, d)) {
         snprintf(err, errlen, "out of memory planning the composition");
         return MMS_ENOMEM;
     }
@@ -832,7 +837,7 @@ int mm_coll_mpich_comp_check(const mm_coll_desc *d, char *err, size_t errlen)
     for (int i = 0; i < p.nph && rc == MMS_OK; i++)
         if (p.ph[i].kind == PH_MPIR) {
             char why[200];
-            if (mm_coll_check(&p.ph[i].sub, why, sizeof why) != MMS_OK) {
+            if (m->check(&p.ph[i].sub, why, sizeof why) != MMS_OK) {
                 snprintf(err, errlen, "%s phase on %d ranks: %s", mm_coll_name(p.ph[i].op),
                          (int)p.ph[i].sub.n, why);
                 rc = MMS_EFORMAT;
@@ -842,10 +847,11 @@ int mm_coll_mpich_comp_check(const mm_coll_desc *d, char *err, size_t errlen)
     return rc;
 }
 
-void mm_coll_mpich_shm_count(const mm_coll_desc *d, uint32_t shm_calls[2])
+void mm_coll_mpich_comp_shm_count(const mm_coll_model *m, const mm_coll_desc *d,
+                                  uint32_t shm_calls[2])
 {
     plan p;
-    if (d->alg != MM_ALG_MPICH_COMPOSITION || !d->node || plan_build(&p, d))
+    if (d->alg != MM_ALG_MPICH_COMPOSITION || !d->node || plan_build(&p, m, d))
         return;
     shm_calls[0] += (uint32_t)p.bumps[0];
     shm_calls[1] += (uint32_t)p.bumps[1];

@@ -32,19 +32,25 @@ int mm_coll_mpich_parent(int32_t n, const int32_t *node);
 int mm_coll_mpich_comp_select(const mm_coll_query *q, mm_coll_choice flat, mm_coll_choice *c);
 
 /* mm_coll_check's part for MM_ALG_MPICH_COMPOSITION. */
-int mm_coll_mpich_comp_check(const mm_coll_desc *d, char *err, size_t errlen);
+int mm_coll_mpich_comp_check(const mm_coll_model *m, const mm_coll_desc *d, char *err,
+                             size_t errlen);
 /* The vector's pieces: the union of the cuts of the phases whose MPIR
  * algorithm cuts it (Rabenseifner, ...); 0 when none does (one block). */
-uint32_t mm_coll_mpich_comp_pieces(const mm_coll_desc *d);
-uint64_t mm_coll_mpich_comp_piece_bytes(const mm_coll_desc *d, uint32_t b);
+uint32_t mm_coll_mpich_comp_pieces(const mm_coll_model *m, const mm_coll_desc *d);
+uint64_t mm_coll_mpich_comp_piece_bytes(const mm_coll_model *m, const mm_coll_desc *d,
+                                        uint32_t b);
 
 /* Emit the composition's transfers (e->d passes mm_coll_check). With
  * with_shm, the shared-memory phases are emitted too, as pseudo transfers
  * with tag_op MM_COLL_NONE (what release_gather delivers, for the
  * data-flow test); without, they emit nothing: no queue ever sees them. */
 void mm_coll_mpich_comp_emit(mm_coll_emitter *e, int with_shm);
-/* mm_coll_expand with the shared-memory pseudo transfers (tests). */
-int mm_coll_mpich_comp_expand_shm(const mm_coll_desc *d, mm_coll_emit_fn fn, void *ctx,
-                                  char *err, size_t errlen);
+/* mm_coll_expand with the shared-memory pseudo transfers (tests: through
+ * mm_coll_expand_shm, coll_algo.h). */
+int mm_coll_mpich_comp_expand_shm(const mm_coll_model *m, const mm_coll_desc *d,
+                                  mm_coll_emit_fn fn, void *ctx, char *err, size_t errlen);
+/* mm_coll_mpich_shm_count (coll_algo.h). */
+void mm_coll_mpich_comp_shm_count(const mm_coll_model *m, const mm_coll_desc *d,
+                                  uint32_t shm_calls[2]);
 
 #endif /* MM_TOOLS_COLL_MPICH_COMP_H */

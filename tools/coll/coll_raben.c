@@ -86,7 +86,7 @@ static int scatter_runs(const mm_coll_desc *d)
     return d->n >= 2 && count_of(d) >= (uint64_t)d->n;
 }
 
-uint32_t mm_coll_raben_pieces(const mm_coll_desc *d)
+uint32_t mm_coll_raben_pieces(const mm_coll_model *m, const mm_coll_desc *d)
 {
     int fam = mm_coll_family(d->op);
     if (fam == MM_COLL_ALLREDUCE && (d->alg == MM_ALG_RING || d->alg == MM_ALG_SEGMENTED_RING))
@@ -99,7 +99,7 @@ uint32_t mm_coll_raben_pieces(const mm_coll_desc *d)
         /* the phase that cuts the vector gives the blocks (check: not both) */
         for (int w = 0; w < 2; w++) {
             mm_coll_desc s = phase_desc(d, w);
-            uint32_t k = mm_coll_nblocks(&s);
+            uint32_t k = m->nblocks(&s);
             if (k > 1)
                 return k;
         }
@@ -119,7 +119,7 @@ static uint64_t raben_piece_count(uint64_t count, uint32_t pof2, uint32_t b)
     return w;
 }
 
-uint64_t mm_coll_raben_piece_bytes(const mm_coll_desc *d, uint32_t b)
+uint64_t mm_coll_raben_piece_bytes(const mm_coll_model *m, const mm_coll_desc *d, uint32_t b)
 {
     uint64_t count = count_of(d);
     if (is_raben(d) && d->alg == MM_ALG_RABENSEIFNER_MPICH) /* equal pieces */
@@ -134,14 +134,14 @@ uint64_t mm_coll_raben_piece_bytes(const mm_coll_desc *d, uint32_t b)
     if (d->alg == MM_ALG_NONOVERLAPPING) {
         for (int w = 0; w < 2; w++) {
             mm_coll_desc s = phase_desc(d, w);
-            if (mm_coll_nblocks(&s) > 1)
-                return mm_coll_block_bytes(&s, b);
+            if (m->nblocks(&s) > 1)
+                return m->block_bytes(&s, b);
         }
     }
-    return mm_coll_piece_bytes(d, mm_coll_raben_pieces(d), b); /* the ring */
+    return mm_coll_piece_bytes(d, mm_coll_raben_pieces(m, d), b); /* the ring */
 }
 
-int mm_coll_raben_check(const mm_coll_desc *d, char *err, size_t errlen)
+int mm_coll_raben_check(const mm_coll_model *m, const mm_coll_desc *d, char *err, size_t errlen)
 {
     if (mm_coll_family(d->op) != MM_COLL_ALLREDUCE || d->alg != MM_ALG_NONOVERLAPPING)
         return MMS_OK;
@@ -149,12 +149,12 @@ int mm_coll_raben_check(const mm_coll_desc *d, char *err, size_t errlen)
     for (int w = 0; w < 2; w++) {
         mm_coll_desc s = phase_desc(d, w);
         char sub[200];
-        if (mm_coll_check(&s, sub, sizeof sub) != MMS_OK) {
+        if (m->check(&s, sub, sizeof sub) != MMS_OK) {
             snprintf(err, errlen, "allreduce nonoverlapping: its %s phase: %s",
                      w == 0 ? "reduce" : "bcast", sub);
             return MMS_EFORMAT;
         }
-        cut += mm_coll_nblocks(&s) > 1;
+        cut += m->nblocks(&s) > 1;
     }
     if (cut > 1) {
         snprintf(err, errlen, "allreduce nonoverlapping: a reduce and a bcast that both "
@@ -321,7 +321,7 @@ uint32_t mm_coll_scatter_pieces(mm_coll_emitter *e)
     for (int64_t mask = top >> 1; mask >= 1; mask >>= 1, step++)
         for (int64_t vr = 0; vr + mask < d->n; vr += 2 * mask) {
             int64_t child = vr + mask, cnt = d->n - child < mask ? d->n - child : mask;
-            if (mm_coll_block_bytes(d, (uint32_t)child))
+            if (e->m->block_bytes(d, (uint32_t)child))
                 mm_coll_put(e, step, mm_coll_absr(d, vr), mm_coll_absr(d, child),
                             (uint32_t)child, (uint32_t)cnt, MM_XFER_COPY);
         }

@@ -13,10 +13,11 @@
 uint64_t mm_coll_raben_algs(int family);
 /* Pieces the vector is cut into by an algorithm of this file (0: none, the
  * call's blocks are whole), and the size of piece b in bytes. */
-uint32_t mm_coll_raben_pieces(const mm_coll_desc *d);
-uint64_t mm_coll_raben_piece_bytes(const mm_coll_desc *d, uint32_t b);
+uint32_t mm_coll_raben_pieces(const mm_coll_model *m, const mm_coll_desc *d);
+uint64_t mm_coll_raben_piece_bytes(const mm_coll_model *m, const mm_coll_desc *d, uint32_t b);
 /* Limits (the phases of nonoverlapping); MMS_OK or MMS_EFORMAT. */
-int      mm_coll_raben_check(const mm_coll_desc *d, char *err, size_t errlen);
+int      mm_coll_raben_check(const mm_coll_model *m, const mm_coll_desc *d, char *err,
+                             size_t errlen);
 /* The binomial scatter of a scatter + allgather bcast's pieces (those of
  * mm_coll_block_bytes); returns its steps. */
 uint32_t mm_coll_scatter_pieces(mm_coll_emitter *e);

@@ -41,23 +41,23 @@ static int phase_put(void *ctx, const mm_coll_xfer *x)
 uint32_t mm_coll_phase(mm_coll_emitter *e, const mm_coll_desc *sub, int tag_op,
                        uint32_t step0)
 {
-    phase p = {e, step0, 0, mm_coll_nblocks(sub), tag_op};
+    phase p = {e, step0, 0, e->m->nblocks(sub), tag_op};
     char err[128];
     if (e->rc)
         return 0;
-    int rc = mm_coll_expand(sub, phase_put, &p, err, sizeof err);
+    int rc = e->m->expand(sub, phase_put, &p, err, sizeof err);
     if (rc && !e->rc)
         e->rc = rc;
     return e->rc ? 0 : p.steps;
 }
 
-int mm_coll_phase_check(const mm_coll_desc *d, const mm_coll_desc *sub, char *err,
-                        size_t errlen)
+int mm_coll_phase_check(const mm_coll_model *m, const mm_coll_desc *d,
+                        const mm_coll_desc *sub, char *err, size_t errlen)
 {
-    int rc = mm_coll_check(sub, err, errlen);
+    int rc = m->check(sub, err, errlen);
     if (rc != MMS_OK)
         return rc;
-    uint32_t nb = mm_coll_nblocks(sub), want = mm_coll_nblocks(d);
+    uint32_t nb = m->nblocks(sub), want = m->nblocks(d);
     if (nb != 1 && nb != want) {
         snprintf(err, errlen, "%s phase of %s/%s: algorithm '%s' cuts the data into %lu "
                  "pieces, not whole blocks", mm_coll_name(sub->op), mm_coll_name(d->op),
@@ -125,7 +125,7 @@ int mm_coll_rsag_op_valid(int op, int alg)
     }
 }
 
-int mm_coll_rsag_check(const mm_coll_desc *d, char *err, size_t errlen)
+int mm_coll_rsag_check(const mm_coll_model *m, const mm_coll_desc *d, char *err, size_t errlen)
 {
     if (d->alg == MM_ALG_GATHER_BCAST ||
         (d->alg == MM_ALG_NONOVERLAPPING && mm_coll_family(d->op) == MM_COLL_REDUCE_SCATTER)) {
@@ -133,7 +133,7 @@ int mm_coll_rsag_check(const mm_coll_desc *d, char *err, size_t errlen)
         int tag[2];
         composite_phases(d, ph, tag);
         for (int i = 0; i < 2; i++) {
-            int rc = mm_coll_phase_check(d, &ph[i], err, errlen);
+            int rc = mm_coll_phase_check(m, d, &ph[i], err, errlen);
             if (rc != MMS_OK)
                 return rc;
         }

@@ -20,14 +20,14 @@ uint32_t mm_coll_phase(mm_coll_emitter *e, const mm_coll_desc *sub, int tag_op,
                        uint32_t step0);
 /* MMS_OK if sub can be a phase of d (see mm_coll_phase), else MMS_EFORMAT
  * with the reason in err. */
-int mm_coll_phase_check(const mm_coll_desc *d, const mm_coll_desc *sub, char *err,
-                        size_t errlen);
+int mm_coll_phase_check(const mm_coll_model *m, const mm_coll_desc *d,
+                        const mm_coll_desc *sub, char *err, size_t errlen);
 
 /* Algorithms that exist for some operations of a family only: 0 if alg is
  * not one of op's (gather_bcast is allgather's), else 1. */
 int  mm_coll_rsag_op_valid(int op, int alg);
 /* The limits of the algorithms below and their phases (mm_coll_check). */
-int  mm_coll_rsag_check(const mm_coll_desc *d, char *err, size_t errlen);
+int  mm_coll_rsag_check(const mm_coll_model *m, const mm_coll_desc *d, char *err, size_t errlen);
 
 void mm_coll_barrier_linear(mm_coll_emitter *e);
 void mm_coll_barrier_tree(mm_coll_emitter *e);

@@ -1,11 +1,11 @@
 /*
- * coll_auto_internal.h - what the selection rules share (coll_auto*.c):
- * one file per library's rules, dispatched by mm_coll_select().
+ * coll_rules.h - what the selection rules share (coll_auto*.c): one file
+ * per library's rules, dispatched by mm_coll_select() (coll_auto.c).
  */
-#ifndef MM_TOOLS_COLL_AUTO_INTERNAL_H
-#define MM_TOOLS_COLL_AUTO_INTERNAL_H
+#ifndef MM_TOOLS_COLL_RULES_H
+#define MM_TOOLS_COLL_RULES_H
 
-#include "coll_algo.h"
+#include "coll_auto.h"
 #include "coll_pof2.h"
 
 /* n * bytes without wrapping (the whole vector of a reduce_scatter). */
@@ -36,4 +36,4 @@ mm_coll_choice mm_coll_auto_mpich(const mm_coll_query *q);  /* coll_auto_mpich.c
  * the blocking operation apply (coll_auto_nbc.c). */
 int mm_coll_auto_libnbc(const mm_coll_query *q, mm_coll_choice *c);
 
-#endif /* MM_TOOLS_COLL_AUTO_INTERNAL_H */
+#endif /* MM_TOOLS_COLL_RULES_H */
