@@ -210,6 +210,10 @@ MM_API int  mm_get_stats(mm_engine *e, mm_stats *out);
 MM_API void mm_reset_stats(mm_engine *e);
 
 MM_API const char *mm_engine_name(const mm_engine *e);
+/* The value e runs with for integer parameter i of its mm_engine_info
+ * (the caller's "key=value", or the default): 0, or MM_EINVAL (no engine,
+ * i out of range, or a file parameter). */
+MM_API int mm_get_param(const mm_engine *e, size_t i, int64_t *value);
 MM_API const char *mm_strerror(int status);
 
 /* ---- Registry: which engines exist and what they take. ---- */
@@ -237,6 +241,12 @@ typedef struct mm_engine_info {
 MM_API size_t                mm_engine_count(void);
 MM_API const mm_engine_info *mm_engine_at(size_t i);          /* NULL past the end */
 MM_API const mm_engine_info *mm_engine_find(const char *name); /* NULL if unknown   */
+
+/* As mm_create, for an engine already looked up (info from mm_engine_at or
+ * mm_engine_find): a caller that creates the same engine many times resolves
+ * its name once. info not of the registry: as an unknown name. */
+MM_API int  mm_create_from(mm_engine **out, const mm_engine_info *info, const mm_config *cfg,
+                    char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -152,7 +152,9 @@ static int parse_params(mm_engine *e, const mm_config *cfg, char *err, size_t er
     return 0;
 }
 
-int mm_create(mm_engine **out, const char *name, const mm_config *cfg, char *err, size_t errlen)
+/* mm_create and mm_create_from: def is the engine (NULL: unknown name). */
+static int create(mm_engine **out, const mm_engine_def *def, const char *name,
+                  const mm_config *cfg, char *err, size_t errlen)
 {
     set_err(err, errlen, "%s", "");
     if (!out) {
@@ -160,7 +162,6 @@ int mm_create(mm_engine **out, const char *name, const mm_config *cfg, char *err
         return MM_EINVAL;
     }
     *out = NULL;
-    const mm_engine_def *def = mm_engine_def_find(name);
     if (!def)
         return unknown_engine(name, err, errlen);
     if (!cfg || cfg->nprocs < 1) {
@@ -230,6 +231,25 @@ int mm_create(mm_engine **out, const char *name, const mm_config *cfg, char *err
         return rc;
     }
     *out = e;
+    return 0;
+}
+
+int mm_create(mm_engine **out, const char *name, const mm_config *cfg, char *err, size_t errlen)
+{
+    return create(out, mm_engine_def_find(name), name, cfg, err, errlen);
+}
+
+int mm_create_from(mm_engine **out, const mm_engine_info *info, const mm_config *cfg,
+                   char *err, size_t errlen)
+{
+    return create(out, mm_engine_def_of(info), info ? info->name : NULL, cfg, err, errlen);
+}
+
+int mm_get_param(const mm_engine *e, size_t i, int64_t *value)
+{
+    if (!e || !value || i >= e->def->info.nparams || e->def->info.params[i].type != MM_PARAM_INT)
+        return MM_EINVAL;
+    *value = e->param[i];
     return 0;
 }
 

@@ -129,5 +129,7 @@ extern const mm_engine_def mm_engine_adaptive, mm_engine_simd;
 /* paper 000's family (split.c) */
 extern const mm_engine_def mm_engine_pnp, mm_engine_col_pnp, mm_engine_col_ll, mm_engine_ll_pnp;
 const mm_engine_def *mm_engine_def_find(const char *name);
+/* The registered engine whose info this is, or NULL. */
+const mm_engine_def *mm_engine_def_of(const mm_engine_info *info);
 
 #endif

@@ -45,6 +45,14 @@ const mm_engine_def *mm_engine_def_find(const char *name)
     return NULL;
 }
 
+const mm_engine_def *mm_engine_def_of(const mm_engine_info *info)
+{
+    for (size_t i = 0; i < NENGINES; i++)
+        if (&engines[i]->info == info)
+            return engines[i];
+    return NULL;
+}
+
 const mm_engine_info *mm_engine_find(const char *name)
 {
     const mm_engine_def *d = mm_engine_def_find(name);

@@ -462,6 +462,34 @@ static void registry_and_create(void)
         CHECK(mm_engine_find(info->name) == info);
     }
     CHECK(mm_engine_at(mm_engine_count()) == NULL);
+    /* mm_create_from: an engine looked up once; mm_get_param: its values */
+    cfg.nprocs = 4, cfg.hints = 0, cfg.params = p4, cfg.nparams = 1;
+    const mm_engine_info *bins = mm_engine_find("bins");
+    CHECK(bins && bins->nparams == 1);
+    CHECK_EQ(mm_create_from(&e, bins, &cfg, err, sizeof err), 0);
+    int64_t v = 0;
+    CHECK_EQ(mm_get_param(e, 0, &v), 0);
+    CHECK_EQ(v, 64);
+    CHECK_EQ(mm_get_param(e, 1, &v), MM_EINVAL);
+    CHECK_EQ(mm_get_param(NULL, 0, &v), MM_EINVAL);
+    mm_destroy(e);
+    cfg.params = NULL, cfg.nparams = 0;
+    CHECK_EQ(mm_create_from(&e, bins, &cfg, err, sizeof err), 0);
+    CHECK_EQ(mm_get_param(e, 0, &v), 0);
+    CHECK_EQ(v, bins->params[0].def);
+    mm_destroy(e);
+    mm_engine_info fake = *bins;
+    CHECK_EQ(mm_create_from(&e, &fake, &cfg, err, sizeof err), MM_ENOENGINE);
+    CHECK(e == NULL && strstr(err, "bins"));
+    CHECK_EQ(mm_create_from(&e, NULL, &cfg, err, sizeof err), MM_ENOENGINE);
+    const mm_engine_info *km = mm_engine_find("kmeans");
+    if (km)
+        for (size_t i = 0; i < km->nparams; i++)
+            if (km->params[i].type == MM_PARAM_FILE) {
+                CHECK_EQ(mm_create_from(&e, km, &cfg, err, sizeof err), 0);
+                CHECK_EQ(mm_get_param(e, i, &v), MM_EINVAL);
+                mm_destroy(e);
+            }
     CHECK(mm_coll_from_name("allreduce") == MM_COLL_ALLREDUCE);
     CHECK(strcmp(mm_coll_name(MM_COLL_IALLGATHER), "iallgather") == 0);
     CHECK(mm_coll_from_name("nonsense") == -1);

@@ -15,7 +15,7 @@
 #include "convert.h"
 #include "replay.h"
 #include "stream.h"
-#include "stream_resolved.h"
+#include "replay_resolved.h"
 #include "trace_builder.h"
 
 static const char *work;
@@ -78,7 +78,7 @@ static void replay_all(const mm_stream *s, const char *what)
             continue;
         mm_config cfg = { s->np, hints, 0, NULL, 0 };
         mm_replay_result res;
-        int rc = mm_replay_run(&r, in->name, &cfg, 0, 1, &res, err, sizeof err);
+        int rc = mm_replay_run(&r, in, &cfg, 0, 1, &res, err, sizeof err);
         CHECK_MSG(rc == MMR_OK, "%s/%s: %s", what, in->name, err);
         if (ran++ == 0)
             ref = res.hash;
@@ -87,7 +87,7 @@ static void replay_all(const mm_stream *s, const char *what)
     CHECK(ran >= 2);
     mm_replay_free(&r);
     mm_resolved_report rep;
-    CHECK(mm_stream_check_resolved(s, &rep, err, sizeof err) == MMS_OK);
+    CHECK(mm_replay_check_resolved(s, &rep, err, sizeof err) == MMS_OK);
     CHECK_MSG(rep.differ == 0 && rep.unmatched == 0, "%s: resolved differ %llu unmatched %llu", what,
               (unsigned long long)rep.differ, (unsigned long long)rep.unmatched);
     CHECK_MSG(rep.recv_pending == 0 && rep.msg_pending == 0, "%s: left queued %llu R %llu M", what,
@@ -232,7 +232,7 @@ static void test_probes(void)
         mm_config cfg = { s.np, 0, 0, NULL, 0 };
         mm_replay_result res;
         CHECK(mm_replay_init(&r, &s, 1, err, sizeof err) == MMR_OK);
-        CHECK(mm_replay_run(&r, "list", &cfg, 0, 1, &res, err, sizeof err) == MMR_OK);
+        CHECK(mm_replay_run(&r, mm_engine_find("list"), &cfg, 0, 1, &res, err, sizeof err) == MMR_OK);
         CHECK(res.counts.mprobe_hits == 1 && res.counts.probe_hits == 1 && res.counts.probe_misses == 2);
         mm_replay_free(&r);
         mm_stream_free(&s);

@@ -6,7 +6,7 @@
 
 #include <stdlib.h>
 
-#include "gen/gen.h"
+#include "gen.h"
 #include "tcheck.h"
 
 /* The stream of spec; a failure is reported and ends the test (nothing

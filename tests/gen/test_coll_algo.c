@@ -1,4 +1,4 @@
-/* test_coll_algo: the collective schedules of tools/gen/coll_algo.c deliver
+/* test_coll_algo: the collective schedules of tools/coll/coll_algo.c deliver
  * exactly the data their collective promises.
  *
  * For every operation family, algorithm, a range of communicator sizes
@@ -234,7 +234,7 @@ static int expand_with_shm(const mm_coll_desc *d, mm_coll_xfer **x, size_t *nx, 
                            size_t errlen)
 {
     xlist a = {NULL, 0, 0};
-    int rc = mm_coll_mpich_comp_expand_shm(d, push_x, &a, err, errlen);
+    int rc = mm_coll_expand_shm(d, push_x, &a, err, errlen);
     *x = a.v;
     *nx = a.n;
     return rc;

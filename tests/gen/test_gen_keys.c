@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen/gen.h"
+#include "gen.h"
 #include "replay.h"
 #include "replay_paths.h"
 #include "gen_check.h"
@@ -102,7 +102,7 @@ static void test_paths(void)
     for (size_t k = 0; k < mm_engine_count(); k++) {
         const char *name = mm_engine_at(k)->name;
         mm_replay_result res;
-        CHECK_MSG(mm_replay_run(&r, name, &cfg, 0, 1, &res, err, sizeof err) == MMR_OK, "%s: %s",
+        CHECK_MSG(mm_replay_run(&r, mm_engine_at(k), &cfg, 0, 1, &res, err, sizeof err) == MMR_OK, "%s: %s",
                   name, err);
         mm_paths_classify(&p, r.out);
         uint64_t count[MM_PATH_COUNT] = { 0 };

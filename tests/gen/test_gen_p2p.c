@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen/gen.h"
-#include "gen/gen_emit.h"
+#include "gen.h"
+#include "gen_emit.h"
 #include "replay.h"
 #include "gen_check.h"
 #include "tcheck.h"
@@ -22,7 +22,7 @@ static mm_replay_result replay(const mm_stream *s, const char *engine, uint64_t 
     CHECK(mm_replay_init(&r, s, 1, err, sizeof err) == MMR_OK);
     uint64_t fa = 0, ft = 0;
     mm_config cfg = { s->np, mm_stream_hints(s, &fa, &ft), 0, NULL, 0 };
-    int rc = mm_replay_run(&r, engine, &cfg, 0, 1, &res, err, sizeof err);
+    int rc = mm_replay_run(&r, mm_engine_find(engine), &cfg, 0, 1, &res, err, sizeof err);
     CHECK_MSG(rc == MMR_OK, "%s on %s: %s", engine, s->name, err);
     if (out_copy)
         memcpy(out_copy, r.out, s->n * sizeof *out_copy);

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen/gen.h"
+#include "gen.h"
 #include "tcheck.h"
 
 /* Parse spec, expect failure, and check the message names `want`. */

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen/gen.h"
-#include "gen/gen_stencil.h"
+#include "gen.h"
+#include "gen_stencil.h"
 #include "gen_check.h"
 #include "tcheck.h"
 

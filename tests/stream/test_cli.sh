@@ -92,7 +92,7 @@ has err "no selected engine has parameter 'nosuch'"
 run 2 "$REPLAY" "$DATA/wild.txt" --engine list --param bins:bins=1
 has err "engine 'bins' is not selected"
 run 2 "$REPLAY" "$DATA/wild.txt" --engine bins --param bins=x
-has err "integer value"
+has err "parameter bins=x of engine 'bins' is out of range: an integer from 1"
 # file-valued parameters: a path, checked by the engine at creation
 run 2 "$REPLAY" "$DATA/wild.txt" --engine kmeans --param kmeans:clusters=no/such.clusters
 has err "cluster file no/such.clusters: cannot open"

@@ -82,7 +82,7 @@ static void test_every_engine(const mm_stream *s)
         const mm_engine_info *in = mm_engine_at(k);
         mm_replay_result res;
         mm_paths_result pres;
-        int rc = mm_replay_run(&r, in->name, &cfg, 1, REPS, &res, err, sizeof err);
+        int rc = mm_replay_run(&r, in, &cfg, 1, REPS, &res, err, sizeof err);
         CHECK_MSG(rc == MMR_OK, "%s: %s", in->name, err);
         if (rc != MMR_OK)
             continue;
@@ -91,14 +91,14 @@ static void test_every_engine(const mm_stream *s)
             CHECK_MSG(p.cls[i] == want_class[i], "%s: event %zu is %s", in->name, i + 1,
                       mm_path_name(p.cls[i]));
         CHECK(p.nseg == WANT_SEGMENTS && p.seg_start[0] == 0 && p.seg_start[p.nseg] == s->n);
-        rc = mm_paths_run(&p, &r, in->name, &cfg, REPS, res.hash, &pres, err, sizeof err);
+        rc = mm_paths_run(&p, &r, in, &cfg, REPS, res.hash, &pres, err, sizeof err);
         CHECK_MSG(rc == MMR_OK, "%s: %s", in->name, err);
         if (rc == MMR_OK)
             check_result(in->name, &pres, REPS);
         /* The path runs reproduce the replay's outcomes. */
         CHECK(mm_outcomes_hash(r.out, s->n) == res.hash);
         /* Outcomes other than the replay's are refused. */
-        rc = mm_paths_run(&p, &r, in->name, &cfg, 1, res.hash ^ 1, &pres, err, sizeof err);
+        rc = mm_paths_run(&p, &r, in, &cfg, 1, res.hash ^ 1, &pres, err, sizeof err);
         CHECK_MSG(rc == MMR_EUNSTABLE && strstr(err, "other outcomes"), "%s: %d %s", in->name,
                   rc, err);
         engines++;
@@ -106,9 +106,11 @@ static void test_every_engine(const mm_stream *s)
     CHECK(engines == mm_engine_count() && engines >= 5);
 
     mm_paths_result pres;
-    CHECK(mm_paths_run(&p, &r, "nosuch", &cfg, 1, 0, &pres, err, sizeof err) == MMR_ECREATE);
+    mm_engine_info fake = *mm_engine_find("list"); /* not of the registry */
+    fake.name = "nosuch";
+    CHECK(mm_paths_run(&p, &r, &fake, &cfg, 1, 0, &pres, err, sizeof err) == MMR_ECREATE);
     CHECK(strstr(err, "nosuch") != NULL);
-    CHECK(mm_paths_run(&p, &r, "list", &cfg, REPS + 1, 0, &pres, err, sizeof err) == MMR_ESTATE);
+    CHECK(mm_paths_run(&p, &r, mm_engine_find("list"), &cfg, REPS + 1, 0, &pres, err, sizeof err) == MMR_ESTATE);
     mm_paths_free(&p);
     mm_replay_free(&r);
 }
@@ -157,9 +159,9 @@ static void test_json(const mm_stream *s)
     mm_config cfg = { s->np, 0, 0, NULL, 0 };
     CHECK(mm_replay_init(&r, s, 2, err, sizeof err) == MMR_OK);
     CHECK(mm_paths_init(&p, s, 2, err, sizeof err) == MMR_OK);
-    CHECK(mm_replay_run(&r, "list", &cfg, 1, 2, &res, err, sizeof err) == MMR_OK);
+    CHECK(mm_replay_run(&r, mm_engine_find("list"), &cfg, 1, 2, &res, err, sizeof err) == MMR_OK);
     mm_paths_classify(&p, r.out);
-    CHECK(mm_paths_run(&p, &r, "list", &cfg, 2, res.hash, &pres, err, sizeof err) == MMR_OK);
+    CHECK(mm_paths_run(&p, &r, mm_engine_find("list"), &cfg, 2, res.hash, &pres, err, sizeof err) == MMR_OK);
 
     json_text(&pres, text, sizeof text);
 
@@ -194,11 +196,11 @@ static void test_absent_path_is_null(void)
     mm_config cfg = { s.np, 0, 0, NULL, 0 };
     CHECK(mm_replay_init(&r, &s, 1, err, sizeof err) == MMR_OK);
     CHECK(mm_paths_init(&p, &s, 1, err, sizeof err) == MMR_OK);
-    CHECK(mm_replay_run(&r, "list", &cfg, 0, 1, &res, err, sizeof err) == MMR_OK);
+    CHECK(mm_replay_run(&r, mm_engine_find("list"), &cfg, 0, 1, &res, err, sizeof err) == MMR_OK);
     mm_paths_classify(&p, r.out);
     CHECK(p.nseg == 2 && p.seg_path[0] == MM_PATH_FAIL_RECV &&
           p.seg_path[1] == MM_PATH_SUCCESS_SEND);
-    CHECK(mm_paths_run(&p, &r, "list", &cfg, 1, res.hash, &pres, err, sizeof err) == MMR_OK);
+    CHECK(mm_paths_run(&p, &r, mm_engine_find("list"), &cfg, 1, res.hash, &pres, err, sizeof err) == MMR_OK);
     json_text(&pres, text, sizeof text);
     CHECK(json_field(text, "success_from_recv", "events") == 0);
     CHECK(isnan(json_field(text, "success_from_recv", "median")));

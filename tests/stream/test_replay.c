@@ -114,7 +114,7 @@ static void test_cases(void)
                 continue;
             mm_config cfg = { s.np, hints, 0, NULL, 0 };
             mm_replay_result res;
-            int rc = mm_replay_run(&r, in->name, &cfg, 1, 3, &res, err, sizeof err);
+            int rc = mm_replay_run(&r, in, &cfg, 1, 3, &res, err, sizeof err);
             CHECK_MSG(rc == MMR_OK, "%s/%s: %s", cases[c].name, in->name, err);
             if (rc)
                 continue;
@@ -155,25 +155,27 @@ static void test_errors(void)
 
     /* Hints forced on a wildcard stream: the library refuses at line 4. */
     mm_config cfg = { s.np, MM_HINT_NO_ANY_SOURCE, 0, NULL, 0 };
-    CHECK(mm_replay_run(&r, "list", &cfg, 1, 2, &res, err, sizeof err) == MMR_ELIB);
+    CHECK(mm_replay_run(&r, mm_engine_find("list"), &cfg, 1, 2, &res, err, sizeof err) == MMR_ELIB);
     CHECK_MSG(strstr(err, "t.txt:4: engine 'list': ") && strstr(err, mm_strerror(MM_EHINT)), "%s", err);
     CHECK(res.fail_line == 4 && res.lib_status == MM_EHINT);
 
     cfg.hints = 0;
-    CHECK(mm_replay_run(&r, "no-such-engine", &cfg, 1, 2, &res, err, sizeof err) == MMR_ECREATE);
+    mm_engine_info fake = *mm_engine_find("list"); /* not of the registry */
+    fake.name = "no-such-engine";
+    CHECK(mm_replay_run(&r, &fake, &cfg, 1, 2, &res, err, sizeof err) == MMR_ECREATE);
     CHECK_MSG(strstr(err, "cannot create engine 'no-such-engine'"), "%s", err);
     if (mm_engine_find("hash")) {
-        CHECK(mm_replay_run(&r, "hash", &cfg, 1, 2, &res, err, sizeof err) == MMR_ECREATE);
+        CHECK(mm_replay_run(&r, mm_engine_find("hash"), &cfg, 1, 2, &res, err, sizeof err) == MMR_ECREATE);
         CHECK(res.lib_status == MM_EHINT);
     }
     const char *bad_param[] = { "no_such_param=1" };
     cfg.params = bad_param;
     cfg.nparams = 1;
-    CHECK(mm_replay_run(&r, "list", &cfg, 1, 2, &res, err, sizeof err) == MMR_ECREATE);
+    CHECK(mm_replay_run(&r, mm_engine_find("list"), &cfg, 1, 2, &res, err, sizeof err) == MMR_ECREATE);
     cfg.params = NULL;
     cfg.nparams = 0;
-    CHECK(mm_replay_run(&r, "list", &cfg, 1, 3, &res, err, sizeof err) == MMR_ESTATE); /* > max reps */
-    CHECK(mm_replay_run(&r, "list", &cfg, 0, 1, &res, err, sizeof err) == MMR_OK);      /* no warm-up */
+    CHECK(mm_replay_run(&r, mm_engine_find("list"), &cfg, 1, 3, &res, err, sizeof err) == MMR_ESTATE); /* > max reps */
+    CHECK(mm_replay_run(&r, mm_engine_find("list"), &cfg, 0, 1, &res, err, sizeof err) == MMR_OK);      /* no warm-up */
     mm_replay_free(&r);
 
     /* A source beyond the engine's nprocs (a config smaller than the
@@ -183,7 +185,7 @@ static void test_errors(void)
         return;
     CHECK(mm_replay_init(&r, &s, 1, err, sizeof err) == MMR_OK);
     cfg.nprocs = 1;
-    CHECK(mm_replay_run(&r, "list", &cfg, 0, 1, &res, err, sizeof err) == MMR_ELIB);
+    CHECK(mm_replay_run(&r, mm_engine_find("list"), &cfg, 0, 1, &res, err, sizeof err) == MMR_ELIB);
     CHECK_MSG(strstr(err, "t.txt:3: engine 'list': "), "%s", err);
     mm_replay_free(&r);
     mm_stream_free(&s);

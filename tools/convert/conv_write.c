@@ -17,7 +17,7 @@
 #include "conv_internal.h"
 #include "json.h"
 #include "outfile.h"
-#include "stream_resolved.h"
+#include "replay_resolved.h"
 
 static int cmp_ev(const void *a, const void *b)
 {
@@ -306,7 +306,7 @@ int cv_write(cv_conv *c, const size_t *order, char *err, size_t errlen)
         if (rc == MMS_OK && (rc = mm_stream_summarize(&s, &x->sum)) != MMS_OK)
             snprintf(err, errlen, "out of memory");
         if (rc == MMS_OK)
-            rc = mm_stream_check_resolved(&s, &x->res, err, errlen);
+            rc = mm_replay_check_resolved(&s, &x->res, err, errlen);
         x->n = s.n;
         if (rc == MMS_OK)
             rc = write_one(c->o->out_dir, x->file, &s, 1, &done, &ndone, err, errlen);

@@ -9,7 +9,7 @@
  * inter-node parameters) and never overtakes an earlier message of the same
  * sender to the same receiver; collectives are expanded into the
  * point-to-point transfers of the algorithm the trace's MPI would pick
- * (tools/gen/coll_algo.h).
+ * (tools/coll/coll_algo.h).
  */
 #ifndef MM_TOOLS_CONVERT_H
 #define MM_TOOLS_CONVERT_H

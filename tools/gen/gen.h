@@ -1,6 +1,6 @@
 /*
  * gen.h - workload generators: seeded, reproducible matching workloads from
- * the papers, built as in-memory event streams (tools/stream.h).
+ * the papers, built as in-memory event streams (tools/stream/stream.h).
  *
  * A generator is a named function with a table of integer parameters (like
  * an engine's). A workload is written "NAME[:key=value,...]", for example
@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "rng.h"
 #include "stream.h"
 
 #define MM_GEN_MAX_PARAMS 12
@@ -86,38 +87,5 @@ int  mm_gen_list(FILE *f, int json);
 /* The value of a "workload" JSON key: {"name", "spec", "params",
  * "synthetic", "origin"}. */
 void mm_gen_spec_json(struct mmj *j, const mm_gen_spec *sp);
-
-/* ---- the seeded generator every workload draws from (splitmix64) ---- */
-typedef struct mm_rng { uint64_t s; } mm_rng;
-
-static inline void mm_rng_seed(mm_rng *r, uint64_t seed)
-{
-    r->s = seed ^ 0x6A09E667F3BCC909ull;
-}
-
-static inline uint64_t mm_rng_next(mm_rng *r)
-{
-    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-/* Uniform in [0, n), n > 0 (Lemire's multiply-shift; bias < n / 2^64). */
-static inline uint64_t mm_rng_below(mm_rng *r, uint64_t n)
-{
-    return (uint64_t)(((unsigned __int128)mm_rng_next(r) * n) >> 64);
-}
-
-/* Fisher-Yates shuffle of n 32-bit values. */
-static inline void mm_rng_shuffle_u32(mm_rng *r, uint32_t *a, size_t n)
-{
-    for (size_t i = n; i > 1; i--) {
-        size_t j = (size_t)mm_rng_below(r, i);
-        uint32_t t = a[i - 1];
-        a[i - 1] = a[j];
-        a[j] = t;
-    }
-}
 
 #endif /* MM_TOOLS_GEN_H */

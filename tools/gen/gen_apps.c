@@ -1,5 +1,5 @@
 /*
- * gen_apps.c - synthetic application profiles after paper 000, Fig. 1 and
+ * gen_apps.c - synthetic application profiles after Ghazimirsaeed et al., ParCo 2019, Fig. 1 and
  * sec. 5.3-5.4: Radix, Nbody, MiniAMR and FDS as one rank of an n-process
  * job sees them (gen_coll.h, docs/collectives.md).
  *
@@ -148,7 +148,7 @@ static int32_t grid_from(const void *ctx, int32_t p, int i)
 
 /* ---- radix ---- */
 
-/* Radix (paper 000 sec. 5.4: MPI_Iallgather, MPI_Allreduce, MPI_Reduce,
+/* Radix (Ghazimirsaeed et al., ParCo 2019 sec. 5.4: MPI_Iallgather, MPI_Allreduce, MPI_Reduce,
  * MPI_Reduce_scatter; almost every queue element collective, Fig. 1a;
  * queues of about 10 elements, sec. 5.3.1). One iteration is one radix
  * pass: an iallgather of the bucket counts, an allreduce of the global
@@ -360,13 +360,13 @@ static int run_fds(mm_stream *s, const int64_t *v, uint64_t seed, char *err, siz
 
 GEN_APP(radix, radix_params,
         "synthetic Radix sort profile: almost all queue elements collective (iallgather, allreduce, reduce)",
-        "paper 000, Fig. 1a, sec. 5.3-5.4");
+        "Ghazimirsaeed et al., ParCo 2019, Fig. 1a, sec. 5.3-5.4");
 GEN_APP(nbody, nbody_params,
         "synthetic Nbody profile: ring point-to-point shifts plus allgather, allreduce, bcast, reduce",
-        "paper 000, Fig. 1b, sec. 5.3-5.4");
+        "Ghazimirsaeed et al., ParCo 2019, Fig. 1b, sec. 5.3-5.4");
 GEN_APP(miniamr, miniamr_params,
         "synthetic MiniAMR profile: 3D halo exchange plus allreduce-heavy refinement",
-        "paper 000, Fig. 1c, sec. 5.3-5.4");
+        "Ghazimirsaeed et al., ParCo 2019, Fig. 1c, sec. 5.3-5.4");
 GEN_APP(fds, fds_params,
         "synthetic FDS profile: gather(v) hot spot at rank 0 plus neighbour exchange",
-        "paper 000, Fig. 1d, sec. 5.3.1 and 5.4");
+        "Ghazimirsaeed et al., ParCo 2019, Fig. 1d, sec. 5.3.1 and 5.4");

@@ -146,19 +146,19 @@ static int run_family(const char *name, int fam, const char *const *algs, int ro
 
 GEN_COLL(gather, MM_COLL_GATHER, gather_algs, 1, gather_params,
          "repeated MPI_Gather seen at one rank: with rank = root the n-1 message hot spot",
-         "paper 000, sec. 5.2 (Fig. 5a) and 5.3.1 (FDS rank 0)");
+         "Ghazimirsaeed et al., ParCo 2019, sec. 5.2 (Fig. 5a) and 5.3.1 (FDS rank 0)");
 GEN_COLL(bcast, MM_COLL_BCAST, bcast_algs, 1, bcast_params,
          "repeated MPI_Bcast seen at one rank",
-         "paper 000, sec. 5.4 (Nbody, MiniAMR use MPI_Bcast)");
+         "Ghazimirsaeed et al., ParCo 2019, sec. 5.4 (Nbody, MiniAMR use MPI_Bcast)");
 GEN_COLL(reduce, MM_COLL_REDUCE, reduce_algs, 1, reduce_params,
          "repeated MPI_Reduce seen at one rank",
-         "paper 000, sec. 5.4 (Radix, Nbody, MiniAMR use MPI_Reduce)");
+         "Ghazimirsaeed et al., ParCo 2019, sec. 5.4 (Radix, Nbody, MiniAMR use MPI_Reduce)");
 GEN_COLL(allreduce, MM_COLL_ALLREDUCE, allreduce_algs, 0, allreduce_params,
          "repeated MPI_Allreduce seen at one rank",
-         "paper 000, sec. 5.2 (Fig. 5b)");
+         "Ghazimirsaeed et al., ParCo 2019, sec. 5.2 (Fig. 5b)");
 GEN_COLL(allgather, MM_COLL_ALLGATHER, allgather_algs, 0, allgather_params,
          "repeated MPI_Allgather / MPI_Iallgather (nonblocking=1) seen at one rank",
-         "paper 000, sec. 5.2 (Fig. 5c, MPI_Iallgather)");
+         "Ghazimirsaeed et al., ParCo 2019, sec. 5.2 (Fig. 5c, MPI_Iallgather)");
 GEN_COLL(barrier, MM_COLL_BARRIER, barrier_algs, 0, barrier_params,
          "repeated MPI_Barrier seen at one rank (empty messages)",
          "collective microbenchmark (docs/collectives.md)");
@@ -170,7 +170,7 @@ GEN_COLL(scatter, MM_COLL_SCATTER, scatter_algs, 1, scatter_params,
          "collective microbenchmark (docs/collectives.md)");
 GEN_COLL(reduce_scatter, MM_COLL_REDUCE_SCATTER, reduce_scatter_algs, 0, reduce_scatter_params,
          "repeated MPI_Reduce_scatter (equal counts) seen at one rank",
-         "paper 000, sec. 5.4 (Radix uses MPI_Reduce_scatter)");
+         "Ghazimirsaeed et al., ParCo 2019, sec. 5.4 (Radix uses MPI_Reduce_scatter)");
 GEN_COLL(reduce_scatter_block, MM_COLL_REDUCE_SCATTER_BLOCK, reduce_scatter_block_algs, 0,
          reduce_scatter_block_params, "repeated MPI_Reduce_scatter_block seen at one rank",
          "collective microbenchmark (docs/collectives.md)");

@@ -5,7 +5,7 @@
  * Collectives at one rank of an n-process job: gather, bcast, reduce,
  * allreduce, allgather, barrier, alltoall, scatter, reduce_scatter,
  * reduce_scatter_block, scan, exscan (gen_coll.c). Application
- * profiles of paper 000, Fig. 1, all synthetic: radix, nbody, miniamr, fds
+ * profiles of Ghazimirsaeed et al., ParCo 2019, Fig. 1, all synthetic: radix, nbody, miniamr, fds
  * (gen_apps.c).
  */
 #ifndef MM_TOOLS_GEN_COLL_H

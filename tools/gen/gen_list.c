@@ -8,7 +8,7 @@
 
 #include "gen.h"
 #include "json.h"
-#include "replay_report.h"
+#include "version.h"
 
 static void json_param(mmj *j, const mm_gen_param *p)
 {

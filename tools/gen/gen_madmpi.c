@@ -1,6 +1,6 @@
 /*
  * gen_madmpi.c - the MadMPI request benchmarks (burst, tags, shuffle, any)
- * used in paper 002 (figures 3 and 5a), seen from the server process.
+ * used in the MPI 4.0 hints paper (figures 3 and 5a), seen from the server process.
  *
  * In each round the server posts N one-byte receives from its single peer
  * (rank 1), both sides wait for all of them, and then the roles swap (the
@@ -88,14 +88,15 @@ const mm_gen mm_gen_burst = {
     "burst",
     "N receives from one peer all with tag 0, then N messages with tag 0: every match is at "
     "the head of the queue",
-    "MadMPI benchmark reqs_burst; paper 002, figure 5a (the hash table's overhead case)",
+    "MadMPI benchmark reqs_burst; the MPI 4.0 hints paper, figure 5a "
+    "(the hash table's overhead case)",
     0, madmpi_params, NPARAMS, burst_run,
 };
 
 const mm_gen mm_gen_tags = {
     "tags",
     "N receives with tags 0..N-1, then N messages with tags 0..N-1 in the same order",
-    "MadMPI benchmark reqs_tags (paper 002, MadMPI suite)",
+    "MadMPI benchmark reqs_tags (MPI 4.0 hints paper, MadMPI suite)",
     0, madmpi_params, NPARAMS, tags_run,
 };
 
@@ -103,7 +104,7 @@ const mm_gen mm_gen_shuffle = {
     "shuffle",
     "N receives with tags 0..N-1 in order, then N messages whose tags are a seeded random "
     "permutation of 0..N-1",
-    "MadMPI benchmark reqs_shuffle; paper 002, figure 3",
+    "MadMPI benchmark reqs_shuffle; the MPI 4.0 hints paper, figure 3",
     0, madmpi_params, NPARAMS, shuffle_run,
 };
 
@@ -111,6 +112,6 @@ const mm_gen mm_gen_any = {
     "any",
     "shuffle, plus one ANY_SOURCE receive (tag N+1) posted first that stays posted until a "
     "last zero-byte message ends the round",
-    "MadMPI benchmark reqs_any (paper 002, MadMPI suite)",
+    "MadMPI benchmark reqs_any (MPI 4.0 hints paper, MadMPI suite)",
     0, madmpi_params, NPARAMS, any_run,
 };

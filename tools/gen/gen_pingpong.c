@@ -1,5 +1,5 @@
 /*
- * gen_pingpong.c - the preposted ping-pong of paper 002 (section V-B,
+ * gen_pingpong.c - the preposted ping-pong of the MPI 4.0 hints paper (section V-B,
  * figure 6): N receives that never match are posted first, then a
  * ping-pong runs, so that with one list every search for a ping-pong
  * message walks exactly N+1 elements.
@@ -46,6 +46,6 @@ const mm_gen mm_gen_pingpong = {
     "pingpong",
     "n receives preposted that never match, then a ping-pong: every matching search walks "
     "n+1 elements of one list",
-    "paper 002, section V-B and figure 6 (preposted ping-pong)",
+    "the MPI 4.0 hints paper, section V-B and figure 6 (preposted ping-pong)",
     0, pingpong_params, sizeof pingpong_params / sizeof pingpong_params[0], pingpong_run,
 };

@@ -1,5 +1,5 @@
 /*
- * gen_random_keys.c - the setting of paper 002's Table I: random, fully
+ * gen_random_keys.c - the setting of Table I of the MPI 4.0 hints paper: random, fully
  * specified requests, 0 <= communicator <= 100, 0 <= tag <= 100,
  * 0 <= source <= 500 (section III).
  *
@@ -130,6 +130,6 @@ const mm_gen mm_gen_random_keys = {
     "random_keys",
     "n random distinct fully specified keys (comm, source, tag) per round: receives first "
     "(fail from recv, success from send) or messages first (fail from send, success from recv)",
-    "paper 002, section III and Table I (the four matching paths)",
+    "the MPI 4.0 hints paper, section III and Table I (the four matching paths)",
     0, keys_params, sizeof keys_params / sizeof keys_params[0], keys_run,
 };

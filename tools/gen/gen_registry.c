@@ -40,7 +40,7 @@ static const mm_gen *const generators[] = {
     &mm_gen_reduce_scatter_block,
     &mm_gen_scan,
     &mm_gen_exscan,
-    /* synthetic application profiles (paper 000, figure 1) */
+    /* synthetic application profiles (Ghazimirsaeed et al., ParCo 2019, figure 1) */
     &mm_gen_radix,
     &mm_gen_nbody,
     &mm_gen_miniamr,

@@ -1,5 +1,5 @@
 /*
- * gen_reverse.c - the reverse-search microbenchmarks of paper 001
+ * gen_reverse.c - the reverse-search microbenchmarks of Ghazimirsaeed and Afsahi, HPCS 2017
  * (section 3, figures 2 and 3, table 1), seen from process 0.
  *
  * Processes 1..n-1 each send m messages to process 0 before it posts any
@@ -111,7 +111,7 @@ const mm_gen mm_gen_reverse = {
     "reverse",
     "processes 1..n-1 send m messages each to process 0, which then receives them in the "
     "reverse order of arrival (every search walks the whole unexpected queue)",
-    "paper 001, section 3 and figure 2 (reverse search)",
+    "Ghazimirsaeed and Afsahi, HPCS 2017, section 3 and figure 2 (reverse search)",
     0, reverse_params, sizeof reverse_params / sizeof reverse_params[0], reverse_run,
 };
 
@@ -129,6 +129,7 @@ const mm_gen mm_gen_reverse_groups = {
     "reverse_groups",
     "reverse search with four groups of senders (Ps, Pm, Pl, Pvl: 2, 10, 50, 100 messages "
     "per process), ranks 1..g, g+1..2g, 2g+1..3g, 3g+1..4g",
-    "paper 001, section 3, table 1 and figure 3 (reverse search and clustering)",
+    "Ghazimirsaeed and Afsahi, HPCS 2017, section 3, table 1 and figure 3 "
+    "(reverse search and clustering)",
     0, groups_params, sizeof groups_params / sizeof groups_params[0], groups_run,
 };

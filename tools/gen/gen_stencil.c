@@ -1,5 +1,5 @@
 /*
- * gen_stencil.c - multithreaded stencil halo exchanges (paper 003): the
+ * gen_stencil.c - multithreaded stencil halo exchanges (Schonbein et al., Euro-Par 2018): the
  * naive, 2D, 3D and linear-z thread decompositions, seen from the
  * receiving process.
  *
@@ -120,7 +120,7 @@ const mm_gen mm_gen_stencil_naive = {
     "stencil_naive",
     "naive thread decomposition: every thread receives msgs messages, T_r = T_s = threads, "
     "M_t = threads * msgs",
-    "paper 003, section 3 and figure 1 (naive decomposition)",
+    "Schonbein et al., Euro-Par 2018, section 3 and figure 1 (naive decomposition)",
     0, naive_params, sizeof naive_params / sizeof naive_params[0], naive_run,
 };
 
@@ -148,7 +148,7 @@ const mm_gen mm_gen_stencil2d = {
     "stencil2d",
     "2D lx x ly thread decomposition, boundary exchange only: 9-point M_t = 6lx+6ly-4, "
     "T_r = 2lx+2ly-4, T_s = 2lx+2ly+4 (eq. 2-4); 5-point M_t = T_s = 2lx+2ly",
-    "paper 003, section 3.1, equations 1-4 and figure 2",
+    "Schonbein et al., Euro-Par 2018, section 3.1, equations 1-4 and figure 2",
     0, d2_params, sizeof d2_params / sizeof d2_params[0], d2_run,
 };
 
@@ -178,7 +178,7 @@ const mm_gen mm_gen_stencil3d = {
     "stencil3d",
     "3D lx x ly x lz thread decomposition, boundary exchange only: 27-point M_t, T_r, T_s "
     "of equations 6-8; 7-point M_t = T_s = 2(lxly+lxlz+lylz)",
-    "paper 003, section 3.2, equations 5-8 and figure 3",
+    "Schonbein et al., Euro-Par 2018, section 3.2, equations 5-8 and figure 3",
     0, d3_params, sizeof d3_params / sizeof d3_params[0], d3_run,
 };
 
@@ -204,6 +204,6 @@ const mm_gen mm_gen_stencil_linear = {
     "stencil_linear",
     "1 x 1 x lz decomposition along z: T_r = lz; 7-point M_t = T_s = 4lz+2, 27-point "
     "M_t = 24lz+2, T_s = 8lz+18",
-    "paper 003, section 4.2 and figure 4 (linear 3D decomposition)",
+    "Schonbein et al., Euro-Par 2018, section 4.2 and figure 4 (linear 3D decomposition)",
     0, linear_params, sizeof linear_params / sizeof linear_params[0], linear_run,
 };

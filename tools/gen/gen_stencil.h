@@ -1,5 +1,5 @@
 /*
- * gen_stencil.h - the thread decompositions of paper 003 (section 3): which
+ * gen_stencil.h - the thread decompositions of Schonbein et al., Euro-Par 2018 (section 3): which
  * receiving and sending thread handles each message of one BSP phase.
  * Exposed for the unit tests that check the counts against equations 1-8.
  */

@@ -1,6 +1,6 @@
 /*
  * gen_stencil_geom.c - enumerating the messages of one BSP phase of a
- * stencil halo exchange decomposed over threads (paper 003, section 3).
+ * stencil halo exchange decomposed over threads (Schonbein et al., Euro-Par 2018, section 3).
  *
  * The process's domain is a grid of lx x ly (x lz) thread subdomains. A
  * message crosses the process boundary for every pair (inner subdomain c,

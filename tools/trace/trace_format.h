@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../le.h"
+#include "le.h"
 
 #define MMT_MAGIC       "MMTRACE"  /* 7 characters and a NUL: 8 bytes */
 #define MMT_MAGIC_LEN   8

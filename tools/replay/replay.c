@@ -1,0 +1,222 @@
+/*
+ * replay.c - the replay loop and its timing.
+ *
+ * The timed loop does nothing but call the engine and store one word per
+ * event; checking outcomes, counting and hashing happen after the clock
+ * stops, so every engine pays the same small fixed overhead.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "replay.h"
+#include "replay_stats.h"
+
+static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+    va_list ap;
+    if (err && errlen) {
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+int mm_replay_init(mm_replay *r, const mm_stream *s, unsigned max_reps, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    if (!s->finalized || max_reps == 0)
+        return fail(err, errlen, MMR_ESTATE, "replay: stream not finalized or no repetitions");
+    r->s = s;
+    r->reps_cap = max_reps;
+    if (s->nslots >= UINT32_MAX)
+        return fail(err, errlen, MMR_ESTATE, "replay: %zu cancellable receives exceed the "
+                    "timed loop's 32-bit handle slots", s->nslots);
+    /* +1 everywhere: malloc(0) may return NULL. */
+    r->tev = malloc((s->n + 1) * sizeof *r->tev);
+    r->out = malloc((s->n + 1) * sizeof *r->out);
+    r->handles = malloc((s->nslots + 1) * sizeof *r->handles);
+    r->queued = malloc(s->nslots + 1);
+    r->times = malloc((size_t)max_reps * sizeof *r->times);
+    if (!r->tev || !r->out || !r->handles || !r->queued || !r->times) {
+        mm_replay_free(r);
+        return fail(err, errlen, MMR_ENOMEM, "replay: out of memory for %zu events", s->n);
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        const mm_event *x = &s->ev[i];
+        /* A C names its R's handle slot directly: one lookup less per cancel. */
+        uint64_t ref = x->type == MM_EV_CANCEL ? s->ev[x->ref].ref - 1 : x->ref;
+        r->tev[i] = (mm_timed_event){
+            { x->comm, x->src, x->tag, x->kind, x->coll_op, 0, x->comm_size, x->call, x->bytes,
+              (uintptr_t)i },
+            x->type, (uint32_t)ref };
+    }
+    return MMR_OK;
+}
+
+void mm_replay_free(mm_replay *r)
+{
+    free(r->tev);
+    free(r->out);
+    free(r->handles);
+    free(r->queued);
+    free(r->times);
+    memset(r, 0, sizeof *r);
+}
+
+/* Expected statuses: post/arrive queue or match; probe/mprobe/cancel match
+ * or find nothing. Anything else non-negative is an engine bug. */
+static int status_ok(int type, int rc)
+{
+    if (type == MM_EV_RECV || type == MM_EV_MSG)
+        return rc == MM_QUEUED || rc == MM_MATCHED;
+    return rc == MM_MATCHED || rc == MM_NOTFOUND;
+}
+
+/* One pass over the stream. Returns the library status that stopped it
+ * (negative or unexpected) and sets *at, or MM_QUEUED when all went well. */
+static int run_events(mm_replay *r, mm_engine *eng, size_t *at)
+{
+    const mm_timed_event *ev = r->tev;
+    const size_t n = r->s->n;
+    uint64_t *out = r->out;
+    mm_handle *hs = r->handles;
+    uint8_t *queued = r->queued;
+
+    for (size_t i = 0; i < n; i++) {
+        const mm_timed_event *x = &ev[i];
+        uintptr_t partner = 0;
+        int rc;
+        switch (x->type) {
+        case MM_EV_RECV:
+        case MM_EV_MSG:
+            if (x->type == MM_EV_MSG) {
+                rc = mm_arrive(eng, &x->en, &partner);
+            } else if (x->ref) {
+                /* Some C names this receive: keep its handle. */
+                rc = mm_post(eng, &x->en, &hs[x->ref - 1], &partner);
+                queued[x->ref - 1] = rc == MM_QUEUED;
+            } else {
+                rc = mm_post(eng, &x->en, NULL, &partner);
+            }
+            break;
+        case MM_EV_PROBE:
+            rc = mm_probe(eng, x->en.comm, x->en.src, x->en.tag, &partner);
+            break;
+        case MM_EV_MPROBE:
+            rc = mm_mprobe(eng, x->en.comm, x->en.src, x->en.tag, &partner);
+            break;
+        default: { /* MM_EV_CANCEL; ref is its R's handle slot */
+            uint32_t slot = x->ref;
+            /* A receive matched at post time never had a handle: a miss.
+             * Otherwise the library answers NOTFOUND for a matched or
+             * already cancelled receive. */
+            rc = queued[slot] ? mm_cancel(eng, hs[slot]) : MM_NOTFOUND;
+            if (rc == MM_MATCHED)
+                queued[slot] = 0; /* a second C on it is a miss */
+            partner = (uintptr_t)r->s->ev[i].ref;
+            break;
+        }
+        }
+        if (!status_ok(x->type, rc)) {
+            *at = i;
+            return rc;
+        }
+        out[i] = rc == MM_MATCHED ? (uint64_t)partner : MM_OUT_NONE;
+    }
+    return MM_QUEUED;
+}
+
+/* Integer nanoseconds: a double would lose precision on long uptimes. */
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int mm_replay_run(mm_replay *r, const mm_engine_info *info, const mm_config *cfg,
+                  unsigned warmup, unsigned reps, mm_replay_result *res,
+                  char *err, size_t errlen)
+{
+    const char *engine = info ? info->name : "(none)";
+    const mm_stream *s = r->s;
+    char where[512], cerr[512];
+    memset(res, 0, sizeof *res);
+    if (reps == 0 || reps > r->reps_cap || warmup > 1)
+        return fail(err, errlen, MMR_ESTATE, "replay: bad repetition count %u", reps);
+
+    uint64_t first_hash = 0;
+    for (unsigned run = 0; run < warmup + reps; run++) {
+        mm_engine *eng = NULL;
+        cerr[0] = '\0';
+        int rc = mm_create_from(&eng, info, cfg, cerr, sizeof cerr);
+        if (rc < 0 || !eng) {
+            res->lib_status = rc;
+            return fail(err, errlen, MMR_ECREATE, "cannot create engine '%s': %s", engine,
+                        cerr[0] ? cerr : mm_strerror(rc));
+        }
+        if (s->nslots)
+            memset(r->queued, 0, s->nslots);
+
+        size_t at = 0;
+        int64_t t0 = now_ns();
+        rc = run_events(r, eng, &at);
+        int64_t t1 = now_ns();
+
+        if (rc == MM_QUEUED && run + 1 == warmup + reps) {
+            rc = mm_get_stats(eng, &res->stats);
+            if (rc < 0) {
+                mm_destroy(eng);
+                res->lib_status = rc;
+                return fail(err, errlen, MMR_ELIB, "engine '%s': mm_get_stats: %s", engine,
+                            mm_strerror(rc));
+            }
+            rc = MM_QUEUED;
+        }
+        mm_destroy(eng);
+
+        if (rc != MM_QUEUED) {
+            res->fail_line = s->ev[at].line;
+            res->lib_status = rc;
+            mm_stream_where(s, s->ev[at].line, where, sizeof where);
+            if (rc < 0)
+                return fail(err, errlen, MMR_ELIB, "%sengine '%s': %s", where, engine, mm_strerror(rc));
+            return fail(err, errlen, MMR_EENGINE, "%sengine '%s' returned unexpected status %d",
+                        where, engine, rc);
+        }
+        long long bad = mm_outcomes_check(s, r->out);
+        if (bad >= 0) {
+            res->fail_line = s->ev[bad].line;
+            mm_stream_where(s, s->ev[bad].line, where, sizeof where);
+            return fail(err, errlen, MMR_EENGINE,
+                        "%sengine '%s' named an impossible partner (cookie %llu)", where, engine,
+                        (unsigned long long)r->out[bad]);
+        }
+        uint64_t h = mm_outcomes_hash(r->out, s->n);
+        if (run == 0)
+            first_hash = h;
+        else if (h != first_hash)
+            return fail(err, errlen, MMR_EUNSTABLE,
+                        "engine '%s': run %u produced different outcomes than run 1", engine, run + 1);
+        if (run >= warmup)
+            r->times[run - warmup] = s->n ? (double)(t1 - t0) / (double)s->n : 0.0;
+    }
+
+    res->hash = first_hash;
+    mm_outcomes_count(s, r->out, &res->counts);
+    mm_quartiles q = mm_quartiles_of(r->times, reps);
+    res->ns_min = q.min;
+    res->ns_q1 = q.q1;
+    res->ns_median = q.median;
+    res->ns_q3 = q.q3;
+    return MMR_OK;
+}
