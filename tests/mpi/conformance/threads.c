@@ -13,7 +13,7 @@
 
 #include "conformance.h"
 
-enum { NT = 4, ITERS = 200 };
+enum { NT = 4, ITERS = 100 };
 
 static MPI_Comm comms[NT];
 static int peer, tfail[NT];
