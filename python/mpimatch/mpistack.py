@@ -47,9 +47,10 @@ class Stack:
     env: Tuple[Tuple[str, str], ...] = ()
     engine: Optional[str] = None
 
-    def mpirun(self, np: int, argv: Sequence[str]) -> List[str]:
-        """The whole command line: mpirun, -np, the stack's arguments, the program."""
-        cmd = [MPIRUN, *MPIRUN_BASE, "-np", str(np), *self.mca]
+    def mpirun(self, np: int, argv: Sequence[str], extra: Sequence[str] = ()) -> List[str]:
+        """The whole command line: mpirun, -np, the stack's arguments, `extra` mpirun
+        options (e.g. --tag-output), the program."""
+        cmd = [MPIRUN, *MPIRUN_BASE, "-np", str(np), *self.mca, *extra]
         for key, value in self.env:
             cmd += ["-x", f"{key}={value}"]
         return cmd + [str(a) for a in argv]
@@ -224,7 +225,7 @@ def _shm_of(pids: Sequence[int]) -> set:
 
 def run(stack: Stack, np: int, argv: Sequence[str], timeout: float,
         env: Optional[Mapping[str, str]] = None, cwd: Optional[Path] = None,
-        poll: float = 0.05) -> Outcome:
+        poll: float = 0.05, extra: Sequence[str] = ()) -> Outcome:
     """Run `argv` on `np` ranks under `stack`, in a session of its own. At the timeout
     every process of that session is killed (mpirun, its daemons, the ranks). While it
     runs, the files under /dev/shm that its processes map or open are noted (every
@@ -233,7 +234,7 @@ def run(stack: Stack, np: int, argv: Sequence[str], timeout: float,
     segments at exit, issue 12), a killed one may. Files of other jobs running at the
     same time are never touched."""
     import tempfile
-    cmd = stack.mpirun(np, argv)
+    cmd = stack.mpirun(np, argv, extra)
     shm: set = set()
     with tempfile.TemporaryFile("w+") as out_f, tempfile.TemporaryFile("w+") as err_f:
         start = time.monotonic()

@@ -14,6 +14,7 @@ A stack that is not available is skipped with the reason; ob1 is required when C
 MPIMATCH_REQUIRE_TOOLS=1. MPIMATCH_CONFORMANCE_TIMEOUT scales the per-run timeouts."""
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -72,6 +73,7 @@ RXM_FAILS = {
 RXM_OPT_IN = os.environ.get("MPIMATCH_CONFORMANCE_RXM") == "1"
 
 
+@functools.lru_cache(maxsize=None)
 def _engines() -> List[Dict]:
     try:
         exe = tools.find_tool(tools.REPLAY)
