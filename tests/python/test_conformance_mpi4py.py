@@ -43,7 +43,11 @@ EXTRA: Dict[str, int] = {
 CORE = ("test_p2p_obj_matched", "test_p2p_buf_matched", "test_p2p_obj", "test_util_pkl5")
 TIMEOUT = 90
 # Measured here under tcp;ofi_rxm (docs/conformance.md): module -> what goes wrong.
-RXM_FAILS: Dict[str, str] = {}
+RXM_FAILS: Dict[str, str] = {
+    "test_p2p_obj": "segmentation fault in MPI_Cancel (inside mca_mtl_ofi.so)",
+    "test_util_pkl5": "hangs in TestMPISelf.testIMProbe (improbe + mrecv)",
+    "test_cco_vec": "segmentation fault inside libfabric under MPI_Alltoallw (coll basic)",
+}
 
 
 def _modules() -> Dict[str, int]:
