@@ -23,7 +23,7 @@ from typing import Dict, List, Optional, Tuple
 
 import pytest
 
-from conftest import REPO, _find, _tools_required
+from conftest import REPO, _tools_required
 from mpimatch import mpistack, tools
 from mpimatch.replay import hints_of
 

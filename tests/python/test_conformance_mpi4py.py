@@ -10,7 +10,9 @@ mpi4py 4.x from PyPI here takes over 10 minutes); the test sources are those of 
 mpi4py version's PyPI sdist, downloaded once with pip into build/mpi4py-VERSION/
 ($MPIMATCH_MPI4PY_TESTS names another test directory, $MPIMATCH_MPI4PY_PYTHON another
 interpreter). CI runs the modules of MODULES; MPIMATCH_MPI4PY_ALL=1 adds EXTRA.
-The tcp;ofi_rxm stack is opt-in as in test_conformance.py (MPIMATCH_CONFORMANCE_RXM=1)."""
+Stacks: ob1 and the provider (default engine and `list`: every module; other engines:
+CORE); pml ucx with MPIMATCH_CONFORMANCE_UCX=1; tcp;ofi_rxm, as in test_conformance.py,
+with MPIMATCH_CONFORMANCE_RXM=1."""
 from __future__ import annotations
 
 import functools
@@ -26,7 +28,7 @@ import pytest
 
 from conftest import REPO, _tools_required
 from mpimatch import mpistack
-from test_conformance import RXM_OPT_IN, SCALE, _engines, _stack
+from test_conformance import SCALE, _engines, _stack
 
 # module: process count. The p2p, matched-probe, request, status, message and
 # collective modules; each takes 2-6 s here under ob1.
@@ -40,12 +42,22 @@ EXTRA: Dict[str, int] = {
     "test_cco_vec": 2, "test_cco_nb_vec": 2, "test_cco_ngh_buf": 3, "test_cco_ngh_obj": 2,
     "test_comm": 2, "test_comm_topo": 2, "test_threads": 2,
 }
+# pml ucx passes every module like ob1 (docs/conformance.md); it costs about 40 s per run
+# of the suite, so it is opt-in here (the C programs run under ucx by default).
+UCX_OPT_IN = os.environ.get("MPIMATCH_CONFORMANCE_UCX") == "1"
 CORE = ("test_p2p_obj_matched", "test_p2p_buf_matched", "test_p2p_obj", "test_util_pkl5")
 TIMEOUT = 90
-# Measured here under tcp;ofi_rxm (docs/conformance.md): module -> what goes wrong.
+# Measured here under tcp;ofi_rxm (docs/conformance.md). The first two look like Open
+# MPI 4.1.4's mtl ofi rather than libfabric's tcp;ofi_rxm (the same faults as
+# test_conformance.CM_FAILS), so they are expected failures of every cm stack (strict
+# under rxm, not strict under the provider until measured there).
+CM_FAILS: Dict[str, str] = {
+    "test_p2p_obj": "segmentation fault in MPI_Cancel of an Issend to self "
+                    "(TestP2PObjSelf.testCancel; inside mca_mtl_ofi.so)",
+    "test_util_pkl5": "hangs in TestMPISelf.testIMProbe: an Issend matched by "
+                      "Improbe + Mrecv never completes",
+}
 RXM_FAILS: Dict[str, str] = {
-    "test_p2p_obj": "segmentation fault in MPI_Cancel (inside mca_mtl_ofi.so)",
-    "test_util_pkl5": "hangs in TestMPISelf.testIMProbe (improbe + mrecv)",
     "test_cco_vec": "segmentation fault inside libfabric under MPI_Alltoallw (coll basic)",
 }
 
@@ -156,7 +168,9 @@ def _verdict(outcome: mpistack.Outcome, module: str, np: int) -> List[str]:
 def _cases() -> List:
     cases = []
     mods = _modules()
-    names = ["ob1", "ucx", "mpimatch", "mpimatch:list"]
+    names = ["ob1", "mpimatch", "mpimatch:list"]
+    if UCX_OPT_IN:
+        names.insert(1, "ucx")
     names += [f"mpimatch:{e['name']}" for e in _engines()
               if e["name"] != "list" and not e.get("hints_required")]
     for stack in names + ["rxm"]:
@@ -164,7 +178,11 @@ def _cases() -> List:
             if stack.startswith("mpimatch:") and stack != "mpimatch:list" and module not in CORE:
                 continue
             marks = []
-            if stack == "rxm" and module in RXM_FAILS:
+            if module in CM_FAILS and (stack == "rxm" or stack.startswith("mpimatch")):
+                marks.append(pytest.mark.xfail(reason=f"Open MPI 4.1.4 mtl ofi: "
+                                                      f"{CM_FAILS[module]}",
+                                               strict=stack == "rxm"))
+            elif stack == "rxm" and module in RXM_FAILS:
                 marks.append(pytest.mark.xfail(reason=f"tcp;ofi_rxm: {RXM_FAILS[module]}",
                                                strict=True))
             cases.append(pytest.param(stack, module, np, id=f"{stack}-{module}-{np}",

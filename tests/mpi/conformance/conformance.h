@@ -128,6 +128,15 @@ static int conf_start(const char *name, int *argc, char ***argv, int min_np, int
     return 2;
 }
 
+/* Each phase, then a barrier on the world. */
+static inline void conf_phases(void (*const phase[])(void), size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        phase[i]();
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+}
+
 /* Gather the digests, sum the failures, MPI_Finalize; the exit status. */
 static int conf_finish(void)
 {

@@ -114,9 +114,6 @@ int main(int argc, char **argv)
     if (rc)
         return rc;
     void (*phase[])(void) = { ring, sync_wildcard, ready, inactive };
-    for (size_t i = 0; i < sizeof phase / sizeof phase[0]; i++) {
-        phase[i]();
-        MPI_Barrier(MPI_COMM_WORLD);
-    }
+    conf_phases(phase, sizeof phase / sizeof phase[0]);
     return conf_finish();
 }

@@ -39,13 +39,20 @@ static void flood_send(int n, int bytes, int base_tag_mod, int barrier)
     free(r);
 }
 
-static void depth_any_tag(int n)
+/* Rank 1 floods 0 with n messages of `bytes` (tags 0..tags-1), then a barrier on
+ * the world; whether this is rank 0 (the receiver). */
+static int flood_from_1(int n, int bytes, int tags)
 {
     if (rank == 1)
-        flood_send(n, 8, 7, 1);
+        flood_send(n, bytes, tags, 1);
     else
         MPI_Barrier(MPI_COMM_WORLD);
-    if (rank != 0)
+    return rank == 0;
+}
+
+static void depth_any_tag(int n)
+{
+    if (!flood_from_1(n, 8, 7))
         return;
     int bad = 0;
     for (int i = 0; i < n; i++) {
@@ -60,11 +67,7 @@ static void depth_any_tag(int n)
 
 static void depth_by_tag(int n)
 {
-    if (rank == 1)
-        flood_send(n, 8, 7, 1);
-    else
-        MPI_Barrier(MPI_COMM_WORLD);
-    if (rank != 0)
+    if (!flood_from_1(n, 8, 7))
         return;
     int bad = 0, got = 0;
     for (int t = 6; t >= 0; t--)
@@ -92,11 +95,7 @@ static void depths_all(void)
 static void large(void)
 {
     const int n = 100, bytes = 256 << 10;
-    if (rank == 1)
-        flood_send(n, bytes, 3, 1);
-    else
-        MPI_Barrier(MPI_COMM_WORLD);
-    if (rank != 0)
+    if (!flood_from_1(n, bytes, 3))
         return;
     char *buf = xmalloc((size_t)bytes);
     int bad = 0;
@@ -176,9 +175,6 @@ int main(int argc, char **argv)
     if (rc)
         return rc;
     void (*phase[])(void) = { depths_all, large, all_senders, wrap };
-    for (size_t i = 0; i < sizeof phase / sizeof phase[0]; i++) {
-        phase[i]();
-        MPI_Barrier(MPI_COMM_WORLD);
-    }
+    conf_phases(phase, sizeof phase / sizeof phase[0]);
     return conf_finish();
 }

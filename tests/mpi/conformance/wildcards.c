@@ -164,9 +164,6 @@ int main(int argc, char **argv)
         return rc;
     void (*phase[])(void) = { any_source, any_tag, both, earliest_posted, specific_first,
                               unexpected_side };
-    for (size_t i = 0; i < sizeof phase / sizeof phase[0]; i++) {
-        phase[i]();
-        MPI_Barrier(MPI_COMM_WORLD);
-    }
+    conf_phases(phase, sizeof phase / sizeof phase[0]);
     return conf_finish();
 }
