@@ -30,8 +30,9 @@ elif ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
   need_apt+=(python3-venv python3-pip)
 fi
 # --dev: both MPIs for the tracer's tests (tests/python/test_trace.py,
-# test_persistent.py, test_coll_oracle.py), libfabric for the provider.
-dev_pkgs=(openmpi-bin libopenmpi-dev mpich libmpich-dev libfabric-dev libfabric-bin)
+# test_persistent.py, test_coll_oracle.py), libfabric for the provider,
+# mpi4py (Debian's, linked to Open MPI) for its own tests in the conformance suite.
+dev_pkgs=(openmpi-bin libopenmpi-dev mpich libmpich-dev libfabric-dev libfabric-bin python3-mpi4py)
 if [ $dev = 1 ]; then
   for pkg in "${dev_pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed' || need_apt+=("$pkg")
