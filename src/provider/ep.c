@@ -70,6 +70,21 @@ static void sync_av(mmfi_ep *ep)
     for (size_t i = 0; i < ep->nconns; i++)
         if (ep->conns[i].fiaddr != FI_ADDR_NOTAVAIL && ep->conns[i].fiaddr < ep->av_conn_cap)
             ep->av_conn[ep->conns[i].fiaddr] = (uint32_t)i + 1;
+    if (!ep->enabled)
+        return;
+    /* Attach to every same-host peer now (shm.c: inboxes lose their names
+     * once everyone is attached). A peer that cannot be reached fails later,
+     * at its first send. */
+    ep->expect_attach = 0;
+    for (fi_addr_t a = 0; a < ep->av->count; a++) {
+        uint32_t ci;
+        if (!ep->av->valid[a] || mmfi_conn_for_addr(ep, a, &ci))
+            continue;
+        ep->expect_attach++;
+        mmfi_conn *c = &ep->conns[ci];
+        if (!c->tx_slot && !c->dead)
+            (void)c->ch->connect(ep, c);
+    }
 }
 
 int mmfi_conn_for_addr(mmfi_ep *ep, fi_addr_t a, uint32_t *out)
@@ -133,6 +148,8 @@ void mmfi_ep_progress(mmfi_ep *ep)
     if (!ep->enabled)
         return;
     sync_av(ep);
+    if (ep->inbox_linked)
+        mmfi_shm_unlink_when_attached(ep, ep->expect_attach);
     mmfi_shm_poll(ep, 64);
     mmfi_push_pending(ep);
     if ((++ep->polls & 255) == 0) {
@@ -258,6 +275,7 @@ static int ep_enable(mmfi_ep *ep)
     if (rc)
         return rc;
     ep->enabled = 1;
+    ep->av_gen = ep->av->gen - 1; /* attach to what the AV already holds */
     return 0;
 }
 

@@ -274,6 +274,8 @@ typedef struct mmfi_ep {
     void           *inbox;
     size_t          inbox_len;
     int32_t        *slot_conn;    /* inbox slot -> conn index (-1)          */
+    int             inbox_linked; /* the inbox still has its name           */
+    size_t          expect_attach;/* same-host addresses in the AV          */
     uint64_t        polls;
     uint64_t        last_check_ns;
     mmfi_counters   c;
@@ -348,6 +350,8 @@ mmfi_wire *mmfi_shm_reserve(mmfi_ep *ep, mmfi_conn *c, void **payload);
 void mmfi_shm_commit(mmfi_conn *c);
 int  mmfi_shm_poll(mmfi_ep *ep, int budget);
 void mmfi_shm_sweep_stale(void);
+/* Unlink the inbox's name once `expected` senders hold a slot in it. */
+void mmfi_shm_unlink_when_attached(mmfi_ep *ep, size_t expected);
 
 /* ---- stats.c ---- */
 void mmfi_stats_write(mmfi_ep *ep);

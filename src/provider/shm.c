@@ -9,9 +9,13 @@
  * no locks, one release store per cell. The receiver is the only reader.
  * A cell is a 64-byte header (mmfi_wire) and up to MMFI_CELL-64 bytes.
  *
- * Lifetime: the owner unlinks its inbox when the endpoint closes. A peer that
- * finds the owner dead (kill(pid, 0) fails, xfer.c) unlinks it for it, and
- * every new endpoint sweeps /dev/shm for inboxes of dead processes.
+ * Lifetime: every endpoint attaches to the inbox of each same-host address
+ * of its AV as soon as the address is inserted (ep.c), and an inbox loses its
+ * name as soon as all same-host addresses of its owner's AV hold a slot in it:
+ * from then on a crash leaves nothing behind. Otherwise the owner unlinks it
+ * at close; a peer that finds the owner dead (kill(pid, 0) fails, xfer.c)
+ * unlinks it for it; and every new endpoint sweeps /dev/shm for inboxes of
+ * dead processes.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -135,6 +139,7 @@ int mmfi_shm_open(mmfi_ep *ep)
     h->magic = SEG_MAGIC;
     ep->inbox = p;
     ep->inbox_len = len;
+    ep->inbox_linked = 1;
     ep->slot_conn = malloc(MMFI_SHM_SLOTS * sizeof *ep->slot_conn);
     if (!ep->slot_conn) {
         mmfi_shm_close(ep);
@@ -149,7 +154,9 @@ void mmfi_shm_close(mmfi_ep *ep)
 {
     if (ep->inbox) {
         munmap(ep->inbox, ep->inbox_len);
-        shm_unlink(ep->name.shm);
+        if (ep->inbox_linked)
+            shm_unlink(ep->name.shm);
+        ep->inbox_linked = 0;
         ep->inbox = NULL;
     }
     free(ep->slot_conn);
@@ -274,6 +281,21 @@ int mmfi_shm_poll(mmfi_ep *ep, int budget)
         }
     }
     return done;
+}
+
+void mmfi_shm_unlink_when_attached(mmfi_ep *ep, size_t expected)
+{
+    if (!ep->inbox_linked || !expected)
+        return;
+    seg_hdr *h = ep->inbox;
+    uint32_t n = atomic_load_explicit(&h->nactive, memory_order_acquire);
+    size_t ready = 0;
+    for (uint32_t i = 0; i < n; i++)
+        ready += atomic_load_explicit(&slot_at(ep->inbox, i)->ready, memory_order_acquire) != 0;
+    if (ready >= expected) {
+        shm_unlink(ep->name.shm);
+        ep->inbox_linked = 0;
+    }
 }
 
 void mmfi_shm_sweep_stale(void)

@@ -36,9 +36,13 @@ static void barrier_progress(ft *f)
         struct pollfd p = {.fd = f->sock, .events = POLLIN};
         if (poll(&p, 1, 0) == 1)
             break;
-        struct fi_cq_tagged_entry e;
-        ssize_t rc = fi_cq_read(f->cq, &e, 1);
-        FT_CHECK(rc == -FI_EAGAIN);
+        if (f->nstash < 256) {
+            ssize_t rc = fi_cq_readfrom(f->cq, &f->stash[f->nstash], 1, &f->stash_src[f->nstash]);
+            if (rc == 1)
+                f->nstash++;
+            else
+                FT_CHECK(rc == -FI_EAGAIN);
+        }
         if (ft_now() > end) {
             fprintf(stderr, "rank %d: barrier timed out\n", f->rank);
             exit(3);
@@ -734,6 +738,17 @@ static void t_hints(ft *f)
 /* ---- a peer that dies: the survivor's receive fails, its inbox is removed ---- */
 static int t_peer_death(void)
 {
+    /* a stale inbox of a dead process is swept by the next endpoint */
+    pid_t gone = fork();
+    if (gone == 0)
+        _exit(0);
+    waitpid(gone, NULL, 0);
+    char stale[128];
+    snprintf(stale, sizeof stale, "/dev/shm/mpimatch-test-%d-0", (int)gone);
+    FILE *sf = fopen(stale, "w");
+    if (sf)
+        fclose(sf);
+    FT_EQ(ft_shm_count(gone), 1);
     int sv[2];
     socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
     fflush(NULL);
@@ -750,6 +765,7 @@ static int t_peer_death(void)
     alarm(60);
     ft f;
     ft_open(&f, 0, sv[0]);
+    FT_EQ(ft_shm_count(gone), 0);
     int v;
     struct fi_context c, c2;
     FT_OK(fi_trecv(f.ep, &v, sizeof v, NULL, f.addr[1], otag(1, 1), O_SYNC, &c));
