@@ -44,6 +44,7 @@ typedef struct mmfi_settings {
     size_t   credit;       /* FI_MPIMATCH_CREDIT: eager bytes in flight per peer */
     uint32_t ring_cells;   /* FI_MPIMATCH_RING_CELLS                      */
     uint32_t seq_start;    /* FI_MPIMATCH_SEQ_START (tests: start near the wrap) */
+    int      cma;          /* FI_MPIMATCH_CMA: 1 (default) kernel-assisted copy */
     int      layout;       /* FI_MPIMATCH_LAYOUT                          */
     int      max_peers;    /* FI_MPIMATCH_MAX_PEERS: engine source range  */
     char     stats_dir[512]; /* FI_MPIMATCH_STATS                         */
@@ -99,6 +100,9 @@ typedef struct mmfi_rec {
     /* message */
     uint64_t   len, data, send_id;
     void      *payload;    /* eager unexpected copy (len bytes)           */
+    /* rendezvous message: the sender's buffer (kernel-assisted copy) */
+    struct iovec riov[MMFI_IOV_MAX];
+    uint8_t    riov_n;
     /* rendezvous receive in progress */
     uint64_t   msg_len, got, msg_tag, msg_data;
     uint8_t    msg_has_data;
@@ -113,9 +117,10 @@ enum {
     W_CTS   = 3,  /* receiver -> sender: matched, send the payload        */
     W_DATA  = 4,  /* sender -> receiver: one segment of a rendezvous      */
     W_CREDIT = 5, /* receiver -> sender: eager bytes consumed             */
-    W_DISCARD = 6 /* receiver -> sender: matched and discarded (or cancelled) */
+    W_DISCARD = 6, /* receiver -> sender: matched and discarded               */
+    W_FIN   = 7   /* receiver -> sender: read with process_vm_readv, done     */
 };
-enum { WF_TAGGED = 1, WF_DATA = 2 };
+enum { WF_TAGGED = 1, WF_DATA = 2, WF_CMA = 4 /* RTS: payload holds the sender's iov */ };
 
 typedef struct mmfi_wire {
     uint8_t  type, flags;
@@ -195,6 +200,7 @@ typedef struct mmfi_counters {
     uint64_t posts, arrivals, peeks, claims, discards, cancels, truncations;
     uint64_t matches, peek_hits, peek_misses, mpeek_hits, mpeek_misses, cancel_miss;
     uint64_t generic_ops, keyless_msgs, wildcard_refused, peer_deaths;
+    uint64_t cma_reads, cma_bytes, cma_fallbacks, cma_fins;
 } mmfi_counters;
 
 struct mmfi_fabric;
@@ -276,6 +282,7 @@ typedef struct mmfi_ep {
     int32_t        *slot_conn;    /* inbox slot -> conn index (-1)          */
     int             inbox_linked; /* the inbox still has its name           */
     size_t          expect_attach;/* same-host addresses in the AV          */
+    int             cma_off;      /* process_vm_readv refused here: segmented copy */
     uint64_t        polls;
     uint64_t        last_check_ns;
     mmfi_counters   c;
@@ -352,6 +359,10 @@ int  mmfi_shm_poll(mmfi_ep *ep, int budget);
 void mmfi_shm_sweep_stale(void);
 /* Unlink the inbox's name once `expected` senders hold a slot in it. */
 void mmfi_shm_unlink_when_attached(mmfi_ep *ep, size_t expected);
+
+/* ---- cma.c: kernel-assisted copy ---- */
+int  mmfi_cma_read(mmfi_ep *ep, pid_t pid, const mmfi_rec *r, const struct iovec *rv, size_t rn,
+                   uint64_t want);
 
 /* ---- stats.c ---- */
 void mmfi_stats_write(mmfi_ep *ep);

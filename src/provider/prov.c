@@ -47,6 +47,8 @@ static const struct { const char *name, *help; } params[] = {
     {"credit", "eager bytes one sender may have unconsumed at a receiver (default 4194304)"},
     {"ring_cells", "cells per peer ring in the shared-memory channel (default 64, power of two)"},
     {"seq_start", "first wire sequence number (tests of the wrap; default 0)"},
+    {"cma", "1 (default): large local messages are read with process_vm_readv; 0: segmented "
+            "copy through the shared-memory ring"},
     {"layout", "tag layout decoded into engine keys: ompi (Open MPI mtl ofi, default) or none"},
     {"stats", "directory: write each process's statistics there as JSON at close"},
 };
@@ -193,6 +195,10 @@ int mmfi_settings_read(mmfi_settings *s)
     if (env_uint("seq_start", 0, UINT32_MAX, &x))
         return -FI_EINVAL;
     s->seq_start = (uint32_t)x;
+    x = 1;
+    if (env_uint("cma", 0, 1, &x))
+        return -FI_EINVAL;
+    s->cma = (int)x;
     const char *l = env("layout");
     if (!l || !strcmp(l, "ompi"))
         s->layout = MMFI_LAYOUT_OMPI;

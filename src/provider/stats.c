@@ -121,13 +121,17 @@ void mmfi_stats_write(mmfi_ep *ep)
     fprintf(f, " \"channels\": {\"shm\": {\"eager_sent\": %llu, \"eager_recv\": %llu, "
                "\"rdv_sent\": %llu, \"rdv_recv\": %llu, \"bytes_sent\": %llu, \"bytes_recv\": %llu, "
                "\"segments_sent\": %llu, \"segments_recv\": %llu, \"ctrl_sent\": %llu, "
-               "\"ring_full\": %llu, \"credit_stalls\": %llu, \"peers\": %zu}}}\n",
+               "\"ring_full\": %llu, \"credit_stalls\": %llu, \"peers\": %zu}, "
+               "\"cma\": {\"reads\": %llu, \"bytes\": %llu, \"fallbacks\": %llu, "
+               "\"fins\": %llu, \"off\": %s}}}\n",
             (unsigned long long)c->eager_sent, (unsigned long long)c->eager_recv,
             (unsigned long long)c->rdv_sent, (unsigned long long)c->rdv_recv,
             (unsigned long long)c->bytes_sent, (unsigned long long)c->bytes_recv,
             (unsigned long long)c->segments_sent, (unsigned long long)c->segments_recv,
             (unsigned long long)c->ctrl_sent, (unsigned long long)c->ring_full,
-            (unsigned long long)c->credit_stalls, ep->nconns);
+            (unsigned long long)c->credit_stalls, ep->nconns, (unsigned long long)c->cma_reads,
+            (unsigned long long)c->cma_bytes, (unsigned long long)c->cma_fallbacks,
+            (unsigned long long)c->cma_fins, ep->cma_off || !ep->dom->set.cma ? "true" : "false");
     int bad = ferror(f);
     bad |= fclose(f) != 0;
     if (bad || rename(tmp, path) != 0) {

@@ -9,7 +9,9 @@
  *               message; once matched the receiver answers CTS with the
  *               bytes it wants, and the sender streams DATA cells (segmented
  *               copy through the ring). Unexpected large messages cost a
- *               header, never their payload.
+ *               header, never their payload. With kernel-assisted copy
+ *               (cma.c) the receiver reads the payload itself instead and
+ *               answers FIN.
  *
  * Every cell carries the sender's per-connection sequence number (32 bits,
  * wrapping); the receiver checks it and treats a gap as a fault of the peer.
@@ -203,6 +205,15 @@ ssize_t mmfi_send_common(mmfi_ep *ep, const struct iovec *iov, size_t count, fi_
     }
     memset(w, 0, sizeof *w);
     w->type = W_RTS;
+    if (ep->dom->set.cma) { /* the sender's iov, for process_vm_readv */
+        wf |= WF_CMA;
+        uint64_t *p = pl;
+        p[0] = s->iov_count;
+        for (size_t i = 0; i < s->iov_count; i++) {
+            p[1 + 2 * i] = (uint64_t)(uintptr_t)s->iov[i].iov_base;
+            p[2 + 2 * i] = s->iov[i].iov_len;
+        }
+    }
     w->flags = wf;
     w->len = len;
     w->tag = tag;
@@ -274,11 +285,28 @@ void mmfi_deliver(mmfi_ep *ep, mmfi_rec *r, mmfi_rec *m)
     r->msg_conn = m->conn;
     r->got = 0;
     uint64_t want = m->len < r->cap ? m->len : r->cap;
-    mmfi_wire w = {.type = W_CTS, .len = want, .send_id = m->send_id,
-                   .recv_id = (uint64_t)(uintptr_t)r};
+    uint32_t ci = m->conn;
     r->state = REC_RDV_WAIT;
     mmfi_list_push(&ep->active, &r->link);
-    uint32_t ci = m->conn;
+    if (m->riov_n && want && !ep->cma_off) {
+        int rc = mmfi_cma_read(ep, ep->conns[ci].peer.pid, r, m->riov, m->riov_n, want);
+        if (rc == 0) {
+            mmfi_wire fin = {.type = W_FIN, .send_id = m->send_id};
+            mmfi_rec_free(ep, m);
+            send_ctrl(ep, ci, &fin);
+            r->got = want;
+            finish_rdv_recv(ep, r);
+            return;
+        }
+        ep->c.cma_fallbacks++;
+        if (rc == -EPERM || rc == -ENOSYS || rc == -EACCES) {
+            ep->cma_off = 1;
+            MMFI_WARN(FI_LOG_EP_DATA, "process_vm_readv: %s: large messages now go through the "
+                      "shared-memory ring (segmented copy)\n", strerror(-rc));
+        }
+    }
+    mmfi_wire w = {.type = W_CTS, .len = want, .send_id = m->send_id,
+                   .recv_id = (uint64_t)(uintptr_t)r};
     mmfi_rec_free(ep, m);
     send_ctrl(ep, ci, &w);
     if (want == 0)
@@ -345,6 +373,14 @@ int mmfi_handle_wire(mmfi_ep *ep, uint32_t ci, const mmfi_wire *w, const void *p
         m->addr = c->fiaddr;
         m->conn = ci;
         m->payload = (void *)payload;
+        if (m->rdv && (w->flags & WF_CMA)) {
+            const uint64_t *p = payload;
+            m->riov_n = (uint8_t)(p[0] <= MMFI_IOV_MAX ? p[0] : 0);
+            for (size_t i = 0; i < m->riov_n; i++) {
+                m->riov[i].iov_base = (void *)(uintptr_t)p[1 + 2 * i];
+                m->riov[i].iov_len = (size_t)p[2 + 2 * i];
+            }
+        }
         mmfi_rec *r;
         int rc = mmfi_match_arrive(ep, m, &r);
         if (rc < 0) {
@@ -388,6 +424,9 @@ int mmfi_handle_wire(mmfi_ep *ep, uint32_t ci, const mmfi_wire *w, const void *p
             complete_send(ep, s, 0);
         return 0;
     }
+    case W_FIN:
+        ep->c.cma_fins++;
+        /* fall through */
     case W_DISCARD: {
         c->rx_seq++;
         mmfi_send *s = find_send(ep, w->send_id, ci);
