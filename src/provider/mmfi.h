@@ -94,15 +94,20 @@ typedef struct mmfi_rec {
     /* receive */
     void      *context;
     uint64_t   flags;      /* op flags: FI_COMPLETION, FI_CLAIM ...       */
-    struct iovec iov[MMFI_IOV_MAX];
-    size_t     iov_count;
     size_t     cap;        /* total buffer bytes                          */
+    union {
+        struct {           /* receive: the buffer                         */
+            struct iovec iov[MMFI_IOV_MAX];
+            size_t       iov_count;
+        };
+        struct {           /* rendezvous message: the sender's buffer (cma.c) */
+            struct iovec riov[MMFI_IOV_MAX];
+            uint8_t      riov_n;
+        };
+    };
     /* message */
     uint64_t   len, data, send_id;
     void      *payload;    /* eager unexpected copy (len bytes)           */
-    /* rendezvous message: the sender's buffer (kernel-assisted copy) */
-    struct iovec riov[MMFI_IOV_MAX];
-    uint8_t    riov_n;
     /* rendezvous receive in progress */
     uint64_t   msg_len, got, msg_tag, msg_data;
     uint8_t    msg_has_data;
