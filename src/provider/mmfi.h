@@ -362,6 +362,8 @@ mmfi_wire *mmfi_shm_reserve(mmfi_ep *ep, mmfi_conn *c, void **payload);
 void mmfi_shm_commit(mmfi_conn *c);
 int  mmfi_shm_poll(mmfi_ep *ep, int budget);
 void mmfi_shm_sweep_stale(void);
+/* The peer closed its endpoint in order (1), as opposed to crashing. */
+int  mmfi_shm_peer_closed(const mmfi_conn *c);
 /* Unlink the inbox's name once `expected` senders hold a slot in it. */
 void mmfi_shm_unlink_when_attached(mmfi_ep *ep, size_t expected);
 

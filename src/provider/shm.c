@@ -42,7 +42,8 @@ typedef struct seg_hdr {
     int32_t          pid;
     uint32_t         nslots, ncells, cell;
     _Atomic uint32_t nactive;  /* slots 0..nactive-1 may be in use */
-    char             pad[64 - 28];
+    _Atomic uint32_t closed;   /* the owner closed its endpoint (did not crash) */
+    char             pad[64 - 32];
 } seg_hdr;
 
 typedef struct slot_hdr {
@@ -153,6 +154,7 @@ int mmfi_shm_open(mmfi_ep *ep)
 void mmfi_shm_close(mmfi_ep *ep)
 {
     if (ep->inbox) {
+        atomic_store_explicit(&((seg_hdr *)ep->inbox)->closed, 1, memory_order_release);
         munmap(ep->inbox, ep->inbox_len);
         if (ep->inbox_linked)
             shm_unlink(ep->name.shm);
@@ -209,6 +211,11 @@ static int shm_connect(mmfi_ep *ep, mmfi_conn *c)
               c->peer.shm, h->nslots);
     munmap(p, (size_t)st.st_size);
     return -FI_ENOSPC;
+}
+
+int mmfi_shm_peer_closed(const mmfi_conn *c)
+{
+    return c->seg && atomic_load_explicit(&((seg_hdr *)c->seg)->closed, memory_order_acquire);
 }
 
 static void shm_disconnect(mmfi_conn *c)

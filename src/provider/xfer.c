@@ -510,8 +510,12 @@ void mmfi_fail_conn(mmfi_ep *ep, uint32_t ci)
         return;
     c->dead = 1;
     ep->c.peer_deaths++;
-    MMFI_WARN(FI_LOG_EP_DATA, "peer pid %d (%s) is gone: failing its operations\n",
-              (int)c->peer.pid, c->peer.shm);
+    if (mmfi_shm_peer_closed(c))
+        FI_INFO(&mmfi_prov, FI_LOG_EP_DATA, "peer pid %d closed its endpoint and exited\n",
+                (int)c->peer.pid);
+    else
+        MMFI_WARN(FI_LOG_EP_DATA, "peer pid %d (%s) died: failing its operations\n",
+                  (int)c->peer.pid, c->peer.shm);
     if (kill(c->peer.pid, 0) != 0 && errno == ESRCH)
         shm_unlink(c->peer.shm); /* its inbox, on its behalf */
     for (mmfi_link *l = ep->sends.next; l != &ep->sends;) {
@@ -529,11 +533,15 @@ void mmfi_fail_conn(mmfi_ep *ep, uint32_t ci)
             mmfi_rec_free(ep, r);
         }
     }
-    /* Receives that only this peer, or any peer, could satisfy would wait forever. */
+    /* Receives that only this peer could satisfy would wait forever; after a
+     * crash (the peer never closed its endpoint) so may ANY_SOURCE receives:
+     * fail those too rather than hang. A peer that closed in order may just
+     * have finished before the others. */
+    int crashed = !mmfi_shm_peer_closed(c);
     for (mmfi_link *l = ep->posted.next; l != &ep->posted;) {
         mmfi_rec *r = (mmfi_rec *)l;
         l = l->next;
-        if (r->addr != FI_ADDR_UNSPEC && r->addr != c->fiaddr)
+        if (r->addr == FI_ADDR_UNSPEC ? !crashed : r->addr != c->fiaddr || c->fiaddr == FI_ADDR_NOTAVAIL)
             continue;
         if (r->in_engine && mm_cancel(ep->eng, r->h) != MM_MATCHED)
             continue;

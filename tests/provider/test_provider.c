@@ -2,7 +2,7 @@
  * test_provider.c - the mpimatch libfabric provider through the libfabric API,
  * two processes on one machine (fork). Usage: test_provider [CASE] (all by
  * default). Cases: basic, wildcards, mpi_masks, mixed_masks, peek, cancel,
- * unexpected, wrap, flood, bad_env, hints, peer_death, engines.
+ * unexpected, wrap, flood, bad_env, hints, peer_death, peer_exit, engines.
  */
 #include "fitest.h"
 
@@ -800,6 +800,49 @@ static int t_peer_death(void)
     return ft_failed ? 1 : 0;
 }
 
+/* ---- a peer that closes in order and exits: only what it alone could satisfy fails ---- */
+static int t_peer_exit(void)
+{
+    int sv[2];
+    socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+    fflush(NULL);
+    pid_t child = fork();
+    if (child == 0) {
+        alarm(30);
+        ft_rank = 1;
+        ft f;
+        ft_open(&f, 1, sv[1]);
+        ft_barrier(&f);
+        ft_close(&f);
+        _exit(0);
+    }
+    ft_rank = 0;
+    alarm(60);
+    ft f;
+    ft_open(&f, 0, sv[0]);
+    int v;
+    struct fi_context c, c2;
+    FT_OK(fi_trecv(f.ep, &v, sizeof v, NULL, f.addr[1], otag(1, 1), O_SYNC, &c));
+    FT_OK(fi_trecv(f.ep, &v, sizeof v, NULL, FI_ADDR_UNSPEC, otag(1, 2), O_SYNC, &c2));
+    ft_barrier(&f);
+    int st;
+    waitpid(child, &st, 0);
+    FT_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    struct fi_cq_tagged_entry e;
+    struct fi_cq_err_entry err;
+    FT_CHECK(!ft_wait(&f, &e, NULL, &err)); /* the directed receive */
+    FT_EQ(err.err, FI_EIO);
+    FT_CHECK(err.op_context == &c);
+    ft_progress(&f, 20000); /* the ANY_SOURCE receive stays posted */
+    FT_EQ(fi_cancel(&f.ep->fid, &c2), 0);
+    FT_CHECK(!ft_wait(&f, &e, NULL, &err));
+    FT_EQ(err.err, FI_ECANCELED);
+    ft_close(&f);
+    alarm(0);
+    printf("peer_exit: %s\n", ft_failed ? "FAILED" : "ok");
+    return ft_failed ? 1 : 0;
+}
+
 /* ---- every registered engine that needs no hints: wildcards and MPI-shaped masks ---- */
 static void t_engine_body(ft *f)
 {
@@ -858,6 +901,7 @@ int main(int argc, char **argv)
         unsetenv("FI_MPIMATCH_HINTS");
     }
     RUN("peer_death", t_peer_death());
+    RUN("peer_exit", t_peer_exit());
     RUN("engines", t_engines());
     return bad ? 1 : 0;
 }
