@@ -2,11 +2,13 @@
  * test_provider.c - the mpimatch libfabric provider through the libfabric API,
  * two processes on one machine (fork). Usage: test_provider [CASE] (all by
  * default). Cases: basic, wildcards, mpi_masks, mixed_masks, peek, cancel,
- * unexpected, wrap, flood, bad_env, hints, peer_death, peer_exit, engines.
+ * unexpected, wrap, flood, bad_env, hints, peer_death, peer_exit, threads, engines.
  */
 #include "fitest.h"
 
 #include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 
 #include "mpimatch.h"
 
@@ -843,6 +845,80 @@ static int t_peer_exit(void)
     return ft_failed ? 1 : 0;
 }
 
+/* ---- FI_THREAD_SAFE: 4 threads per process share one endpoint and one CQ ---- */
+typedef struct { struct fi_context ctx; _Atomic int done; } tctx;
+typedef struct { ft *f; int id; } targ;
+
+static void reap(ft *f)
+{
+    struct fi_cq_tagged_entry e[8];
+    ssize_t n = fi_cq_read(f->cq, e, 8);
+    for (ssize_t i = 0; i < n; i++)
+        atomic_store(&((tctx *)e[i].op_context)->done, 1);
+    if (n == -FI_EAVAIL) {
+        struct fi_cq_err_entry err = {0};
+        if (fi_cq_readerr(f->cq, &err, 0) == 1) {
+            fprintf(stderr, "rank %d: error completion %d\n", f->rank, err.err);
+            exit(2);
+        }
+    }
+}
+
+static void *thread_body(void *p)
+{
+    targ *a = p;
+    ft *f = a->f;
+    int other = 1 - f->rank;
+    static unsigned char big[2][4][6000];
+    for (int i = 0; i < 300; i++) {
+        tctx rc = {.done = 0}, sc = {.done = 0};
+        uint32_t v = (uint32_t)(a->id * 100000 + i), got = 0;
+        int large = i % 50 == 7;
+        unsigned char *rb = big[0][a->id], *sb = big[1][a->id];
+        uint64_t tag = otag(20 + (uint64_t)a->id, i);
+        ssize_t r;
+        if (large)
+            r = fi_trecv(f->ep, rb, 6000, NULL, f->addr[other], tag, O_SYNC, &rc.ctx);
+        else
+            r = fi_trecv(f->ep, &got, sizeof got, NULL, f->addr[other], tag, O_SYNC, &rc.ctx);
+        FT_OK(r);
+        if (large) {
+            fill(sb, 6000, (unsigned)i);
+            while ((r = fi_tsend(f->ep, sb, 6000, NULL, f->addr[other], tag, &sc.ctx)) == -FI_EAGAIN)
+                reap(f);
+        } else
+            while ((r = fi_tsend(f->ep, &v, sizeof v, NULL, f->addr[other], tag, &sc.ctx)) == -FI_EAGAIN)
+                reap(f);
+        FT_OK(r);
+        double end = ft_now() + 30;
+        while (!atomic_load(&rc.done) || !atomic_load(&sc.done)) {
+            reap(f);
+            if (ft_now() > end) {
+                fprintf(stderr, "rank %d thread %d: stuck at %d\n", f->rank, a->id, i);
+                exit(3);
+            }
+        }
+        if (large)
+            FT_CHECK(same(rb, 6000, (unsigned)i));
+        else
+            FT_EQ(got, a->id * 100000 + i);
+    }
+    return NULL;
+}
+
+static void t_threads(ft *f)
+{
+    pthread_t t[4];
+    targ a[4];
+    for (int i = 0; i < 4; i++) {
+        a[i] = (targ){f, i};
+        pthread_create(&t[i], NULL, thread_body, &a[i]);
+    }
+    for (int i = 0; i < 4; i++)
+        pthread_join(t[i], NULL);
+    barrier_progress(f);
+}
+
 /* ---- every registered engine that needs no hints: wildcards and MPI-shaped masks ---- */
 static void t_engine_body(ft *f)
 {
@@ -902,6 +978,7 @@ int main(int argc, char **argv)
     }
     RUN("peer_death", t_peer_death());
     RUN("peer_exit", t_peer_exit());
+    RUN("threads", ft_run2("threads", t_threads, 120));
     RUN("engines", t_engines());
     return bad ? 1 : 0;
 }
