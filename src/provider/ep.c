@@ -615,6 +615,7 @@ int mmfi_ep_open(struct fid_domain *domain, struct fi_info *info, struct fid_ep 
     mmfi_list_init(&ep->unexp);
     mmfi_list_init(&ep->sends);
     mmfi_list_init(&ep->active);
+    mmfi_list_init(&ep->claimed);
     mmfi_list_init(&ep->free_recs);
     mmfi_shm_sweep_stale();
     int rc = mmfi_shm_open(ep);

@@ -151,8 +151,8 @@ int mmfi_match_open(mmfi_ep *ep)
 
 void mmfi_match_close(mmfi_ep *ep)
 {
-    mmfi_link *lists[] = {&ep->posted, &ep->unexp, &ep->active};
-    for (size_t i = 0; i < 3; i++)
+    mmfi_link *lists[] = {&ep->posted, &ep->unexp, &ep->active, &ep->claimed};
+    for (size_t i = 0; i < 4; i++)
         while (!mmfi_list_empty(lists[i])) {
             mmfi_rec *r = (mmfi_rec *)lists[i]->next;
             mmfi_list_del(&r->link);
@@ -271,6 +271,7 @@ static int peek(mmfi_ep *ep, mmfi_rec *r, int keyed, const mm_entry *key)
         if (f & FI_CLAIM) {
             ep->c.claims++;
             m->state = REC_CLAIMED;
+            mmfi_list_push(&ep->claimed, &m->link);
             ((struct fi_context *)r->context)->internal[0] = m;
         } else {
             ep->c.discards++;
@@ -293,6 +294,7 @@ int mmfi_match_post(mmfi_ep *ep, mmfi_rec *r)
             return -FI_EINVAL;
         }
         ((struct fi_context *)r->context)->internal[0] = NULL;
+        mmfi_list_del(&m->link);
         if (f & FI_DISCARD) {
             ep->c.discards++;
             mmfi_report_recv(ep, r, 0, m->tag, m->data, m->has_data, m->addr, 0, 0);

@@ -274,6 +274,7 @@ typedef struct mmfi_ep {
     mmfi_link       unexp;        /* messages in arrival order              */
     mmfi_link       sends;        /* rendezvous sends waiting or streaming  */
     mmfi_link       active;       /* matched rendezvous receives waiting for data */
+    mmfi_link       claimed;      /* messages taken by FI_PEEK | FI_CLAIM   */
     mmfi_link       free_recs;    /* record cache (no malloc per message)   */
     /* connections */
     mmfi_conn      *conns;

@@ -286,6 +286,12 @@ void mmfi_deliver(mmfi_ep *ep, mmfi_rec *r, mmfi_rec *m)
     r->got = 0;
     uint64_t want = m->len < r->cap ? m->len : r->cap;
     uint32_t ci = m->conn;
+    if (ep->conns[ci].dead) { /* its payload went with the sender */
+        mmfi_rec_free(ep, m);
+        mmfi_report_recv(ep, r, 0, r->msg_tag, r->msg_data, r->msg_has_data, r->msg_addr, FI_EIO, 0);
+        mmfi_rec_free(ep, r);
+        return;
+    }
     r->state = REC_RDV_WAIT;
     mmfi_list_push(&ep->active, &r->link);
     if (m->riov_n && want && !ep->cma_off) {

@@ -768,7 +768,10 @@ static int t_peer_death(void)
         ft_rank = 1;
         ft f;
         ft_open(&f, 1, sv[1]);
-        ft_barrier(&f);
+        static unsigned char big[20000];
+        FT_OK(fi_tsend(f.ep, big, sizeof big, NULL, f.addr[0], otag(1, 3), NULL));
+        ft_barrier(&f); /* the rendezvous message is out */
+        ft_barrier(&f); /* the survivor has seen it */
         raise(SIGKILL);
     }
     ft_rank = 0;
@@ -780,6 +783,18 @@ static int t_peer_death(void)
     struct fi_context c, c2;
     FT_OK(fi_trecv(f.ep, &v, sizeof v, NULL, f.addr[1], otag(1, 1), O_SYNC, &c));
     FT_OK(fi_trecv(f.ep, &v, sizeof v, NULL, FI_ADDR_UNSPEC, otag(1, 2), O_SYNC, &c2));
+    ft_barrier(&f);
+    struct fi_context pc;
+    struct fi_msg_tagged pm = {.addr = FI_ADDR_UNSPEC, .tag = otag(1, 3), .ignore = O_SYNC,
+                               .context = &pc};
+    struct fi_cq_tagged_entry pe;
+    struct fi_cq_err_entry perr;
+    for (int tries = 0;; tries++) { /* until the rendezvous header has arrived */
+        FT_OK(fi_trecvmsg(f.ep, &pm, FI_PEEK | FI_COMPLETION));
+        if (ft_wait(&f, &pe, NULL, &perr))
+            break;
+        FT_CHECK(tries < 100000);
+    }
     ft_barrier(&f);
     int st;
     waitpid(child, &st, 0);
@@ -794,6 +809,11 @@ static int t_peer_death(void)
     FT_CHECK(ft_now() - t0 < 5);
     /* sending to it fails too */
     FT_EQ(fi_tinject(f.ep, &v, sizeof v, f.addr[1], otag(1, 1)), -FI_EIO);
+    /* its rendezvous message, matched after its death: the payload is gone */
+    static unsigned char big[20000];
+    FT_OK(fi_trecv(f.ep, big, sizeof big, NULL, f.addr[1], otag(1, 3), O_SYNC, &c));
+    FT_CHECK(!ft_wait(&f, &e, NULL, &err));
+    FT_EQ(err.err, FI_EIO);
     FT_EQ(ft_shm_count(child), 0);
     ft_close(&f);
     FT_EQ(ft_shm_count(getpid()), 0);
