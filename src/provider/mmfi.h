@@ -1,0 +1,380 @@
+/*
+ * mmfi.h - the internal header of libmpimatch-fi.so, the libfabric provider
+ * "mpimatch" (docs/provider.md).
+ *
+ * Objects: fabric -> domain -> {av, cq, ep}. An endpoint owns one libmpimatch
+ * engine (match.c), its receive and unexpected-message records, its inbox on
+ * the shared-memory channel (shm.c) and one connection per peer it talks to.
+ * Every entry point takes the domain lock; everything below assumes it held.
+ */
+#ifndef MMFI_H
+#define MMFI_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_tagged.h>
+#include <rdma/providers/fi_log.h>
+#include <rdma/providers/fi_prov.h>
+
+#include "mpimatch.h"
+
+#define MMFI_NAME      "mpimatch"
+#define MMFI_VERSION   FI_VERSION(0, 1)
+#define MMFI_API       FI_VERSION(1, 17)
+#define MMFI_IOV_MAX   8
+#define MMFI_ADDR_MAGIC 0x6d6d6669u /* "mmfi" */
+
+extern struct fi_provider mmfi_prov;
+
+#define MMFI_WARN(subsys, ...) FI_WARN(&mmfi_prov, subsys, __VA_ARGS__)
+
+/* ---- settings (prov.c): read and checked once per fi_getinfo / fi_domain ---- */
+typedef struct mmfi_settings {
+    char     engine[64];   /* FI_MPIMATCH_ENGINE                          */
+    uint32_t hints;        /* FI_MPIMATCH_HINTS                           */
+    size_t   eager;        /* FI_MPIMATCH_EAGER: largest eager message    */
+    size_t   credit;       /* FI_MPIMATCH_CREDIT: eager bytes in flight per peer */
+    uint32_t ring_cells;   /* FI_MPIMATCH_RING_CELLS                      */
+    uint32_t seq_start;    /* FI_MPIMATCH_SEQ_START (tests: start near the wrap) */
+    int      cma;          /* FI_MPIMATCH_CMA: 1 (default) kernel-assisted copy */
+    int      layout;       /* FI_MPIMATCH_LAYOUT                          */
+    int      max_peers;    /* FI_MPIMATCH_MAX_PEERS: engine source range  */
+    char     stats_dir[512]; /* FI_MPIMATCH_STATS                         */
+} mmfi_settings;
+
+enum { MMFI_LAYOUT_OMPI = 0, MMFI_LAYOUT_NONE = 1 };
+
+int mmfi_settings_read(mmfi_settings *s); /* 0 or -FI_EINVAL (warned) */
+
+/* ---- addresses: what fi_getname returns and fi_av_insert takes ---- */
+typedef struct mmfi_addr {
+    uint32_t magic;
+    uint32_t host;      /* hash of the host name: same host <=> shm reachable */
+    int32_t  pid;
+    uint32_t epid;      /* endpoint number inside the process */
+    char     shm[48];   /* name of the endpoint's inbox segment */
+} mmfi_addr;
+
+/* ---- intrusive list of records ---- */
+typedef struct mmfi_link { struct mmfi_link *prev, *next; } mmfi_link;
+static inline void mmfi_list_init(mmfi_link *h) { h->prev = h->next = h; }
+static inline int  mmfi_list_empty(const mmfi_link *h) { return h->next == h; }
+static inline void mmfi_list_push(mmfi_link *h, mmfi_link *n)
+{ n->prev = h->prev; n->next = h; h->prev->next = n; h->prev = n; }
+static inline void mmfi_list_del(mmfi_link *n)
+{ n->prev->next = n->next; n->next->prev = n->prev; n->prev = n->next = n; }
+
+/* ---- records: a posted receive or an arrived message ---- */
+enum { REC_RECV = 1, REC_MSG = 2 };
+enum { REC_NONE = 0, REC_POSTED, REC_UNEXP, REC_CLAIMED, REC_RDV_WAIT, REC_DONE };
+
+typedef struct mmfi_rec {
+    mmfi_link  link;       /* posted or unexpected list (or none)         */
+    uint8_t    kind;       /* REC_RECV / REC_MSG                          */
+    uint8_t    state;
+    uint8_t    tagged;     /* 1: tagged; 0: untagged (fi_recv/fi_send)    */
+    uint8_t    in_engine;  /* queued inside the engine (keyed path)       */
+    uint8_t    rdv;        /* message: rendezvous (payload still at the sender) */
+    uint8_t    has_data;   /* message: carries remote CQ data             */
+    uint8_t    keyable;    /* message: has an engine key                  */
+    uint8_t    owned;      /* message: payload is a malloc'd copy         */
+    uint64_t   tag, ignore;
+    fi_addr_t  addr;       /* receive: source filter; message: sender's fi_addr */
+    uint32_t   conn;       /* message: connection it came on              */
+    mm_entry   key;        /* the engine key (keyed path)                 */
+    mm_handle  h;          /* receive queued in the engine                */
+    /* receive */
+    void      *context;
+    uint64_t   flags;      /* op flags: FI_COMPLETION, FI_CLAIM ...       */
+    size_t     cap;        /* total buffer bytes                          */
+    union {
+        struct {           /* receive: the buffer                         */
+            struct iovec iov[MMFI_IOV_MAX];
+            size_t       iov_count;
+        };
+        struct {           /* rendezvous message: the sender's buffer (cma.c) */
+            struct iovec riov[MMFI_IOV_MAX];
+            uint8_t      riov_n;
+        };
+    };
+    /* message */
+    uint64_t   len, data, send_id;
+    void      *payload;    /* eager unexpected copy (len bytes)           */
+    /* rendezvous receive in progress */
+    uint64_t   msg_len, got, msg_tag, msg_data;
+    uint8_t    msg_has_data;
+    fi_addr_t  msg_addr;
+    uint32_t   msg_conn;
+} mmfi_rec;
+
+/* ---- wire: one cell of a ring ---- */
+enum {
+    W_EAGER = 1,  /* header + whole payload                               */
+    W_RTS   = 2,  /* rendezvous: header only; payload waits at the sender */
+    W_CTS   = 3,  /* receiver -> sender: matched, send the payload        */
+    W_DATA  = 4,  /* sender -> receiver: one segment of a rendezvous      */
+    W_CREDIT = 5, /* receiver -> sender: eager bytes consumed             */
+    W_DISCARD = 6, /* receiver -> sender: matched and discarded               */
+    W_FIN   = 7   /* receiver -> sender: read with process_vm_readv, done     */
+};
+enum { WF_TAGGED = 1, WF_DATA = 2, WF_CMA = 4 /* RTS: payload holds the sender's iov */ };
+
+typedef struct mmfi_wire {
+    uint8_t  type, flags;
+    uint16_t pad0;
+    uint32_t seq;      /* per-peer wire sequence number (wraps)          */
+    uint64_t len;      /* message length (EAGER/RTS), segment length (DATA), credit */
+    uint64_t tag;
+    uint64_t data;
+    uint64_t send_id;  /* sender's pending-send record                   */
+    uint64_t recv_id;  /* receiver's record (CTS/DATA)                   */
+    uint64_t off;      /* DATA: offset in the message                    */
+    uint64_t pad1;
+} mmfi_wire;           /* 64 bytes */
+
+/* ---- pending sends (rendezvous, waiting for CTS or streaming) ---- */
+typedef struct mmfi_send {
+    mmfi_link   link;
+    void       *context;
+    uint64_t    flags;      /* FI_COMPLETION etc. */
+    uint64_t    tag, data;
+    uint8_t     tagged, has_data, internal; /* internal: inject copy, no completion */
+    uint8_t     state;      /* 0: waiting CTS; 1: streaming */
+    uint32_t    conn;
+    struct iovec iov[MMFI_IOV_MAX];
+    size_t      iov_count;
+    uint64_t    len, off;
+    uint64_t    recv_id;
+    void       *copy;       /* internal: the buffered payload */
+} mmfi_send;
+
+/* ---- a connection to one peer endpoint ---- */
+/* A channel moves cells (a 64-byte mmfi_wire header and up to payload_max
+ * bytes) to one peer, in order. xfer.c runs every protocol (eager,
+ * rendezvous, credits) over this interface; shm.c is the first channel. */
+struct mmfi_conn;
+struct mmfi_ep;
+typedef struct mmfi_chan {
+    const char *name;
+    int        (*connect)(struct mmfi_ep *ep, struct mmfi_conn *c);
+    void       (*disconnect)(struct mmfi_conn *c);
+    /* a cell to fill, or NULL when the peer's ring is full */
+    mmfi_wire *(*reserve)(struct mmfi_ep *ep, struct mmfi_conn *c, void **payload);
+    void       (*commit)(struct mmfi_conn *c);
+    size_t     (*payload_max)(void);
+} mmfi_chan;
+
+extern const mmfi_chan mmfi_chan_shm;
+
+typedef struct mmfi_conn {
+    mmfi_addr   peer;
+    const mmfi_chan *ch;
+    fi_addr_t   fiaddr;     /* in the bound AV, or FI_ADDR_NOTAVAIL        */
+    int         dead;       /* the peer process is gone                    */
+    /* shm channel: my slot in the peer's inbox (sending side) */
+    void       *seg;        /* mapping of the peer's inbox                 */
+    size_t      seg_len;
+    void       *tx_slot;    /* my slot in it, NULL until claimed           */
+    uint32_t    tx_seq;     /* next sequence number I send                 */
+    /* receiving side: the slot this peer writes in my inbox (-1: none yet) */
+    int         rx_slot;
+    uint32_t    rx_seq;     /* next sequence number expected               */
+    /* flow control of eager bytes */
+    uint64_t    credit;         /* eager bytes I may still send to the peer */
+    uint64_t    credit_owed;    /* eager bytes of the peer consumed here, not yet returned */
+    uint64_t    held_bytes;     /* unexpected eager payload from this peer held now */
+    /* control messages that did not fit the ring yet */
+    mmfi_wire  *ctrl;
+    size_t      nctrl, ctrl_cap;
+} mmfi_conn;
+
+/* ---- per-endpoint counters (statistics, docs/provider.md) ---- */
+typedef struct mmfi_counters {
+    uint64_t eager_sent, eager_recv, rdv_sent, rdv_recv;
+    uint64_t bytes_sent, bytes_recv, segments_sent, segments_recv;
+    uint64_t ctrl_sent, ring_full, credit_stalls;
+    uint64_t unexp_now, unexp_max, unexp_bytes_now, unexp_bytes_max;
+    uint64_t posts, arrivals, peeks, claims, discards, cancels, truncations;
+    uint64_t matches, peek_hits, peek_misses, mpeek_hits, mpeek_misses, cancel_miss;
+    uint64_t generic_ops, keyless_msgs, wildcard_refused, peer_deaths;
+    uint64_t cma_reads, cma_bytes, cma_fallbacks, cma_fins;
+} mmfi_counters;
+
+struct mmfi_fabric;
+struct mmfi_domain;
+struct mmfi_av;
+struct mmfi_cq;
+
+typedef struct mmfi_fabric {
+    struct fid_fabric fabric;
+} mmfi_fabric;
+
+typedef struct mmfi_domain {
+    struct fid_domain dom;
+    mmfi_fabric      *fab;
+    pthread_mutex_t   lock;
+    mmfi_settings     set;
+    int               refs;
+    uint64_t          cq_data_size;
+} mmfi_domain;
+
+typedef struct mmfi_av {
+    struct fid_av      av;
+    mmfi_domain       *dom;
+    enum fi_av_type    type;
+    mmfi_addr         *addrs;
+    uint8_t           *valid;
+    size_t             count, cap;
+    uint64_t           gen;  /* changes on every insert/remove */
+    int                refs;
+} mmfi_av;
+
+typedef struct mmfi_cqe {
+    struct fi_cq_tagged_entry e;
+    fi_addr_t src;
+} mmfi_cqe;
+
+#define MMFI_CQ_MAX_EPS 16
+typedef struct mmfi_cq {
+    struct fid_cq   cq;
+    mmfi_domain    *dom;
+    enum fi_cq_format format;
+    mmfi_cqe       *ent;
+    size_t          head, n, cap;
+    struct fi_cq_err_entry *err;
+    size_t          ehead, en, ecap;
+    struct mmfi_ep *eps[MMFI_CQ_MAX_EPS];
+    int             neps;
+    int             refs;
+} mmfi_cq;
+
+typedef struct mmfi_ep {
+    struct fid_ep   ep;
+    mmfi_domain    *dom;
+    mmfi_av        *av;
+    mmfi_cq        *tx_cq, *rx_cq;
+    uint64_t        tx_bind, rx_bind;   /* bind flags (FI_SELECTIVE_COMPLETION) */
+    uint64_t        tx_op_flags, rx_op_flags;
+    uint64_t        caps;
+    int             enabled;
+    mmfi_addr       name;
+    /* matching (match.c) */
+    mm_engine      *eng;
+    int32_t         eng_nprocs;   /* sources 0..eng_nprocs-2 are fi_addrs; the last: not in the AV */
+    int             generic;      /* the generic path is in use (docs/provider.md) */
+    mmfi_link       posted;       /* receives in post order                 */
+    mmfi_link       unexp;        /* messages in arrival order              */
+    mmfi_link       sends;        /* rendezvous sends waiting or streaming  */
+    mmfi_link       active;       /* matched rendezvous receives waiting for data */
+    mmfi_link       claimed;      /* messages taken by FI_PEEK | FI_CLAIM   */
+    mmfi_link       free_recs;    /* record cache (no malloc per message)   */
+    /* connections */
+    mmfi_conn      *conns;
+    size_t          nconns, conns_cap;
+    uint32_t       *av_conn;      /* fi_addr -> conn index + 1 (0: none)   */
+    size_t          av_conn_cap;
+    uint64_t        av_gen;
+    /* shm channel: my inbox */
+    void           *inbox;
+    size_t          inbox_len;
+    int32_t        *slot_conn;    /* inbox slot -> conn index (-1)          */
+    int             inbox_linked; /* the inbox still has its name           */
+    size_t          expect_attach;/* same-host addresses in the AV          */
+    int             cma_off;      /* process_vm_readv refused here: segmented copy */
+    uint64_t        polls;
+    uint64_t        last_check_ns;
+    mmfi_counters   c;
+} mmfi_ep;
+
+/* ---- prov.c ---- */
+int  mmfi_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *context);
+uint32_t mmfi_host_hash(void);
+
+/* ---- domain.c ---- */
+int  mmfi_domain_open(struct fid_fabric *fabric, struct fi_info *info,
+                      struct fid_domain **dom, void *context);
+int  mmfi_no_bind(struct fid *fid, struct fid *bfid, uint64_t flags);
+int  mmfi_no_control(struct fid *fid, int command, void *arg);
+int  mmfi_no_ops_open(struct fid *fid, const char *name, uint64_t flags, void **ops, void *context);
+
+/* ---- av.c ---- */
+int  mmfi_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
+                  struct fid_av **av, void *context);
+fi_addr_t mmfi_av_find(mmfi_av *av, const mmfi_addr *a);
+
+/* ---- cq.c ---- */
+int  mmfi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
+                  struct fid_cq **cq, void *context);
+int  mmfi_cq_push(mmfi_cq *cq, void *context, uint64_t flags, size_t len, void *buf,
+                  uint64_t data, uint64_t tag, fi_addr_t src);
+int  mmfi_cq_push_err(mmfi_cq *cq, void *context, uint64_t flags, size_t len, size_t olen,
+                      uint64_t data, uint64_t tag, int err);
+
+/* ---- ep.c ---- */
+int  mmfi_ep_open(struct fid_domain *domain, struct fi_info *info,
+                  struct fid_ep **ep, void *context);
+void mmfi_ep_progress(mmfi_ep *ep);
+int  mmfi_conn_for_addr(mmfi_ep *ep, fi_addr_t a, uint32_t *out);
+int  mmfi_conn_for_name(mmfi_ep *ep, const mmfi_addr *a, uint32_t *out);
+void mmfi_report_recv(mmfi_ep *ep, mmfi_rec *r, uint64_t len, uint64_t tag, uint64_t data,
+                      int has_data, fi_addr_t src, int err, uint64_t olen);
+void mmfi_report_send(mmfi_ep *ep, void *context, uint64_t flags, int tagged, int err);
+
+/* ---- match.c: the keyed and generic paths ---- */
+int  mmfi_match_open(mmfi_ep *ep);
+void mmfi_match_close(mmfi_ep *ep);
+int  mmfi_match_post(mmfi_ep *ep, mmfi_rec *r);         /* receive (FI_PEEK etc. inside) */
+int  mmfi_match_arrive(mmfi_ep *ep, mmfi_rec *m, mmfi_rec **recv_out);
+int  mmfi_match_cancel(mmfi_ep *ep, void *context);
+mmfi_rec *mmfi_rec_alloc(mmfi_ep *ep);
+void mmfi_rec_free(mmfi_ep *ep, mmfi_rec *r);
+int  mmfi_rec_match(const mmfi_rec *r, const mmfi_rec *m);
+int  mmfi_decode_recv(const mmfi_ep *ep, const mmfi_rec *r, mm_entry *key);
+int  mmfi_decode_msg(const mmfi_ep *ep, const mmfi_rec *m, mm_entry *key);
+
+/* ---- xfer.c: moving messages (protocols over a channel) ---- */
+ssize_t mmfi_send_common(mmfi_ep *ep, const struct iovec *iov, size_t count, fi_addr_t dest,
+                         uint64_t tag, uint64_t data, int has_data, int tagged, void *context,
+                         uint64_t flags);
+void mmfi_deliver(mmfi_ep *ep, mmfi_rec *r, mmfi_rec *m); /* a matched pair */
+void mmfi_discard_msg(mmfi_ep *ep, mmfi_rec *m);        /* drop (FI_DISCARD) */
+int  mmfi_handle_wire(mmfi_ep *ep, uint32_t conn, const mmfi_wire *w, const void *payload);
+void mmfi_push_pending(mmfi_ep *ep);
+void mmfi_fail_conn(mmfi_ep *ep, uint32_t conn);
+size_t mmfi_copy_to_iov(const struct iovec *iov, size_t count, uint64_t off,
+                        const void *src, size_t len);
+
+/* ---- shm.c: the shared-memory channel ---- */
+size_t mmfi_shm_payload_max(void);
+int  mmfi_shm_open(mmfi_ep *ep);
+void mmfi_shm_close(mmfi_ep *ep);
+int  mmfi_shm_connect(mmfi_ep *ep, mmfi_conn *c);
+void mmfi_shm_disconnect(mmfi_conn *c);
+/* a cell to fill in c's ring, or NULL when full; mmfi_shm_commit publishes it */
+mmfi_wire *mmfi_shm_reserve(mmfi_ep *ep, mmfi_conn *c, void **payload);
+void mmfi_shm_commit(mmfi_conn *c);
+int  mmfi_shm_poll(mmfi_ep *ep, int budget);
+void mmfi_shm_sweep_stale(void);
+/* The peer closed its endpoint in order (1), as opposed to crashing. */
+int  mmfi_shm_peer_closed(const mmfi_conn *c);
+/* Unlink the inbox's name once `expected` senders hold a slot in it. */
+void mmfi_shm_unlink_when_attached(mmfi_ep *ep, size_t expected);
+
+/* ---- cma.c: kernel-assisted copy ---- */
+int  mmfi_cma_read(mmfi_ep *ep, pid_t pid, const mmfi_rec *r, const struct iovec *rv, size_t rn,
+                   uint64_t want);
+
+/* ---- stats.c ---- */
+void mmfi_stats_write(mmfi_ep *ep);
+
+uint64_t mmfi_now_ns(void);
+
+#endif /* MMFI_H */

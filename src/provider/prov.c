@@ -1,0 +1,424 @@
+/*
+ * prov.c - the provider entry point: fi_prov_ini, settings, fi_getinfo, fabric.
+ *
+ * What the provider declares (every bit of it is implemented; docs/provider.md):
+ * reliable datagram endpoints (FI_EP_RDM), tagged and untagged messages
+ * (FI_TAGGED | FI_MSG, with iov, msg, inject and remote-CQ-data forms),
+ * FI_DIRECTED_RECV, FI_SOURCE, FI_LOCAL_COMM | FI_REMOTE_COMM, manual
+ * progress, FI_THREAD_SAFE, AV table and map, 8 bytes of remote CQ data.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mmfi.h"
+
+#define MMFI_CAPS (FI_TAGGED | FI_MSG | FI_SEND | FI_RECV | FI_DIRECTED_RECV | FI_SOURCE | \
+                   FI_LOCAL_COMM | FI_REMOTE_COMM)
+#define MMFI_ORDER FI_ORDER_SAS
+#define MMFI_MAX_MSG ((size_t)1 << 40)
+#define MMFI_CQ_DATA 8
+
+static int getinfo(uint32_t version, const char *node, const char *service, uint64_t flags,
+                   const struct fi_info *hints, struct fi_info **info);
+static void cleanup(void) {}
+
+struct fi_provider mmfi_prov = {
+    .version = MMFI_VERSION,
+    .fi_version = MMFI_API,
+    .name = MMFI_NAME,
+    .getinfo = getinfo,
+    .fabric = mmfi_fabric_open,
+    .cleanup = cleanup,
+};
+
+static const struct { const char *name, *help; } params[] = {
+    {"engine", "libmpimatch engine that matches every receive and message (default rank; "
+               "any name `mpimatch engines` lists)"},
+    {"params", "engine parameters, key=value[,key=value]"},
+    {"hints", "asserted hints: no_any_source,no_any_tag (required by engines such as hash)"},
+    {"eager", "largest message sent eagerly, bytes (default and maximum: one ring cell's payload)"},
+    {"credit", "eager bytes one sender may have unconsumed at a receiver (default 4194304)"},
+    {"ring_cells", "cells per peer ring in the shared-memory channel (default 64, power of two)"},
+    {"seq_start", "first wire sequence number (tests of the wrap; default 0)"},
+    {"cma", "1 (default): large local messages are read with process_vm_readv; 0: segmented "
+            "copy through the shared-memory ring"},
+    {"layout", "tag layout decoded into engine keys: ompi (Open MPI mtl ofi, default) or none"},
+    {"stats", "directory: write each process's statistics there as JSON at close"},
+};
+
+FI_EXT_INI
+{
+    for (size_t i = 0; i < sizeof params / sizeof params[0]; i++)
+        fi_param_define(&mmfi_prov, params[i].name, FI_PARAM_STRING, "%s", params[i].help);
+    return &mmfi_prov;
+}
+
+uint64_t mmfi_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint32_t mmfi_host_hash(void)
+{
+    char h[256] = {0};
+    gethostname(h, sizeof h - 1);
+    uint32_t x = 2166136261u;
+    for (const char *p = h; *p; p++)
+        x = (x ^ (uint8_t)*p) * 16777619u;
+    return x;
+}
+
+static const char *env(const char *name)
+{
+    char *v = NULL;
+    if (fi_param_get_str(&mmfi_prov, name, &v) != 0 || !v || !*v)
+        return NULL;
+    return v;
+}
+
+/* An unsigned integer variable in [lo, hi]; 0 or -FI_EINVAL (warned). */
+static int env_uint(const char *name, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    const char *v = env(name);
+    if (!v)
+        return 0;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 0);
+    if (errno || end == v || *end || v[0] == '-' || x < lo || x > hi) {
+        char up[32];
+        size_t i = 0;
+        for (; name[i] && i + 1 < sizeof up; i++)
+            up[i] = (char)toupper((unsigned char)name[i]);
+        up[i] = 0;
+        MMFI_WARN(FI_LOG_CORE, "FI_MPIMATCH_%s=\"%s\": expected an integer from %llu to %llu\n",
+                  up, v, (unsigned long long)lo, (unsigned long long)hi);
+        return -FI_EINVAL;
+    }
+    *out = x;
+    return 0;
+}
+
+static int parse_hints(const char *v, uint32_t *out)
+{
+    *out = 0;
+    if (!v)
+        return 0;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", v);
+    for (char *save = NULL, *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+        if (!strcmp(t, "no_any_source") || !strcmp(t, "mpi_assert_no_any_source"))
+            *out |= MM_HINT_NO_ANY_SOURCE;
+        else if (!strcmp(t, "no_any_tag") || !strcmp(t, "mpi_assert_no_any_tag"))
+            *out |= MM_HINT_NO_ANY_TAG;
+        else {
+            MMFI_WARN(FI_LOG_CORE, "FI_MPIMATCH_HINTS=\"%s\": unknown hint \"%s\" "
+                      "(known: no_any_source, no_any_tag)\n", v, t);
+            return -FI_EINVAL;
+        }
+    }
+    return 0;
+}
+
+/* Engine parameters "k=v,k=v" split in place into at most n strings. */
+static size_t split_params(char *buf, const char **out, size_t n)
+{
+    size_t k = 0;
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t && k < n; t = strtok_r(NULL, ",", &save))
+        out[k++] = t;
+    return k;
+}
+
+/* Create the engine the settings name (nprocs sources): the one place an
+ * engine is made, so fi_getinfo's check and the endpoint agree. */
+int mmfi_engine_create(const mmfi_settings *s, int32_t nprocs, mm_engine **out,
+                       char *err, size_t errlen);
+int mmfi_engine_create(const mmfi_settings *s, int32_t nprocs, mm_engine **out,
+                       char *err, size_t errlen)
+{
+    char buf[512];
+    const char *pv[32];
+    const char *p = env("params");
+    snprintf(buf, sizeof buf, "%s", p ? p : "");
+    mm_config cfg = {.nprocs = nprocs, .hints = s->hints, .flags = 0,
+                     .params = pv, .nparams = split_params(buf, pv, 32)};
+    return mm_create(out, s->engine, &cfg, err, errlen);
+}
+
+int mmfi_settings_read(mmfi_settings *s)
+{
+    memset(s, 0, sizeof *s);
+    const char *e = env("engine");
+    snprintf(s->engine, sizeof s->engine, "%s", e ? e : "rank");
+    if (!mm_engine_find(s->engine)) {
+        char names[512] = "";
+        for (size_t i = 0; i < mm_engine_count(); i++) {
+            strncat(names, mm_engine_at(i)->name, sizeof names - strlen(names) - 3);
+            if (i + 1 < mm_engine_count())
+                strcat(names, ", ");
+        }
+        MMFI_WARN(FI_LOG_CORE, "FI_MPIMATCH_ENGINE=\"%s\": no such engine (known: %s)\n",
+                  s->engine, names);
+        return -FI_EINVAL;
+    }
+    if (parse_hints(env("hints"), &s->hints))
+        return -FI_EINVAL;
+    uint64_t x;
+    size_t pmax = mmfi_shm_payload_max();
+    x = pmax;
+    if (env_uint("eager", 0, pmax, &x))
+        return -FI_EINVAL;
+    s->eager = (size_t)x;
+    x = 4u << 20;
+    if (env_uint("credit", 0, (uint64_t)1 << 40, &x))
+        return -FI_EINVAL;
+    s->credit = (size_t)x;
+    x = 64;
+    if (env_uint("ring_cells", 4, 4096, &x))
+        return -FI_EINVAL;
+    if (x & (x - 1)) {
+        MMFI_WARN(FI_LOG_CORE, "FI_MPIMATCH_RING_CELLS=%llu: must be a power of two\n",
+                  (unsigned long long)x);
+        return -FI_EINVAL;
+    }
+    s->ring_cells = (uint32_t)x;
+    x = 0;
+    if (env_uint("seq_start", 0, UINT32_MAX, &x))
+        return -FI_EINVAL;
+    s->seq_start = (uint32_t)x;
+    x = 1;
+    if (env_uint("cma", 0, 1, &x))
+        return -FI_EINVAL;
+    s->cma = (int)x;
+    const char *l = env("layout");
+    if (!l || !strcmp(l, "ompi"))
+        s->layout = MMFI_LAYOUT_OMPI;
+    else if (!strcmp(l, "none"))
+        s->layout = MMFI_LAYOUT_NONE;
+    else {
+        MMFI_WARN(FI_LOG_CORE, "FI_MPIMATCH_LAYOUT=\"%s\": expected ompi or none\n", l);
+        return -FI_EINVAL;
+    }
+    const char *d = env("stats");
+    if (d && strlen(d) >= sizeof s->stats_dir - 64) {
+        MMFI_WARN(FI_LOG_CORE, "FI_MPIMATCH_STATS: directory name too long\n");
+        return -FI_EINVAL;
+    }
+    snprintf(s->stats_dir, sizeof s->stats_dir, "%s", d ? d : "");
+    /* The engine itself: unknown parameters, missing hints. */
+    char err[256];
+    mm_engine *eng = NULL;
+    int rc = mmfi_engine_create(s, 2, &eng, err, sizeof err);
+    if (rc < 0) {
+        const char *var = rc == MM_EHINT ? "FI_MPIMATCH_HINTS" :
+                          rc == MM_EPARAM ? "FI_MPIMATCH_PARAMS" : "FI_MPIMATCH_ENGINE";
+        MMFI_WARN(FI_LOG_CORE, "%s: engine \"%s\" cannot be used: %s\n", var, s->engine, err);
+        return -FI_EINVAL;
+    }
+    mm_destroy(eng);
+    return 0;
+}
+
+/* ---- fi_getinfo ---- */
+
+static struct fi_info *make_info(const struct fi_info *hints, const mmfi_settings *s)
+{
+    struct fi_info *fi = fi_allocinfo();
+    if (!fi)
+        return NULL;
+    fi->caps = MMFI_CAPS;
+    fi->mode = 0;
+    fi->addr_format = FI_FORMAT_UNSPEC;
+    fi->src_addrlen = 0;
+    fi->tx_attr->caps = MMFI_CAPS & ~(FI_RECV | FI_DIRECTED_RECV | FI_SOURCE);
+    fi->tx_attr->op_flags = hints && hints->tx_attr ? hints->tx_attr->op_flags & FI_COMPLETION : 0;
+    fi->tx_attr->msg_order = MMFI_ORDER;
+    fi->tx_attr->comp_order = FI_ORDER_NONE;
+    fi->tx_attr->inject_size = s->eager;
+    fi->tx_attr->size = 1u << 16;
+    fi->tx_attr->iov_limit = MMFI_IOV_MAX;
+    fi->tx_attr->rma_iov_limit = 0;
+    fi->rx_attr->caps = MMFI_CAPS & ~FI_SEND;
+    fi->rx_attr->op_flags = hints && hints->rx_attr ? hints->rx_attr->op_flags & FI_COMPLETION : 0;
+    fi->rx_attr->msg_order = MMFI_ORDER;
+    fi->rx_attr->comp_order = FI_ORDER_NONE;
+    fi->rx_attr->total_buffered_recv = 0;
+    fi->rx_attr->size = 1u << 16;
+    fi->rx_attr->iov_limit = MMFI_IOV_MAX;
+    fi->ep_attr->type = FI_EP_RDM;
+    fi->ep_attr->protocol = FI_PROTO_UNSPEC;
+    fi->ep_attr->protocol_version = 1;
+    fi->ep_attr->max_msg_size = MMFI_MAX_MSG;
+    fi->ep_attr->msg_prefix_size = 0;
+    fi->ep_attr->max_order_raw_size = 0;
+    fi->ep_attr->max_order_war_size = 0;
+    fi->ep_attr->max_order_waw_size = 0;
+    fi->ep_attr->mem_tag_format = UINT64_MAX;
+    fi->ep_attr->tx_ctx_cnt = 1;
+    fi->ep_attr->rx_ctx_cnt = 1;
+    struct fi_domain_attr *d = fi->domain_attr;
+    d->name = strdup(MMFI_NAME);
+    d->threading = FI_THREAD_SAFE;
+    d->control_progress = FI_PROGRESS_MANUAL;
+    d->data_progress = FI_PROGRESS_MANUAL;
+    d->resource_mgmt = FI_RM_ENABLED;
+    d->av_type = hints && hints->domain_attr && hints->domain_attr->av_type != FI_AV_UNSPEC
+                 ? hints->domain_attr->av_type : FI_AV_UNSPEC;
+    d->mr_mode = 0;
+    d->mr_key_size = 0;
+    d->cq_data_size = MMFI_CQ_DATA;
+    d->cq_cnt = 256;
+    d->ep_cnt = 256;
+    d->tx_ctx_cnt = 256;
+    d->rx_ctx_cnt = 256;
+    d->max_ep_tx_ctx = 1;
+    d->max_ep_rx_ctx = 1;
+    d->max_ep_stx_ctx = 0;
+    d->max_ep_srx_ctx = 0;
+    d->cntr_cnt = 0;
+    d->mr_iov_limit = 1;
+    d->caps = FI_LOCAL_COMM | FI_REMOTE_COMM;
+    d->mode = 0;
+    d->max_err_data = 0;
+    d->mr_cnt = 0;
+    fi->fabric_attr->name = strdup(MMFI_NAME);
+    fi->fabric_attr->prov_version = MMFI_VERSION;
+    fi->fabric_attr->api_version = MMFI_API;
+    if (!d->name || !fi->fabric_attr->name) {
+        fi_freeinfo(fi);
+        return NULL;
+    }
+    return fi;
+}
+
+/* Does the provider satisfy the hints? A reason on stderr-free FI_INFO log when not. */
+static int hints_ok(const struct fi_info *h)
+{
+    if (!h)
+        return 1;
+#define NO(why) do { FI_INFO(&mmfi_prov, FI_LOG_CORE, "hints not supported: %s\n", why); return 0; } while (0)
+    if (h->caps & ~(uint64_t)MMFI_CAPS)
+        NO("capabilities (mpimatch offers FI_TAGGED, FI_MSG, FI_DIRECTED_RECV, FI_SOURCE)");
+    if (h->addr_format != FI_FORMAT_UNSPEC)
+        NO("address format");
+    if (h->ep_attr) {
+        if (h->ep_attr->type != FI_EP_UNSPEC && h->ep_attr->type != FI_EP_RDM)
+            NO("endpoint type (only FI_EP_RDM)");
+        if (h->ep_attr->max_msg_size > MMFI_MAX_MSG)
+            NO("max_msg_size");
+        if (h->ep_attr->tx_ctx_cnt > 1 || h->ep_attr->rx_ctx_cnt > 1)
+            if (h->ep_attr->tx_ctx_cnt != FI_SHARED_CONTEXT && h->ep_attr->rx_ctx_cnt != FI_SHARED_CONTEXT)
+                NO("scalable endpoints");
+    }
+    if (h->domain_attr) {
+        const struct fi_domain_attr *d = h->domain_attr;
+        if (d->name && strcmp(d->name, MMFI_NAME))
+            NO("domain name");
+        if (d->data_progress == FI_PROGRESS_AUTO || d->control_progress == FI_PROGRESS_AUTO)
+            NO("automatic progress (mpimatch progresses in fi_cq_read and every call)");
+        if (d->av_type != FI_AV_UNSPEC && d->av_type != FI_AV_MAP && d->av_type != FI_AV_TABLE)
+            NO("address vector type");
+        if (d->cq_data_size > MMFI_CQ_DATA)
+            NO("cq_data_size above 8");
+        if (d->mr_mode & (FI_MR_BASIC | FI_MR_SCALABLE) && h->caps & (FI_RMA | FI_ATOMIC))
+            NO("memory registration");
+    }
+    if (h->fabric_attr && h->fabric_attr->name && strcmp(h->fabric_attr->name, MMFI_NAME))
+        NO("fabric name");
+    if (h->tx_attr && (h->tx_attr->msg_order & ~MMFI_ORDER))
+        NO("transmit ordering");
+    if (h->rx_attr && (h->rx_attr->msg_order & ~MMFI_ORDER))
+        NO("receive ordering");
+    if (h->tx_attr && h->tx_attr->inject_size > mmfi_shm_payload_max())
+        NO("inject size");
+    if (h->tx_attr && h->tx_attr->iov_limit > MMFI_IOV_MAX)
+        NO("iov limit");
+    if (h->rx_attr && h->rx_attr->total_buffered_recv)
+        NO("buffered receives");
+#undef NO
+    return 1;
+}
+
+static int getinfo(uint32_t version, const char *node, const char *service, uint64_t flags,
+                   const struct fi_info *hints, struct fi_info **info)
+{
+    (void)node; (void)service; (void)flags;
+    *info = NULL;
+    if (FI_VERSION_LT(version, FI_VERSION(1, 5)))
+        return -FI_ENODATA;
+    mmfi_settings s;
+    if (mmfi_settings_read(&s))
+        return -FI_EINVAL;
+    if (!hints_ok(hints))
+        return -FI_ENODATA;
+    struct fi_info *fi = make_info(hints, &s);
+    if (!fi)
+        return -FI_ENOMEM;
+    if (hints && hints->caps)
+        fi->caps = (hints->caps & MMFI_CAPS) | (MMFI_CAPS & (FI_LOCAL_COMM | FI_REMOTE_COMM));
+    *info = fi;
+    return 0;
+}
+
+/* ---- fabric ---- */
+
+static int fabric_close(struct fid *fid)
+{
+    free(container_of(fid, mmfi_fabric, fabric.fid));
+    return 0;
+}
+
+static struct fi_ops fabric_fi_ops = {
+    .size = sizeof(struct fi_ops),
+    .close = fabric_close,
+    .bind = mmfi_no_bind,
+    .control = mmfi_no_control,
+    .ops_open = mmfi_no_ops_open,
+};
+
+static int no_pep(struct fid_fabric *f, struct fi_info *i, struct fid_pep **p, void *c)
+{ (void)f; (void)i; (void)p; (void)c; return -FI_ENOSYS; }
+static int no_eq(struct fid_fabric *f, struct fi_eq_attr *a, struct fid_eq **e, void *c)
+{ (void)f; (void)a; (void)e; (void)c; return -FI_ENOSYS; }
+static int no_wait(struct fid_fabric *f, struct fi_wait_attr *a, struct fid_wait **w)
+{ (void)f; (void)a; (void)w; return -FI_ENOSYS; }
+static int no_trywait(struct fid_fabric *f, struct fid **fids, int n)
+{ (void)f; (void)fids; (void)n; return -FI_ENOSYS; }
+static int domain2(struct fid_fabric *f, struct fi_info *i, struct fid_domain **d, uint64_t fl,
+                   void *c)
+{ (void)fl; return mmfi_domain_open(f, i, d, c); }
+
+static struct fi_ops_fabric fabric_ops = {
+    .size = sizeof(struct fi_ops_fabric),
+    .domain = mmfi_domain_open,
+    .passive_ep = no_pep,
+    .eq_open = no_eq,
+    .wait_open = no_wait,
+    .trywait = no_trywait,
+    .domain2 = domain2,
+};
+
+int mmfi_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *context)
+{
+    if (attr && attr->name && strcmp(attr->name, MMFI_NAME))
+        return -FI_ENODATA;
+    mmfi_fabric *f = calloc(1, sizeof *f);
+    if (!f)
+        return -FI_ENOMEM;
+    f->fabric.fid.fclass = FI_CLASS_FABRIC;
+    f->fabric.fid.context = context;
+    f->fabric.fid.ops = &fabric_fi_ops;
+    f->fabric.ops = &fabric_ops;
+    f->fabric.api_version = MMFI_API;
+    *fabric = &f->fabric;
+    return 0;
+}

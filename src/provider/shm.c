@@ -1,0 +1,328 @@
+/*
+ * shm.c - the shared-memory channel.
+ *
+ * Every endpoint owns an inbox: a POSIX shared segment named
+ * /mpimatch-<job>-<pid>-<ep> (job from the launcher's environment), holding
+ * MMFI_SHM_SLOTS single-producer single-consumer rings. A sender claims one
+ * slot in the receiver's inbox (compare-and-swap of the slot owner), writes
+ * its own address there, and from then on is the only writer of that ring:
+ * no locks, one release store per cell. The receiver is the only reader.
+ * A cell is a 64-byte header (mmfi_wire) and up to MMFI_CELL-64 bytes.
+ *
+ * Lifetime: every endpoint attaches to the inbox of each same-host address
+ * of its AV as soon as the address is inserted (ep.c), and an inbox loses its
+ * name as soon as all same-host addresses of its owner's AV hold a slot in it:
+ * from then on a crash leaves nothing behind. Otherwise the owner unlinks it
+ * at close; a peer that finds the owner dead (kill(pid, 0) fails, xfer.c)
+ * unlinks it for it; and every new endpoint sweeps /dev/shm for inboxes of
+ * dead processes.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mmfi.h"
+
+#define MMFI_CELL       4096u
+#define MMFI_SHM_SLOTS  64u
+#define SEG_MAGIC       0x6d6d66697368ull /* "mmfish" */
+#define SLOT_HDR        256u
+
+typedef struct seg_hdr {
+    uint64_t         magic;
+    int32_t          pid;
+    uint32_t         nslots, ncells, cell;
+    _Atomic uint32_t nactive;  /* slots 0..nactive-1 may be in use */
+    _Atomic uint32_t closed;   /* the owner closed its endpoint (did not crash) */
+    char             pad[64 - 32];
+} seg_hdr;
+
+typedef struct slot_hdr {
+    _Atomic uint64_t owner;    /* 0: free; else the sender's token */
+    _Atomic uint32_t ready;    /* peer address written             */
+    uint32_t         pad0;
+    mmfi_addr        peer;     /* the sender's address (64 bytes)  */
+    char             pad1[128 - 16 - sizeof(mmfi_addr)];
+    _Atomic uint64_t tail;     /* written by the sender            */
+    char             pad2[56];
+    _Atomic uint64_t head;     /* written by the receiver          */
+    char             pad3[56];
+} slot_hdr;
+
+_Static_assert(sizeof(seg_hdr) == 64, "segment header is one cache line");
+_Static_assert(sizeof(slot_hdr) == SLOT_HDR, "slot header is four cache lines");
+_Static_assert(sizeof(mmfi_wire) == 64, "wire header is one cache line");
+
+size_t mmfi_shm_payload_max(void) { return MMFI_CELL - sizeof(mmfi_wire); }
+
+static size_t slot_size(uint32_t ncells) { return SLOT_HDR + (size_t)ncells * MMFI_CELL; }
+
+static slot_hdr *slot_at(void *seg, uint32_t i)
+{
+    seg_hdr *h = seg;
+    return (slot_hdr *)((char *)seg + sizeof(seg_hdr) + (size_t)i * slot_size(h->ncells));
+}
+
+static char *cell_at(slot_hdr *s, uint32_t ncells, uint64_t idx)
+{
+    return (char *)s + SLOT_HDR + (size_t)(idx & (ncells - 1)) * MMFI_CELL;
+}
+
+static void job_id(char *out, size_t n)
+{
+    const char *vars[] = {"PMIX_NAMESPACE", "OMPI_MCA_ess_base_jobid", "OMPI_MCA_orte_ess_jobid",
+                          "SLURM_JOB_ID", "PMI_JOBID"};
+    const char *v = NULL;
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0] && !v; i++)
+        v = getenv(vars[i]);
+    if (!v)
+        v = "nojob";
+    size_t k = 0;
+    for (; *v && k + 1 < n; v++)
+        if ((*v >= '0' && *v <= '9') || (*v >= 'a' && *v <= 'z') || (*v >= 'A' && *v <= 'Z'))
+            out[k++] = *v;
+    out[k] = 0;
+}
+
+static _Atomic uint32_t next_epid;
+
+int mmfi_shm_open(mmfi_ep *ep)
+{
+    char job[16];
+    job_id(job, sizeof job);
+    uint32_t epid = atomic_fetch_add(&next_epid, 1);
+    mmfi_addr *a = &ep->name;
+    memset(a, 0, sizeof *a);
+    a->magic = MMFI_ADDR_MAGIC;
+    a->host = mmfi_host_hash();
+    a->pid = (int32_t)getpid();
+    a->epid = epid;
+    snprintf(a->shm, sizeof a->shm, "/mpimatch-%s-%d-%u", job, (int)a->pid, epid);
+    uint32_t ncells = ep->dom->set.ring_cells;
+    size_t len = sizeof(seg_hdr) + MMFI_SHM_SLOTS * slot_size(ncells);
+    int fd = shm_open(a->shm, O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd < 0 && errno == EEXIST) { /* a stale one of an earlier process with our pid */
+        shm_unlink(a->shm);
+        fd = shm_open(a->shm, O_CREAT | O_EXCL | O_RDWR, 0600);
+    }
+    if (fd < 0) {
+        MMFI_WARN(FI_LOG_EP_CTRL, "shm_open(%s): %s\n", a->shm, strerror(errno));
+        return -FI_EIO;
+    }
+    if (ftruncate(fd, (off_t)len) != 0) {
+        MMFI_WARN(FI_LOG_EP_CTRL, "ftruncate(%s, %zu): %s\n", a->shm, len, strerror(errno));
+        close(fd);
+        shm_unlink(a->shm);
+        return -FI_EIO;
+    }
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
+        shm_unlink(a->shm);
+        return -FI_ENOMEM;
+    }
+    seg_hdr *h = p;
+    h->pid = a->pid;
+    h->nslots = MMFI_SHM_SLOTS;
+    h->ncells = ncells;
+    h->cell = MMFI_CELL;
+    atomic_store_explicit(&h->nactive, 0, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    h->magic = SEG_MAGIC;
+    ep->inbox = p;
+    ep->inbox_len = len;
+    ep->inbox_linked = 1;
+    ep->slot_conn = malloc(MMFI_SHM_SLOTS * sizeof *ep->slot_conn);
+    if (!ep->slot_conn) {
+        mmfi_shm_close(ep);
+        return -FI_ENOMEM;
+    }
+    for (uint32_t i = 0; i < MMFI_SHM_SLOTS; i++)
+        ep->slot_conn[i] = -1;
+    return 0;
+}
+
+void mmfi_shm_close(mmfi_ep *ep)
+{
+    if (ep->inbox) {
+        atomic_store_explicit(&((seg_hdr *)ep->inbox)->closed, 1, memory_order_release);
+        munmap(ep->inbox, ep->inbox_len);
+        if (ep->inbox_linked)
+            shm_unlink(ep->name.shm);
+        ep->inbox_linked = 0;
+        ep->inbox = NULL;
+    }
+    free(ep->slot_conn);
+    ep->slot_conn = NULL;
+}
+
+static int shm_connect(mmfi_ep *ep, mmfi_conn *c)
+{
+    if (c->tx_slot)
+        return 0;
+    int fd = shm_open(c->peer.shm, O_RDWR, 0);
+    if (fd < 0) {
+        MMFI_WARN(FI_LOG_EP_DATA, "peer inbox %s: %s\n", c->peer.shm, strerror(errno));
+        return -FI_EIO;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(seg_hdr)) {
+        close(fd);
+        return -FI_EIO;
+    }
+    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED)
+        return -FI_ENOMEM;
+    seg_hdr *h = p;
+    atomic_thread_fence(memory_order_acquire);
+    if (h->magic != SEG_MAGIC || h->pid != c->peer.pid || h->cell != MMFI_CELL ||
+        (size_t)st.st_size < sizeof(seg_hdr) + h->nslots * slot_size(h->ncells)) {
+        MMFI_WARN(FI_LOG_EP_DATA, "peer inbox %s is not a live mpimatch inbox\n", c->peer.shm);
+        munmap(p, (size_t)st.st_size);
+        return -FI_EIO;
+    }
+    uint64_t token = ((uint64_t)(uint32_t)ep->name.pid << 32) | (ep->name.epid + 1u);
+    for (uint32_t i = 0; i < h->nslots; i++) {
+        slot_hdr *s = slot_at(p, i);
+        uint64_t zero = 0;
+        if (atomic_compare_exchange_strong(&s->owner, &zero, token)) {
+            s->peer = ep->name;
+            atomic_store_explicit(&s->ready, 1, memory_order_release);
+            uint32_t n = atomic_load(&h->nactive);
+            while (n < i + 1 && !atomic_compare_exchange_weak(&h->nactive, &n, i + 1))
+                ;
+            c->seg = p;
+            c->seg_len = (size_t)st.st_size;
+            c->tx_slot = s;
+            return 0;
+        }
+    }
+    MMFI_WARN(FI_LOG_EP_DATA, "peer inbox %s has no free slot (%u peers per process)\n",
+              c->peer.shm, h->nslots);
+    munmap(p, (size_t)st.st_size);
+    return -FI_ENOSPC;
+}
+
+int mmfi_shm_peer_closed(const mmfi_conn *c)
+{
+    return c->seg && atomic_load_explicit(&((seg_hdr *)c->seg)->closed, memory_order_acquire);
+}
+
+static void shm_disconnect(mmfi_conn *c)
+{
+    if (c->seg)
+        munmap(c->seg, c->seg_len);
+    c->seg = NULL;
+    c->tx_slot = NULL;
+}
+
+static mmfi_wire *shm_reserve(mmfi_ep *ep, mmfi_conn *c, void **payload)
+{
+    (void)ep;
+    slot_hdr *s = c->tx_slot;
+    uint32_t ncells = ((seg_hdr *)c->seg)->ncells;
+    uint64_t tail = atomic_load_explicit(&s->tail, memory_order_relaxed);
+    uint64_t head = atomic_load_explicit(&s->head, memory_order_acquire);
+    if (tail - head >= ncells)
+        return NULL;
+    char *cell = cell_at(s, ncells, tail);
+    *payload = cell + sizeof(mmfi_wire);
+    return (mmfi_wire *)cell;
+}
+
+static void shm_commit(mmfi_conn *c)
+{
+    slot_hdr *s = c->tx_slot;
+    uint64_t tail = atomic_load_explicit(&s->tail, memory_order_relaxed);
+    atomic_store_explicit(&s->tail, tail + 1, memory_order_release);
+}
+
+const mmfi_chan mmfi_chan_shm = {
+    .name = "shm",
+    .connect = shm_connect,
+    .disconnect = shm_disconnect,
+    .reserve = shm_reserve,
+    .commit = shm_commit,
+    .payload_max = mmfi_shm_payload_max,
+};
+
+/* Read up to budget cells from every active slot of my inbox. */
+int mmfi_shm_poll(mmfi_ep *ep, int budget)
+{
+    seg_hdr *h = ep->inbox;
+    uint32_t n = atomic_load_explicit(&h->nactive, memory_order_acquire);
+    int done = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        slot_hdr *s = slot_at(ep->inbox, i);
+        if (!atomic_load_explicit(&s->ready, memory_order_acquire))
+            continue;
+        uint64_t head = atomic_load_explicit(&s->head, memory_order_relaxed);
+        uint64_t tail = atomic_load_explicit(&s->tail, memory_order_acquire);
+        if (head == tail)
+            continue;
+        if (ep->slot_conn[i] < 0) {
+            uint32_t ci;
+            mmfi_addr peer = s->peer;
+            if (mmfi_conn_for_name(ep, &peer, &ci))
+                continue;
+            ep->slot_conn[i] = (int32_t)ci;
+            ep->conns[ci].rx_slot = (int)i;
+        }
+        for (int k = 0; head != tail && k < budget; k++, head++) {
+            const char *cell = cell_at(s, h->ncells, head);
+            if (mmfi_handle_wire(ep, (uint32_t)ep->slot_conn[i], (const mmfi_wire *)cell,
+                                 cell + sizeof(mmfi_wire)) > 0)
+                break;
+            atomic_store_explicit(&s->head, head + 1, memory_order_release);
+            done++;
+        }
+    }
+    return done;
+}
+
+void mmfi_shm_unlink_when_attached(mmfi_ep *ep, size_t expected)
+{
+    if (!ep->inbox_linked || !expected)
+        return;
+    seg_hdr *h = ep->inbox;
+    uint32_t n = atomic_load_explicit(&h->nactive, memory_order_acquire);
+    size_t ready = 0;
+    for (uint32_t i = 0; i < n; i++)
+        ready += atomic_load_explicit(&slot_at(ep->inbox, i)->ready, memory_order_acquire) != 0;
+    if (ready >= expected) {
+        shm_unlink(ep->name.shm);
+        ep->inbox_linked = 0;
+    }
+}
+
+void mmfi_shm_sweep_stale(void)
+{
+    DIR *d = opendir("/dev/shm");
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strncmp(e->d_name, "mpimatch-", 9))
+            continue;
+        const char *p = strchr(e->d_name + 9, '-');
+        if (!p)
+            continue;
+        long pid = strtol(p + 1, NULL, 10);
+        if (pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
+            char name[300];
+            snprintf(name, sizeof name, "/%s", e->d_name);
+            shm_unlink(name);
+        }
+    }
+    closedir(d);
+}

@@ -1,0 +1,141 @@
+/*
+ * stats.c - FI_MPIMATCH_STATS=DIR: at endpoint close each process writes
+ * DIR/mpimatch-fi-<pid>-<ep>.json, the engine's statistics in the "results"
+ * schema of `mpimatch-replay --json` (docs/replay.md) plus the provider's
+ * counters per channel. Written to a temporary name and renamed: a reader
+ * never sees half a file.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mmfi.h"
+
+static void qstats(FILE *f, const char *name, const mm_qstats *q)
+{
+    double mean = q->searches ? (double)q->traversed / (double)q->searches : 0.0;
+    fprintf(f, "\"%s\": {\"searches\": %llu, \"hits\": %llu, \"misses\": %llu, "
+               "\"traversed\": %llu, \"mean_depth\": %.6g, \"max_depth\": %llu, \"length\": %llu, "
+               "\"max_length\": %llu, \"queues\": %llu, \"max_queues\": %llu, \"bytes\": %llu, "
+               "\"peak_bytes\": %llu}",
+            name, (unsigned long long)q->searches, (unsigned long long)q->hits,
+            (unsigned long long)q->misses, (unsigned long long)q->traversed, mean,
+            (unsigned long long)q->max_depth, (unsigned long long)q->length,
+            (unsigned long long)q->max_length, (unsigned long long)q->queues,
+            (unsigned long long)q->max_queues, (unsigned long long)q->bytes,
+            (unsigned long long)q->peak_bytes);
+}
+
+/* Effective value of parameter p: FI_MPIMATCH_PARAMS's, else the default. */
+static void param_value(FILE *f, const mm_param_info *p)
+{
+    const char *v = getenv("FI_MPIMATCH_PARAMS");
+    size_t n = strlen(p->name);
+    for (const char *s = v; s && *s;) {
+        if (!strncmp(s, p->name, n) && s[n] == '=') {
+            const char *e = strchr(s + n + 1, ',');
+            int len = e ? (int)(e - s - (int)n - 1) : (int)strlen(s + n + 1);
+            if (p->type == MM_PARAM_INT)
+                fprintf(f, "%.*s", len, s + n + 1);
+            else {
+                fputc('"', f);
+                for (int i = 0; i < len; i++) {
+                    char ch = s[n + 1 + i];
+                    if (ch == '"' || ch == '\\')
+                        fputc('\\', f);
+                    if ((unsigned char)ch >= 0x20)
+                        fputc(ch, f);
+                }
+                fputc('"', f);
+            }
+            return;
+        }
+        s = strchr(s, ',');
+        s = s ? s + 1 : NULL;
+    }
+    if (p->type == MM_PARAM_INT)
+        fprintf(f, "%lld", (long long)p->def);
+    else
+        fputs("null", f);
+}
+
+void mmfi_stats_write(mmfi_ep *ep)
+{
+    const char *dir = ep->dom->set.stats_dir;
+    if (!dir[0] || !ep->eng)
+        return;
+    char path[600], tmp[640];
+    snprintf(path, sizeof path, "%s/mpimatch-fi-%d-%u.json", dir, (int)ep->name.pid, ep->name.epid);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        MMFI_WARN(FI_LOG_EP_CTRL, "FI_MPIMATCH_STATS=%s: cannot write %s\n", dir, tmp);
+        return;
+    }
+    mm_stats st;
+    mm_get_stats(ep->eng, &st);
+    const mm_engine_info *info = mm_engine_find(ep->dom->set.engine);
+    const mmfi_counters *c = &ep->c;
+    const char *rank = getenv("OMPI_COMM_WORLD_RANK");
+    if (!rank)
+        rank = getenv("PMIX_RANK");
+    fprintf(f, "{\"tool\": \"libmpimatch-fi\", \"version\": \"%d.%d.%d\", \"pid\": %d, "
+               "\"rank\": %s, \"np\": %d, \"hints\": [",
+            MPIMATCH_VERSION_MAJOR, MPIMATCH_VERSION_MINOR, MPIMATCH_VERSION_PATCH,
+            (int)ep->name.pid, rank ? rank : "null", (int)(ep->av ? ep->av->count : 0));
+    uint32_t h = ep->dom->set.hints;
+    fprintf(f, "%s%s%s", h & MM_HINT_NO_ANY_SOURCE ? "\"no_any_source\"" : "",
+            (h & MM_HINT_NO_ANY_SOURCE) && (h & MM_HINT_NO_ANY_TAG) ? ", " : "",
+            h & MM_HINT_NO_ANY_TAG ? "\"no_any_tag\"" : "");
+    fprintf(f, "], \"results\": [{\"engine\": \"%s\", \"params\": {", ep->dom->set.engine);
+    for (size_t i = 0; info && i < info->nparams; i++) {
+        fprintf(f, "%s\"%s\": ", i ? ", " : "", info->params[i].name);
+        param_value(f, &info->params[i]);
+    }
+    fprintf(f, "}, \"path\": \"%s\", \"outcomes\": {\"matches\": %llu, \"probe_hits\": %llu, "
+               "\"probe_misses\": %llu, \"mprobe_hits\": %llu, \"mprobe_misses\": %llu, "
+               "\"cancel_ok\": %llu, \"cancel_miss\": %llu}, \"stats\": {",
+            ep->generic ? "generic" : "keyed", (unsigned long long)c->matches,
+            (unsigned long long)c->peek_hits, (unsigned long long)c->peek_misses,
+            (unsigned long long)c->mpeek_hits, (unsigned long long)c->mpeek_misses,
+            (unsigned long long)c->cancels, (unsigned long long)c->cancel_miss);
+    qstats(f, "prq", &st.prq);
+    fputs(", ", f);
+    qstats(f, "umq", &st.umq);
+    fprintf(f, ", \"bytes\": %llu, \"peak_bytes\": %llu, \"cancels\": %llu}}],\n",
+            (unsigned long long)st.bytes, (unsigned long long)st.peak_bytes,
+            (unsigned long long)st.cancels);
+    fprintf(f, " \"provider\": {\"posts\": %llu, \"arrivals\": %llu, \"peeks\": %llu, "
+               "\"claims\": %llu, \"discards\": %llu, \"cancels\": %llu, \"truncations\": %llu, "
+               "\"generic_ops\": %llu, \"keyless_msgs\": %llu, \"wildcard_refused\": %llu, "
+               "\"peer_deaths\": %llu, \"unexpected_max\": %llu, \"unexpected_bytes_max\": %llu},\n",
+            (unsigned long long)c->posts, (unsigned long long)c->arrivals,
+            (unsigned long long)c->peeks, (unsigned long long)c->claims,
+            (unsigned long long)c->discards, (unsigned long long)c->cancels,
+            (unsigned long long)c->truncations, (unsigned long long)c->generic_ops,
+            (unsigned long long)c->keyless_msgs, (unsigned long long)c->wildcard_refused,
+            (unsigned long long)c->peer_deaths, (unsigned long long)c->unexp_max,
+            (unsigned long long)c->unexp_bytes_max);
+    fprintf(f, " \"channels\": {\"shm\": {\"eager_sent\": %llu, \"eager_recv\": %llu, "
+               "\"rdv_sent\": %llu, \"rdv_recv\": %llu, \"bytes_sent\": %llu, \"bytes_recv\": %llu, "
+               "\"segments_sent\": %llu, \"segments_recv\": %llu, \"ctrl_sent\": %llu, "
+               "\"ring_full\": %llu, \"credit_stalls\": %llu, \"peers\": %zu}, "
+               "\"cma\": {\"reads\": %llu, \"bytes\": %llu, \"fallbacks\": %llu, "
+               "\"fins\": %llu, \"off\": %s}}}\n",
+            (unsigned long long)c->eager_sent, (unsigned long long)c->eager_recv,
+            (unsigned long long)c->rdv_sent, (unsigned long long)c->rdv_recv,
+            (unsigned long long)c->bytes_sent, (unsigned long long)c->bytes_recv,
+            (unsigned long long)c->segments_sent, (unsigned long long)c->segments_recv,
+            (unsigned long long)c->ctrl_sent, (unsigned long long)c->ring_full,
+            (unsigned long long)c->credit_stalls, ep->nconns, (unsigned long long)c->cma_reads,
+            (unsigned long long)c->cma_bytes, (unsigned long long)c->cma_fallbacks,
+            (unsigned long long)c->cma_fins, ep->cma_off || !ep->dom->set.cma ? "true" : "false");
+    int bad = ferror(f);
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        MMFI_WARN(FI_LOG_EP_CTRL, "FI_MPIMATCH_STATS=%s: cannot write %s\n", dir, path);
+        unlink(tmp);
+    }
+}

@@ -1,0 +1,26 @@
+#!/bin/sh
+# run_ompi.sh LIBDIR MPIRUN NP PROGRAM [ARGS...]
+# Run an unmodified Open MPI program under the mpimatch provider (pml cm +
+# mtl ofi), under a timeout, and check: exit 0, one statistics file per rank
+# (so the provider really carried the traffic), and no /dev/shm/mpimatch-*
+# inbox of a finished process left behind.
+set -u
+libdir=$1 mpirun=$2 np=$3
+shift 3
+stats=$(mktemp -d /tmp/mpimatch-ompi-XXXXXX)
+timeout -k 5 240 "$mpirun" --allow-run-as-root --oversubscribe -np "$np" \
+  --mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include mpimatch \
+  -x FI_PROVIDER_PATH="$libdir" -x FI_PROVIDER=mpimatch -x FI_MPIMATCH_STATS="$stats" \
+  ${FI_MPIMATCH_ENGINE:+-x FI_MPIMATCH_ENGINE="$FI_MPIMATCH_ENGINE"} "$@"
+rc=$?
+files=$(ls "$stats" | grep -c '^mpimatch-fi-.*\.json$')
+rm -rf "$stats"
+bad=0
+if [ "$rc" -ne 0 ]; then echo "run_ompi: exit status $rc"; bad=1; fi
+if [ "$files" -ne "$np" ]; then echo "run_ompi: $files statistics files for $np ranks"; bad=1; fi
+for f in /dev/shm/mpimatch-*; do
+  [ -e "$f" ] || continue
+  pid=$(basename "$f" | cut -d- -f3)
+  if ! kill -0 "$pid" 2>/dev/null; then echo "run_ompi: left behind: $f"; rm -f "$f"; bad=1; fi
+done
+exit $bad

@@ -1,0 +1,1004 @@
+/*
+ * test_provider.c - the mpimatch libfabric provider through the libfabric API,
+ * two processes on one machine (fork). Usage: test_provider [CASE] (all by
+ * default). Cases: basic, wildcards, mpi_masks, mixed_masks, peek, cancel,
+ * unexpected, wrap, flood, bad_env, hints, peer_death, peer_exit, threads, engines.
+ */
+#include "fitest.h"
+
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "mpimatch.h"
+
+/* Open MPI mtl ofi, layout with remote CQ data: cid 63..34, ACK 33, SYNC 32, tag 31..0. */
+#define O_ACK  (1ull << 33)
+#define O_SYNC (1ull << 32)
+static uint64_t otag(uint64_t cid, int32_t tag) { return cid << 34 | (uint32_t)tag; }
+static const uint64_t O_ANY = 0x7fffffffull;
+
+static uint64_t rng_state = 88172645463325252ull;
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+/* A barrier that keeps the provider progressing while it waits. */
+static void barrier_progress(ft *f)
+{
+    char a = 1, b;
+    if (write(f->sock, &a, 1) != 1)
+        exit(2);
+    double end = ft_now() + 60;
+    for (;;) {
+        struct pollfd p = {.fd = f->sock, .events = POLLIN};
+        if (poll(&p, 1, 0) == 1)
+            break;
+        if (f->nstash < 256) {
+            ssize_t rc = fi_cq_readfrom(f->cq, &f->stash[f->nstash], 1, &f->stash_src[f->nstash]);
+            if (rc == 1)
+                f->nstash++;
+            else
+                FT_CHECK(rc == -FI_EAGAIN);
+        }
+        if (ft_now() > end) {
+            fprintf(stderr, "rank %d: barrier timed out\n", f->rank);
+            exit(3);
+        }
+    }
+    if (read(f->sock, &b, 1) != 1)
+        exit(2);
+}
+
+static void fill(unsigned char *p, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (unsigned char)(seed * 131u + i * 7u);
+}
+
+static int same(const unsigned char *p, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != (unsigned char)(seed * 131u + i * 7u))
+            return 0;
+    return 1;
+}
+
+/* Wait for nsend send completions (and nothing else). */
+static void wait_sends(ft *f, int nsend)
+{
+    for (int i = 0; i < nsend; i++) {
+        struct fi_cq_tagged_entry e;
+        struct fi_cq_err_entry err;
+        int ok = ft_wait(f, &e, NULL, &err);
+        FT_CHECK(ok);
+        if (ok)
+            FT_CHECK(e.flags & FI_SEND);
+    }
+}
+
+/* ---- basic: sizes 0 B .. 8 MiB, tsend / tsenddata / tinject / sendv, pre-posted and late receives ---- */
+static const size_t sizes[] = {0, 1, 100, 4031, 4032, 4033, 65536, 1 << 20, 8 << 20};
+#define NSIZES (sizeof sizes / sizeof sizes[0])
+
+static void t_basic(ft *f)
+{
+    if (f->rank == 1) {
+        barrier_progress(f); /* the first half is posted */
+        int done = 0, expect = 0;
+        unsigned char *buf[NSIZES];
+        for (size_t i = 0; i < NSIZES; i++) {
+            buf[i] = malloc(sizes[i] + 1);
+            fill(buf[i], sizes[i], (unsigned)i);
+            uint64_t t = otag(5, (int32_t)i);
+            if (i % 3 == 0 && sizes[i] <= f->info->tx_attr->inject_size)
+                FT_RETRY(f, &done, fi_tinjectdata(f->ep, buf[i], sizes[i], 1000 + i, f->addr[0], t));
+            else if (i % 3 != 2) {
+                FT_RETRY(f, &done, fi_tsenddata(f->ep, buf[i], sizes[i], NULL, 1000 + i, f->addr[0], t, NULL));
+                expect++;
+            } else {
+                struct iovec iov[2] = {{buf[i], sizes[i] / 2}, {buf[i] + sizes[i] / 2, sizes[i] - sizes[i] / 2}};
+                FT_RETRY(f, &done, fi_tsendv(f->ep, iov, NULL, 2, f->addr[0], t, NULL));
+                expect++;
+            }
+        }
+        wait_sends(f, expect - done);
+        barrier_progress(f);
+        for (size_t i = 0; i < NSIZES; i++)
+            free(buf[i]);
+        return;
+    }
+    unsigned char *buf[NSIZES];
+    struct fi_context ctx[NSIZES];
+    for (size_t i = 0; i < NSIZES; i++) {
+        buf[i] = calloc(1, sizes[i] + 1);
+        if (i % 2 == 0) /* pre-posted, directed */
+            FT_OK(fi_trecv(f->ep, buf[i], sizes[i], NULL, f->addr[1], otag(5, (int32_t)i), O_SYNC, &ctx[i]));
+    }
+    barrier_progress(f);
+    for (size_t i = 1; i < NSIZES; i += 2) /* late, any source */
+        FT_OK(fi_trecv(f->ep, buf[i], sizes[i], NULL, FI_ADDR_UNSPEC, otag(5, (int32_t)i), O_SYNC, &ctx[i]));
+    for (size_t k = 0; k < NSIZES; k++) {
+        struct fi_cq_tagged_entry e;
+        fi_addr_t src = 77;
+        FT_CHECK(ft_wait(f, &e, &src, NULL));
+        size_t i = (size_t)((struct fi_context *)e.op_context - ctx);
+        FT_CHECK(i < NSIZES);
+        if (i >= NSIZES)
+            continue;
+        FT_EQ(e.len, sizes[i]);
+        FT_EQ(e.tag, otag(5, (int32_t)i));
+        FT_EQ(src, f->addr[1]);
+        FT_CHECK(e.flags & FI_RECV && e.flags & FI_TAGGED);
+        if (i % 3 != 2) {
+            FT_CHECK(e.flags & FI_REMOTE_CQ_DATA);
+            FT_EQ(e.data, 1000 + i);
+        } else
+            FT_CHECK(!(e.flags & FI_REMOTE_CQ_DATA));
+        FT_CHECK(same(buf[i], sizes[i], (unsigned)i));
+    }
+    barrier_progress(f);
+    for (size_t i = 0; i < NSIZES; i++)
+        free(buf[i]);
+}
+
+/* ---- wildcards in Open MPI's shapes; ANY_TAG never takes a negative tag; sync and ack bits ---- */
+static void t_wildcards(ft *f)
+{
+    int32_t tags[] = {-5, 7, 3, -1, 9};
+    int n = 5;
+    if (f->rank == 1) {
+        int done = 0;
+        for (int i = 0; i < n; i++) {
+            uint64_t t = otag(3, tags[i]) | (i == 2 ? O_SYNC : 0);
+            int32_t v = tags[i];
+            FT_RETRY(f, &done, fi_tinject(f->ep, &v, sizeof v, f->addr[0], t));
+        }
+        /* an acknowledgement-shaped message */
+        int32_t v = 42;
+        FT_RETRY(f, &done, fi_tinject(f->ep, &v, sizeof v, f->addr[0], otag(3, 42) | O_ACK));
+        barrier_progress(f); /* sent */
+        barrier_progress(f); /* all received */
+        return;
+    }
+    barrier_progress(f);
+    struct fi_context c;
+    int32_t got;
+    struct fi_cq_tagged_entry e;
+    fi_addr_t src;
+    /* ANY_TAG, ANY_SOURCE: 7, then 3 (sent synchronous), then 9; never -5 or -1 */
+    int32_t want[] = {7, 3, 9};
+    for (int k = 0; k < 3; k++) {
+        FT_OK(fi_trecv(f->ep, &got, sizeof got, NULL, FI_ADDR_UNSPEC, otag(3, 0), O_SYNC | O_ANY, &c));
+        FT_CHECK(ft_wait(f, &e, &src, NULL));
+        FT_EQ(got, want[k]);
+        FT_EQ(src, f->addr[1]);
+        FT_EQ(e.tag & 0xffffffffu, (uint32_t)want[k]);
+        FT_EQ(!!(e.tag & O_SYNC), k == 1);
+    }
+    /* a directed receive from myself finds nothing: post, then cancel */
+    FT_OK(fi_trecv(f->ep, &got, sizeof got, NULL, f->addr[0], otag(3, 0), O_SYNC | O_ANY, &c));
+    ft_progress(f, 100);
+    FT_EQ(fi_cancel(&f->ep->fid, &c), 0);
+    struct fi_cq_err_entry err;
+    FT_CHECK(!ft_wait(f, &e, NULL, &err));
+    FT_EQ(err.err, FI_ECANCELED);
+    /* exact negative tags */
+    for (int k = 0; k < 2; k++) {
+        int32_t t = k ? -1 : -5;
+        FT_OK(fi_trecv(f->ep, &got, sizeof got, NULL, f->addr[1], otag(3, t), O_SYNC, &c));
+        FT_CHECK(ft_wait(f, &e, NULL, NULL));
+        FT_EQ(got, t);
+    }
+    /* the ack shape: exact, SYNC compared */
+    FT_OK(fi_trecv(f->ep, &got, sizeof got, NULL, f->addr[1], otag(3, 42) | O_ACK, 0, &c));
+    FT_CHECK(ft_wait(f, &e, NULL, NULL));
+    FT_EQ(got, 42);
+    barrier_progress(f);
+}
+
+/* ---- random masks against a model of libfabric's rule ---- */
+typedef struct { uint64_t tag, ignore; fi_addr_t addr; int got; } mrecv;
+
+static uint64_t rand_msg_tag(void)
+{
+    static const int32_t t32[] = {0, 1, 5, -3, (int32_t)0x80000000, 0x7fffffff};
+    uint64_t cid = 1 + rnd() % 2;
+    uint64_t t = otag(cid, t32[rnd() % 6]);
+    if (rnd() % 4 == 0)
+        t |= O_SYNC;
+    if (rnd() % 5 == 0)
+        t |= O_ACK;
+    return t;
+}
+
+static void rand_recv(mrecv *r, int mpi_only, const ft *f)
+{
+    static const int32_t t32[] = {0, 1, 5, -3, 0x7fffffff};
+    uint64_t cid = 1 + rnd() % 2;
+    int any_src = rnd() % 2;
+    r->addr = any_src ? FI_ADDR_UNSPEC : f->addr[rnd() % 5 == 0 ? 0 : 1];
+    r->got = -1;
+    if (mpi_only || rnd() % 3) {
+        int any_tag = rnd() % 3 == 0;
+        if (rnd() % 5 == 0) { /* ack shape */
+            r->tag = otag(cid, any_tag ? 0 : t32[rnd() % 5]) | O_ACK;
+            r->ignore = any_tag ? O_ANY : 0;
+        } else {
+            r->tag = otag(cid, any_tag ? 0 : t32[rnd() % 5]);
+            r->ignore = O_SYNC | (any_tag ? O_ANY : 0);
+        }
+        return;
+    }
+    static const uint64_t masks[] = {0, ~0ull, 0xff, 0xffffffffull, 0x3ull << 32,
+                                     0xfull << 30, 0x5555555555555555ull};
+    r->tag = rand_msg_tag();
+    r->ignore = masks[rnd() % 7];
+}
+
+static int model_match(const mrecv *r, uint64_t mtag, fi_addr_t from)
+{
+    return (r->addr == FI_ADDR_UNSPEC || r->addr == from) && ((r->tag ^ mtag) & ~r->ignore) == 0;
+}
+
+#define NM 300
+#define NPRE 60
+#define NPOST 260
+
+static void run_masks(ft *f, int mpi_only, uint64_t seed)
+{
+    rng_state = seed;
+    uint64_t mtag[NM];
+    for (int i = 0; i < NM; i++)
+        mtag[i] = rand_msg_tag();
+    mrecv rv[NPRE + NPOST];
+    for (int i = 0; i < NPRE + NPOST; i++)
+        rand_recv(&rv[i], mpi_only, f);
+    if (f->rank == 1) {
+        barrier_progress(f);
+        int done = 0;
+        for (int i = 0; i < NM; i++) {
+            uint32_t v = (uint32_t)i;
+            FT_RETRY(f, &done, fi_tinjectdata(f->ep, &v, sizeof v, (uint64_t)i, f->addr[0], mtag[i]));
+        }
+        uint32_t fence = 0xfe;
+        FT_RETRY(f, &done, fi_inject(f->ep, &fence, sizeof fence, f->addr[0]));
+        barrier_progress(f);
+        return;
+    }
+    /* the model: list matching in post and arrival order */
+    int unexp[NM], nun = 0;
+    for (int i = 0; i < NM; i++) {
+        int hit = 0;
+        for (int k = 0; k < NPRE && !hit; k++)
+            if (rv[k].got < 0 && model_match(&rv[k], mtag[i], f->addr[1])) {
+                rv[k].got = i;
+                hit = 1;
+            }
+        if (!hit)
+            unexp[nun++] = i;
+    }
+    for (int k = NPRE; k < NPRE + NPOST; k++)
+        for (int u = 0; u < nun; u++)
+            if (unexp[u] >= 0 && model_match(&rv[k], mtag[unexp[u]], f->addr[1])) {
+                rv[k].got = unexp[u];
+                unexp[u] = -1;
+                break;
+            }
+    static uint32_t val[NPRE + NPOST];
+    static struct fi_context ctx[NPRE + NPOST];
+    int got[NPRE + NPOST];
+    for (int k = 0; k < NPRE + NPOST; k++)
+        got[k] = -2;
+    for (int k = 0; k < NPRE; k++)
+        FT_OK(fi_trecv(f->ep, &val[k], sizeof val[k], NULL, rv[k].addr, rv[k].tag, rv[k].ignore, &ctx[k]));
+    barrier_progress(f);
+    uint32_t fence;
+    struct fi_context fc;
+    FT_OK(fi_recv(f->ep, &fence, sizeof fence, NULL, f->addr[1], &fc));
+    int ndone = 0, fenced = 0;
+    struct fi_cq_tagged_entry e;
+    while (!fenced) {
+        FT_CHECK(ft_wait(f, &e, NULL, NULL));
+        if (e.op_context == &fc) {
+            fenced = 1;
+            FT_CHECK(e.flags & FI_MSG);
+            FT_EQ(fence, 0xfe);
+            continue;
+        }
+        int k = (int)((struct fi_context *)e.op_context - ctx);
+        got[k] = (int)val[k];
+        FT_EQ(e.data, val[k]);
+        ndone++;
+    }
+    for (int k = NPRE; k < NPRE + NPOST; k++)
+        FT_OK(fi_trecv(f->ep, &val[k], sizeof val[k], NULL, rv[k].addr, rv[k].tag, rv[k].ignore, &ctx[k]));
+    int expect = 0;
+    for (int k = 0; k < NPRE + NPOST; k++)
+        expect += rv[k].got >= 0;
+    for (; ndone < expect; ndone++) {
+        FT_CHECK(ft_wait(f, &e, NULL, NULL));
+        int k = (int)((struct fi_context *)e.op_context - ctx);
+        got[k] = (int)val[k];
+        FT_EQ(e.tag, mtag[val[k]]);
+    }
+    int cancelled = 0;
+    for (int k = 0; k < NPRE + NPOST; k++) {
+        if (rv[k].got >= 0) {
+            if (got[k] != rv[k].got)
+                fprintf(stderr, "receive %d (tag %llx ignore %llx addr %lld): got %d, model %d\n", k,
+                        (unsigned long long)rv[k].tag, (unsigned long long)rv[k].ignore,
+                        (long long)rv[k].addr, got[k], rv[k].got);
+            FT_EQ(got[k], rv[k].got);
+        } else {
+            FT_EQ(got[k], -2);
+            if (got[k] == -2) {
+                FT_EQ(fi_cancel(&f->ep->fid, &ctx[k]), 0);
+                cancelled++;
+            }
+        }
+    }
+    for (int i = 0; i < cancelled; i++) {
+        struct fi_cq_err_entry err;
+        FT_CHECK(!ft_wait(f, &e, NULL, &err));
+        FT_EQ(err.err, FI_ECANCELED);
+    }
+    barrier_progress(f);
+}
+
+/* One run per pair of endpoints: unmatched messages stay queued. */
+static uint64_t g_seed;
+static void t_mpi_masks(ft *f) { run_masks(f, 1, g_seed); }
+static void t_mixed_masks(ft *f) { run_masks(f, 0, g_seed); }
+
+static int masks_runs(const char *name, void (*body)(ft *f))
+{
+    static const uint64_t seeds[] = {12345, 777, 4242, 99};
+    int bad = 0;
+    for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++) {
+        char n[64];
+        snprintf(n, sizeof n, "%s seed %llu", name, (unsigned long long)seeds[i]);
+        g_seed = seeds[i];
+        bad |= ft_run2(n, body, 60);
+    }
+    return bad;
+}
+
+/* ---- FI_PEEK, FI_CLAIM, FI_DISCARD: every field ---- */
+static void t_peek(ft *f)
+{
+    static unsigned char big[20000], big2[20000];
+    if (f->rank == 1) {
+        int done = 0;
+        char a[10] = "abcdefghi", c[3] = "xy";
+        fill(big, sizeof big, 9);
+        FT_RETRY(f, &done, fi_tsenddata(f->ep, a, sizeof a, NULL, 11, f->addr[0], otag(2, 1), NULL));
+        FT_RETRY(f, &done, fi_tsenddata(f->ep, big, sizeof big, NULL, 22, f->addr[0], otag(2, 2), NULL));
+        FT_RETRY(f, &done, fi_tsend(f->ep, c, sizeof c, NULL, f->addr[0], otag(2, 3), NULL));
+        FT_RETRY(f, &done, fi_tsend(f->ep, big, sizeof big, NULL, f->addr[0], otag(2, 4), NULL));
+        wait_sends(f, 4 - done);
+        barrier_progress(f);
+        return;
+    }
+    struct fi_context pc, rc2;
+    struct fi_cq_tagged_entry e;
+    struct fi_cq_err_entry err;
+    fi_addr_t src;
+    struct fi_msg_tagged m = {.addr = FI_ADDR_UNSPEC, .context = &pc};
+    /* nothing with tag 99 */
+    m.tag = otag(2, 99);
+    m.ignore = O_SYNC;
+    FT_OK(fi_trecvmsg(f->ep, &m, FI_PEEK | FI_COMPLETION));
+    FT_CHECK(!ft_wait(f, &e, NULL, &err));
+    FT_EQ(err.err, FI_ENOMSG);
+    FT_CHECK(err.op_context == &pc);
+    /* peek tag 1 until it has arrived: every field */
+    m.tag = otag(2, 1);
+    for (int tries = 0;; tries++) {
+        FT_OK(fi_trecvmsg(f->ep, &m, FI_PEEK | FI_COMPLETION));
+        if (ft_wait(f, &e, &src, &err))
+            break;
+        FT_EQ(err.err, FI_ENOMSG);
+        FT_CHECK(tries < 100000);
+    }
+    FT_EQ(e.len, 10);
+    FT_EQ(e.tag, otag(2, 1));
+    FT_EQ(e.data, 11);
+    FT_CHECK(e.flags & FI_REMOTE_CQ_DATA);
+    FT_CHECK(e.flags & FI_RECV);
+    FT_EQ(src, f->addr[1]);
+    FT_CHECK(e.op_context == &pc);
+    /* peeking again finds it again (a peek leaves the message) */
+    FT_OK(fi_trecvmsg(f->ep, &m, FI_PEEK | FI_COMPLETION));
+    FT_CHECK(ft_wait(f, &e, &src, NULL));
+    FT_EQ(e.len, 10);
+    /* the rendezvous message: peek + claim with ANY_TAG (tag 1 is first: claim it, then tag 2) */
+    for (int t = 1; t <= 2; t++) {
+        m.tag = otag(2, t);
+        m.ignore = O_SYNC;
+        for (int tries = 0;; tries++) {
+            FT_OK(fi_trecvmsg(f->ep, &m, FI_PEEK | FI_CLAIM | FI_COMPLETION));
+            if (ft_wait(f, &e, &src, &err))
+                break;
+            FT_CHECK(tries < 100000);
+        }
+        FT_EQ(e.tag, otag(2, t));
+        FT_EQ(e.len, t == 1 ? 10 : sizeof big2);
+        FT_EQ(e.data, t == 1 ? 11 : 22);
+        FT_EQ(src, f->addr[1]);
+        /* the claimed message is gone for everyone else */
+        struct fi_msg_tagged m2 = m;
+        m2.context = &rc2;
+        FT_OK(fi_trecvmsg(f->ep, &m2, FI_PEEK | FI_COMPLETION));
+        FT_CHECK(!ft_wait(f, &e, NULL, &err));
+        FT_EQ(err.err, FI_ENOMSG);
+        /* the paired receive with the same context */
+        struct iovec iov = {big2, sizeof big2};
+        struct fi_msg_tagged mr = {.msg_iov = &iov, .iov_count = 1, .addr = 0, .tag = m.tag,
+                                   .ignore = m.ignore, .context = &pc};
+        memset(big2, 0, sizeof big2);
+        FT_OK(fi_trecvmsg(f->ep, &mr, FI_CLAIM | FI_COMPLETION));
+        FT_CHECK(ft_wait(f, &e, &src, NULL));
+        FT_CHECK(e.op_context == &pc);
+        FT_EQ(e.len, t == 1 ? 10 : sizeof big2);
+        FT_EQ(e.data, t == 1 ? 11 : 22);
+        FT_EQ(e.tag, otag(2, t));
+        if (t == 1)
+            FT_CHECK(!memcmp(big2, "abcdefghi", 10));
+        else
+            FT_CHECK(same(big2, sizeof big2, 9));
+    }
+    /* discard tag 3 (eager) and tag 4 (rendezvous: the sender completes) */
+    for (int t = 3; t <= 4; t++) {
+        m.tag = otag(2, t);
+        for (int tries = 0;; tries++) {
+            FT_OK(fi_trecvmsg(f->ep, &m, FI_PEEK | FI_DISCARD | FI_COMPLETION));
+            if (ft_wait(f, &e, &src, &err))
+                break;
+            FT_CHECK(tries < 100000);
+        }
+        FT_EQ(e.len, t == 3 ? 3 : sizeof big);
+        FT_OK(fi_trecvmsg(f->ep, &m, FI_PEEK | FI_COMPLETION));
+        FT_CHECK(!ft_wait(f, &e, NULL, &err));
+        FT_EQ(err.err, FI_ENOMSG);
+    }
+    barrier_progress(f);
+}
+
+/* ---- cancel ---- */
+static void t_cancel(ft *f)
+{
+    if (f->rank == 1) {
+        barrier_progress(f);
+        int done = 0, v = 5;
+        FT_RETRY(f, &done, fi_tinject(f->ep, &v, sizeof v, f->addr[0], otag(1, 1)));
+        barrier_progress(f);
+        return;
+    }
+    int v = 0;
+    struct fi_context c1, c2;
+    struct fi_cq_tagged_entry e;
+    struct fi_cq_err_entry err;
+    FT_OK(fi_trecv(f->ep, &v, sizeof v, NULL, FI_ADDR_UNSPEC, otag(1, 1), O_SYNC, &c1));
+    FT_EQ(fi_cancel(&f->ep->fid, &c1), 0);
+    FT_CHECK(!ft_wait(f, &e, NULL, &err));
+    FT_EQ(err.err, FI_ECANCELED);
+    FT_CHECK(err.op_context == &c1);
+    FT_EQ(fi_cancel(&f->ep->fid, &c1), -FI_ENOENT);
+    barrier_progress(f);
+    FT_OK(fi_trecv(f->ep, &v, sizeof v, NULL, FI_ADDR_UNSPEC, otag(1, 1), O_SYNC, &c2));
+    FT_CHECK(ft_wait(f, &e, NULL, NULL));
+    FT_CHECK(e.op_context == &c2);
+    FT_EQ(v, 5);
+    FT_EQ(fi_cancel(&f->ep->fid, &c2), -FI_ENOENT); /* completed: nothing to cancel */
+    barrier_progress(f);
+}
+
+/* ---- unexpected depth 1, 4, 100, 10000 from one source before any receive ---- */
+static void run_unexpected(ft *f, int n)
+{
+    if (f->rank == 1) {
+        int done = 0, expect = 0;
+        static unsigned char big[9000];
+        fill(big, sizeof big, 3);
+        for (int i = 0; i < n; i++) {
+            uint32_t v = (uint32_t)i;
+            if (n <= 100 && i % 10 == 9) { /* some rendezvous among them */
+                FT_RETRY(f, &done, fi_tsend(f->ep, big, sizeof big, NULL, f->addr[0], otag(7, i), NULL));
+                expect++;
+            } else
+                FT_RETRY(f, &done, fi_tinject(f->ep, &v, sizeof v, f->addr[0], otag(7, i)));
+        }
+        barrier_progress(f); /* every message is out before any receive */
+        wait_sends(f, expect - done);
+        barrier_progress(f);
+        return;
+    }
+    barrier_progress(f);
+    ft_progress(f, 1000);
+    static unsigned char big[9000];
+    struct fi_context c;
+    struct fi_cq_tagged_entry e;
+    for (int i = 0; i < n; i++) {
+        uint32_t v = 0xffffffff;
+        int rdv = n <= 100 && i % 10 == 9;
+        if (rdv)
+            FT_OK(fi_trecv(f->ep, big, sizeof big, NULL, FI_ADDR_UNSPEC, otag(7, 0), O_SYNC | O_ANY, &c));
+        else
+            FT_OK(fi_trecv(f->ep, &v, sizeof v, NULL, f->addr[1], otag(7, 0), O_SYNC | O_ANY, &c));
+        FT_CHECK(ft_wait(f, &e, NULL, NULL));
+        FT_EQ(e.tag, otag(7, i));
+        if (rdv)
+            FT_CHECK(same(big, sizeof big, 3));
+        else
+            FT_EQ(v, i);
+        if (ft_failed > 10)
+            break;
+    }
+    barrier_progress(f);
+}
+
+static void t_unexpected(ft *f)
+{
+    run_unexpected(f, 1);
+    run_unexpected(f, 4);
+    run_unexpected(f, 100);
+    run_unexpected(f, 10000);
+}
+
+/* ---- sequence numbers across their wrap (FI_MPIMATCH_SEQ_START near 2^32) ---- */
+static void t_wrap(ft *f)
+{
+    int other = 1 - f->rank, done = 0;
+    for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < 20; i++) {
+            uint32_t v = (uint32_t)(round * 100 + i);
+            FT_RETRY(f, &done, fi_tinject(f->ep, &v, sizeof v, f->addr[other], otag(1, i)));
+        }
+        struct fi_context c;
+        struct fi_cq_tagged_entry e;
+        for (int i = 0; i < 20; i++) {
+            uint32_t v = 0;
+            FT_OK(fi_trecv(f->ep, &v, sizeof v, NULL, f->addr[other], otag(1, 0), O_SYNC | O_ANY, &c));
+            FT_CHECK(ft_wait(f, &e, NULL, NULL));
+            FT_EQ(v, round * 100 + i);
+        }
+    }
+    barrier_progress(f);
+}
+
+/* ---- a flood of large unexpected messages costs headers only (statistics file) ---- */
+static char stats_dir[256];
+
+static void t_flood(ft *f)
+{
+    enum { N = 40, LEN = 256 * 1024 };
+    if (f->rank == 1) {
+        unsigned char *b = malloc(LEN);
+        fill(b, LEN, 1);
+        int done = 0;
+        for (int i = 0; i < N; i++)
+            FT_RETRY(f, &done, fi_tsend(f->ep, b, LEN, NULL, f->addr[0], otag(1, i), NULL));
+        barrier_progress(f);
+        wait_sends(f, N - done);
+        barrier_progress(f);
+        free(b);
+        return;
+    }
+    barrier_progress(f);
+    ft_progress(f, 2000);
+    unsigned char *b = malloc(LEN);
+    struct fi_context c;
+    struct fi_cq_tagged_entry e;
+    for (int i = N - 1; i >= 0; i--) { /* in reverse order, by exact tag */
+        memset(b, 0, LEN);
+        FT_OK(fi_trecv(f->ep, b, LEN, NULL, f->addr[1], otag(1, i), O_SYNC, &c));
+        FT_CHECK(ft_wait(f, &e, NULL, NULL));
+        FT_EQ(e.len, LEN);
+        FT_CHECK(same(b, LEN, 1));
+    }
+    free(b);
+    barrier_progress(f);
+}
+
+static long long json_num(const char *text, const char *key)
+{
+    char k[64];
+    snprintf(k, sizeof k, "\"%s\": ", key);
+    const char *p = strstr(text, k);
+    return p ? atoll(p + strlen(k)) : -1;
+}
+
+static int check_flood_stats(void)
+{
+    DIR *d = opendir(stats_dir);
+    int files = 0, ok = 1;
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (strncmp(e->d_name, "mpimatch-fi-", 12) || !strstr(e->d_name, ".json") ||
+            strstr(e->d_name, ".tmp"))
+            continue;
+        char path[600], text[8192] = {0};
+        snprintf(path, sizeof path, "%s/%s", stats_dir, e->d_name);
+        FILE *fp = fopen(path, "r");
+        size_t n = fp ? fread(text, 1, sizeof text - 1, fp) : 0;
+        if (fp)
+            fclose(fp);
+        files++;
+        FT_CHECK(n > 0 && text[0] == '{');
+        FT_CHECK(strstr(text, "\"results\": [{\"engine\": \"rank\"") != NULL);
+        FT_CHECK(strstr(text, "\"umq\": {") && strstr(text, "\"prq\": {"));
+        if (json_num(text, "rdv_recv") == 40) { /* the receiver */
+            FT_EQ(json_num(text, "unexpected_bytes_max"), 0); /* headers, no payload */
+            FT_EQ(json_num(text, "unexpected_max"), 40);
+            FT_EQ(json_num(strstr(text, "\"umq\""), "max_length"), 40);
+            const char *cma = getenv("FI_MPIMATCH_CMA");
+            if (cma && !strcmp(cma, "0")) { /* segmented copy through the ring */
+                FT_EQ(json_num(text, "reads"), 0);
+                FT_CHECK(json_num(text, "segments_recv") >= 40 * (256 * 1024 / 4032));
+            } else { /* one process_vm_readv per message */
+                FT_EQ(json_num(text, "reads"), 40);
+                FT_EQ(json_num(text, "segments_recv"), 0);
+            }
+        } else
+            FT_EQ(json_num(text, "rdv_sent"), 40);
+        unlink(path);
+    }
+    if (d)
+        closedir(d);
+    rmdir(stats_dir);
+    FT_EQ(files, 2);
+    ok = !ft_failed;
+    printf("flood statistics: %s\n", ok ? "ok" : "FAILED");
+    return ok ? 0 : 1;
+}
+
+/* ---- bad settings fail at fi_getinfo / fi_domain with a message naming the variable ---- */
+static int bad_case(const char *var, const char *val, const char *var2, const char *val2,
+                    const char *expect, int at_domain)
+{
+    char path[] = "/tmp/mpimatch-fitest-XXXXXX";
+    int fd = mkstemp(path);
+    fflush(NULL);
+    pid_t p = fork();
+    if (p == 0) {
+        dup2(fd, 2);
+        setenv("FI_LOG_LEVEL", "warn", 1);
+        if (!at_domain) {
+            setenv(var, val, 1);
+            if (var2)
+                setenv(var2, val2, 1);
+        }
+        struct fi_info *info = NULL;
+        int rc = ft_getinfo(&info);
+        if (!at_domain)
+            _exit(rc == 0 ? 10 : 0);
+        if (rc)
+            _exit(11);
+        struct fid_fabric *fab;
+        struct fid_domain *dom;
+        if (fi_fabric(info->fabric_attr, &fab, NULL))
+            _exit(12);
+        setenv(var, val, 1);
+        rc = fi_domain(fab, info, &dom, NULL);
+        _exit(rc == 0 ? 13 : 0);
+    }
+    int st;
+    waitpid(p, &st, 0);
+    char text[4096] = {0};
+    lseek(fd, 0, SEEK_SET);
+    ssize_t n = read(fd, text, sizeof text - 1);
+    (void)n;
+    close(fd);
+    unlink(path);
+    int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0 && strstr(text, expect);
+    if (!ok)
+        fprintf(stderr, "bad_env %s=%s: exit %d, stderr: %s\n", var, val,
+                WIFEXITED(st) ? WEXITSTATUS(st) : -1, text);
+    return ok;
+}
+
+static int t_bad_env(void)
+{
+    int ok = 1;
+    ok &= bad_case("FI_MPIMATCH_ENGINE", "nope", NULL, NULL, "FI_MPIMATCH_ENGINE=\"nope\"", 0);
+    ok &= bad_case("FI_MPIMATCH_EAGER", "99999999", NULL, NULL, "FI_MPIMATCH_EAGER", 0);
+    ok &= bad_case("FI_MPIMATCH_EAGER", "12abc", NULL, NULL, "FI_MPIMATCH_EAGER", 0);
+    ok &= bad_case("FI_MPIMATCH_CREDIT", "-1", NULL, NULL, "FI_MPIMATCH_CREDIT", 0);
+    ok &= bad_case("FI_MPIMATCH_RING_CELLS", "3", NULL, NULL, "FI_MPIMATCH_RING_CELLS", 0);
+    ok &= bad_case("FI_MPIMATCH_HINTS", "no_any_color", NULL, NULL, "FI_MPIMATCH_HINTS", 0);
+    ok &= bad_case("FI_MPIMATCH_LAYOUT", "mpich", NULL, NULL, "FI_MPIMATCH_LAYOUT", 0);
+    ok &= bad_case("FI_MPIMATCH_ENGINE", "hash", NULL, NULL, "FI_MPIMATCH_HINTS", 0);
+    ok &= bad_case("FI_MPIMATCH_ENGINE", "bins", "FI_MPIMATCH_PARAMS", "bins=0",
+                   "FI_MPIMATCH_PARAMS", 0);
+    ok &= bad_case("FI_MPIMATCH_ENGINE", "nope", NULL, NULL, "FI_MPIMATCH_ENGINE", 1);
+    printf("bad_env: %s\n", ok ? "ok" : "FAILED");
+    return ok ? 0 : 1;
+}
+
+/* ---- hints: hash runs with them; a wildcard receive is a CQ error, not a wrong match ---- */
+static void t_hints(ft *f)
+{
+    if (f->rank == 1) {
+        int done = 0, v = 8;
+        FT_RETRY(f, &done, fi_tinject(f->ep, &v, sizeof v, f->addr[0], otag(1, 8)));
+        barrier_progress(f);
+        return;
+    }
+    int v = 0;
+    struct fi_context c;
+    struct fi_cq_tagged_entry e;
+    struct fi_cq_err_entry err;
+    FT_OK(fi_trecv(f->ep, &v, sizeof v, NULL, FI_ADDR_UNSPEC, otag(1, 8), O_SYNC, &c));
+    FT_CHECK(!ft_wait(f, &e, NULL, &err));
+    FT_EQ(err.err, FI_EINVAL);
+    FT_OK(fi_trecv(f->ep, &v, sizeof v, NULL, f->addr[1], otag(1, 0), O_SYNC | O_ANY, &c));
+    FT_CHECK(!ft_wait(f, &e, NULL, &err));
+    FT_EQ(err.err, FI_EINVAL);
+    FT_OK(fi_trecv(f->ep, &v, sizeof v, NULL, f->addr[1], otag(1, 8), O_SYNC, &c));
+    FT_CHECK(ft_wait(f, &e, NULL, NULL));
+    FT_EQ(v, 8);
+    barrier_progress(f);
+}
+
+/* ---- a peer that dies: the survivor's receive fails, its inbox is removed ---- */
+static int t_peer_death(void)
+{
+    /* a stale inbox of a dead process is swept by the next endpoint */
+    pid_t gone = fork();
+    if (gone == 0)
+        _exit(0);
+    waitpid(gone, NULL, 0);
+    char stale[128];
+    snprintf(stale, sizeof stale, "/dev/shm/mpimatch-test-%d-0", (int)gone);
+    FILE *sf = fopen(stale, "w");
+    if (sf)
+        fclose(sf);
+    FT_EQ(ft_shm_count(gone), 1);
+    int sv[2];
+    socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+    fflush(NULL);
+    pid_t child = fork();
+    if (child == 0) {
+        alarm(30);
+        ft_rank = 1;
+        ft f;
+        ft_open(&f, 1, sv[1]);
+        static unsigned char big[20000];
+        FT_OK(fi_tsend(f.ep, big, sizeof big, NULL, f.addr[0], otag(1, 3), NULL));
+        ft_barrier(&f); /* the rendezvous message is out */
+        ft_barrier(&f); /* the survivor has seen it */
+        raise(SIGKILL);
+    }
+    ft_rank = 0;
+    alarm(60);
+    ft f;
+    ft_open(&f, 0, sv[0]);
+    FT_EQ(ft_shm_count(gone), 0);
+    int v;
+    struct fi_context c, c2;
+    FT_OK(fi_trecv(f.ep, &v, sizeof v, NULL, f.addr[1], otag(1, 1), O_SYNC, &c));
+    FT_OK(fi_trecv(f.ep, &v, sizeof v, NULL, FI_ADDR_UNSPEC, otag(1, 2), O_SYNC, &c2));
+    ft_barrier(&f);
+    struct fi_context pc;
+    struct fi_msg_tagged pm = {.addr = FI_ADDR_UNSPEC, .tag = otag(1, 3), .ignore = O_SYNC,
+                               .context = &pc};
+    struct fi_cq_tagged_entry pe;
+    struct fi_cq_err_entry perr;
+    for (int tries = 0;; tries++) { /* until the rendezvous header has arrived */
+        FT_OK(fi_trecvmsg(f.ep, &pm, FI_PEEK | FI_COMPLETION));
+        if (ft_wait(&f, &pe, NULL, &perr))
+            break;
+        FT_CHECK(tries < 100000);
+    }
+    ft_barrier(&f);
+    int st;
+    waitpid(child, &st, 0);
+    FT_CHECK(WIFSIGNALED(st));
+    double t0 = ft_now();
+    struct fi_cq_tagged_entry e;
+    struct fi_cq_err_entry err;
+    for (int i = 0; i < 2; i++) {
+        FT_CHECK(!ft_wait(&f, &e, NULL, &err));
+        FT_EQ(err.err, FI_EIO);
+    }
+    FT_CHECK(ft_now() - t0 < 5);
+    /* sending to it fails too */
+    FT_EQ(fi_tinject(f.ep, &v, sizeof v, f.addr[1], otag(1, 1)), -FI_EIO);
+    /* its rendezvous message, matched after its death: the payload is gone */
+    static unsigned char big[20000];
+    FT_OK(fi_trecv(f.ep, big, sizeof big, NULL, f.addr[1], otag(1, 3), O_SYNC, &c));
+    FT_CHECK(!ft_wait(&f, &e, NULL, &err));
+    FT_EQ(err.err, FI_EIO);
+    FT_EQ(ft_shm_count(child), 0);
+    ft_close(&f);
+    FT_EQ(ft_shm_count(getpid()), 0);
+    alarm(0);
+    printf("peer_death: %s\n", ft_failed ? "FAILED" : "ok");
+    return ft_failed ? 1 : 0;
+}
+
+/* ---- a peer that closes in order and exits: only what it alone could satisfy fails ---- */
+static int t_peer_exit(void)
+{
+    int sv[2];
+    socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+    fflush(NULL);
+    pid_t child = fork();
+    if (child == 0) {
+        alarm(30);
+        ft_rank = 1;
+        ft f;
+        ft_open(&f, 1, sv[1]);
+        ft_barrier(&f);
+        ft_close(&f);
+        _exit(0);
+    }
+    ft_rank = 0;
+    alarm(60);
+    ft f;
+    ft_open(&f, 0, sv[0]);
+    int v;
+    struct fi_context c, c2;
+    FT_OK(fi_trecv(f.ep, &v, sizeof v, NULL, f.addr[1], otag(1, 1), O_SYNC, &c));
+    FT_OK(fi_trecv(f.ep, &v, sizeof v, NULL, FI_ADDR_UNSPEC, otag(1, 2), O_SYNC, &c2));
+    ft_barrier(&f);
+    int st;
+    waitpid(child, &st, 0);
+    FT_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    struct fi_cq_tagged_entry e;
+    struct fi_cq_err_entry err;
+    FT_CHECK(!ft_wait(&f, &e, NULL, &err)); /* the directed receive */
+    FT_EQ(err.err, FI_EIO);
+    FT_CHECK(err.op_context == &c);
+    ft_progress(&f, 20000); /* the ANY_SOURCE receive stays posted */
+    FT_EQ(fi_cancel(&f.ep->fid, &c2), 0);
+    FT_CHECK(!ft_wait(&f, &e, NULL, &err));
+    FT_EQ(err.err, FI_ECANCELED);
+    ft_close(&f);
+    alarm(0);
+    printf("peer_exit: %s\n", ft_failed ? "FAILED" : "ok");
+    return ft_failed ? 1 : 0;
+}
+
+/* ---- FI_THREAD_SAFE: 4 threads per process share one endpoint and one CQ ---- */
+typedef struct { struct fi_context ctx; _Atomic int done; } tctx;
+typedef struct { ft *f; int id; } targ;
+
+static void reap(ft *f)
+{
+    struct fi_cq_tagged_entry e[8];
+    ssize_t n = fi_cq_read(f->cq, e, 8);
+    for (ssize_t i = 0; i < n; i++)
+        atomic_store(&((tctx *)e[i].op_context)->done, 1);
+    if (n == -FI_EAVAIL) {
+        struct fi_cq_err_entry err = {0};
+        if (fi_cq_readerr(f->cq, &err, 0) == 1) {
+            fprintf(stderr, "rank %d: error completion %d\n", f->rank, err.err);
+            exit(2);
+        }
+    }
+}
+
+static void *thread_body(void *p)
+{
+    targ *a = p;
+    ft *f = a->f;
+    int other = 1 - f->rank;
+    static unsigned char big[2][4][6000];
+    for (int i = 0; i < 300; i++) {
+        tctx rc = {.done = 0}, sc = {.done = 0};
+        uint32_t v = (uint32_t)(a->id * 100000 + i), got = 0;
+        int large = i % 50 == 7;
+        unsigned char *rb = big[0][a->id], *sb = big[1][a->id];
+        uint64_t tag = otag(20 + (uint64_t)a->id, i);
+        ssize_t r;
+        if (large)
+            r = fi_trecv(f->ep, rb, 6000, NULL, f->addr[other], tag, O_SYNC, &rc.ctx);
+        else
+            r = fi_trecv(f->ep, &got, sizeof got, NULL, f->addr[other], tag, O_SYNC, &rc.ctx);
+        FT_OK(r);
+        if (large) {
+            fill(sb, 6000, (unsigned)i);
+            while ((r = fi_tsend(f->ep, sb, 6000, NULL, f->addr[other], tag, &sc.ctx)) == -FI_EAGAIN)
+                reap(f);
+        } else
+            while ((r = fi_tsend(f->ep, &v, sizeof v, NULL, f->addr[other], tag, &sc.ctx)) == -FI_EAGAIN)
+                reap(f);
+        FT_OK(r);
+        double end = ft_now() + 30;
+        while (!atomic_load(&rc.done) || !atomic_load(&sc.done)) {
+            reap(f);
+            if (ft_now() > end) {
+                fprintf(stderr, "rank %d thread %d: stuck at %d\n", f->rank, a->id, i);
+                exit(3);
+            }
+        }
+        if (large)
+            FT_CHECK(same(rb, 6000, (unsigned)i));
+        else
+            FT_EQ(got, a->id * 100000 + i);
+    }
+    return NULL;
+}
+
+static void t_threads(ft *f)
+{
+    pthread_t t[4];
+    targ a[4];
+    for (int i = 0; i < 4; i++) {
+        a[i] = (targ){f, i};
+        pthread_create(&t[i], NULL, thread_body, &a[i]);
+    }
+    for (int i = 0; i < 4; i++)
+        pthread_join(t[i], NULL);
+    barrier_progress(f);
+}
+
+/* ---- every registered engine that needs no hints: wildcards and MPI-shaped masks ---- */
+static void t_engine_body(ft *f)
+{
+    t_wildcards(f);
+    run_masks(f, 1, 2024);
+    run_unexpected(f, 100);
+}
+
+static int t_engines(void)
+{
+    int bad = 0;
+    for (size_t i = 0; i < mm_engine_count(); i++) {
+        const mm_engine_info *info = mm_engine_at(i);
+        if (info->hints_required)
+            continue;
+        setenv("FI_MPIMATCH_ENGINE", info->name, 1);
+        char name[80];
+        snprintf(name, sizeof name, "engine %s", info->name);
+        bad |= ft_run2(name, t_engine_body, 120);
+    }
+    unsetenv("FI_MPIMATCH_ENGINE");
+    return bad;
+}
+
+int main(int argc, char **argv)
+{
+    const char *only = argc > 1 ? argv[1] : NULL;
+    int bad = 0;
+#define RUN(n, call) if (!only || !strcmp(only, n)) bad |= (call)
+    RUN("basic", ft_run2("basic", t_basic, 60));
+    RUN("wildcards", ft_run2("wildcards", t_wildcards, 60));
+    RUN("mpi_masks", masks_runs("mpi_masks", t_mpi_masks));
+    RUN("mixed_masks", masks_runs("mixed_masks", t_mixed_masks));
+    RUN("peek", ft_run2("peek", t_peek, 60));
+    RUN("cancel", ft_run2("cancel", t_cancel, 60));
+    RUN("unexpected", ft_run2("unexpected", t_unexpected, 120));
+    if (!only || !strcmp(only, "wrap")) {
+        setenv("FI_MPIMATCH_SEQ_START", "4294967280", 1);
+        bad |= ft_run2("wrap", t_wrap, 60);
+        unsetenv("FI_MPIMATCH_SEQ_START");
+    }
+    if (!only || !strcmp(only, "flood")) {
+        snprintf(stats_dir, sizeof stats_dir, "/tmp/mpimatch-fistats-%d", (int)getpid());
+        mkdir(stats_dir, 0700);
+        setenv("FI_MPIMATCH_STATS", stats_dir, 1);
+        bad |= ft_run2("flood", t_flood, 60);
+        unsetenv("FI_MPIMATCH_STATS");
+        bad |= check_flood_stats();
+    }
+    RUN("bad_env", t_bad_env());
+    if (!only || !strcmp(only, "hints")) {
+        setenv("FI_MPIMATCH_ENGINE", "hash", 1);
+        setenv("FI_MPIMATCH_HINTS", "no_any_source,no_any_tag", 1);
+        bad |= ft_run2("hints", t_hints, 60);
+        unsetenv("FI_MPIMATCH_ENGINE");
+        unsetenv("FI_MPIMATCH_HINTS");
+    }
+    RUN("peer_death", t_peer_death());
+    RUN("peer_exit", t_peer_exit());
+    RUN("threads", ft_run2("threads", t_threads, 120));
+    RUN("engines", t_engines());
+    return bad ? 1 : 0;
+}
