@@ -451,6 +451,7 @@ int mm_get_stats(mm_engine *e, mm_stats *out)
 static void reset_side(mm_qstats *q)
 {
     q->searches = q->hits = q->misses = q->traversed = q->max_depth = 0;
+    q->probes = q->max_probes = 0;
     q->max_length = q->length;
     q->max_queues = q->queues;
 }

@@ -75,6 +75,14 @@ static inline void mm_stat_search(mm_qstats *q, uint64_t depth, int hit)
         q->misses++;
 }
 
+/* n hash-table slots inspected by one operation on side q. */
+static inline void mm_stat_probes(mm_qstats *q, uint64_t n)
+{
+    q->probes += n;
+    if (n > q->max_probes)
+        q->max_probes = n;
+}
+
 static inline void mm_stat_queues(mm_qstats *q, int64_t delta)
 {
     q->queues += (uint64_t)delta;

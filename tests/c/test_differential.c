@@ -103,6 +103,12 @@ static const struct variant {
     const char *params[4];
 } variants[] = {
     {"bins", {"bins=3"}},
+    /* fixed hash seeds (the default draws one from the OS): other layouts,
+     * the same matches */
+    {"bins", {"bins=64", "seed=5"}},
+    {"hash", {"seed=0", "capacity=16"}},
+    {"nm", {"seed=1"}},
+    {"adaptive", {"threshold=2", "bins=7", "low=40", "seed=3"}},
     {"kmeans", {"clusters=" CLUSTER_FILE}},
     {"kmeans", {"k=3"}},
     /* switches to bins and back: low > threshold makes the first flap on
