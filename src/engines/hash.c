@@ -88,14 +88,17 @@ static inline __attribute__((always_inline)) int search_or_queue(mm_ftable *othe
                                                                  mm_ftable *own, mm_qstats *st,
                                                                  mm_elem *x, mm_elem **partner)
 {
-    uint32_t h = mm_ftable_hash(other, &x->key);
-    mm_elem *p = take_head(other, ost, &x->key, h, 1);
-    if (p) {
-        *partner = p;
-        return MM_MATCHED;
+    uint32_t h = mm_ftable_hash(own, &x->key);
+    if (other->count) { /* else a miss without a probe, counted as one */
+        mm_elem *p = take_head(other, ost, &x->key, other->seed == own->seed ? h
+                                       : mm_ftable_hash(other, &x->key), 1);
+        if (p) {
+            *partner = p;
+            return MM_MATCHED;
+        }
+    } else {
+        mm_stat_search(ost, 0, 0);
     }
-    if (own->seed != other->seed)
-        h = mm_ftable_hash(own, &x->key);
     return append(own, st, x, h);
 }
 
