@@ -74,7 +74,7 @@ int mm_ftable_insert(mm_ftable *t, mm_elem *x, uint32_t h)
     uint32_t run = place(t->slots, t->mask, h, x);
     t->steps += run + 1;
     t->count++;
-    if (run > MM_FTABLE_MAX_RUN) {
+    if (run > mm_ftable_max_run(t->mask + 1)) {
         /* A run this long is all but impossible for keys the seed spreads:
          * the keys were chosen against it (or the table is crowded). Spread
          * them again: bigger if there is load to halve, else a new seed.

@@ -19,7 +19,7 @@
  * shrinks (programs reuse their keys round after round).
  *
  * Hostile keys: the hash is mm_khash with the table's secret seed, and probe
- * runs are bounded: an insertion that lands more than MM_FTABLE_MAX_RUN
+ * runs are bounded: an insertion that lands more than mm_ftable_max_run
  * slots from its home rebuilds the table, twice the size if it is at least
  * a quarter full, else under a new seed (derived from the old one, so a
  * fixed seed still reproduces). Every slot a lookup or insertion inspects is
@@ -39,7 +39,14 @@ typedef struct mm_fslot {
 
 _Static_assert(sizeof(mm_fslot) == 16, "an ftable slot is 16 bytes, four per cache line");
 
-enum { MM_FTABLE_MAX_RUN = 32 };
+/* The longest probe run an insertion accepts in a table of cap slots:
+ * 8 log2(cap). Random keys at half load make runs of about 5 log2(cap) at
+ * the most in a large table; keys crowding one run make runs as long as
+ * their number. */
+static inline uint32_t mm_ftable_max_run(uint32_t cap)
+{
+    return 8u * (uint32_t)__builtin_ctz(cap);
+}
 
 typedef struct mm_ftable {
     mm_fslot *slots;
