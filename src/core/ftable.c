@@ -13,6 +13,7 @@ int mm_ftable_init(mm_ftable *t, unsigned li, uint32_t capacity, uint64_t seed, 
     t->count = 0;
     t->li = li;
     t->reseeds = 0;
+    t->last = 0;
     t->src_mask = proj & MM_FTABLE_ANY_SRC ? 0 : -1;
     t->tag_mask = proj & MM_FTABLE_ANY_TAG ? 0 : -1;
     t->seed = seed;
@@ -29,15 +30,14 @@ void mm_ftable_destroy(mm_ftable *t)
     t->slots = NULL;
 }
 
-/* Put (h, head) in the first empty slot from h's home; the distance from
- * home (slots passed) is returned. */
+/* Put (h, head) in the first empty slot from h's home; returns the slot. */
 static uint32_t place(mm_fslot *slots, uint32_t mask, uint32_t h, mm_elem *head)
 {
-    uint32_t i = h & mask, run = 0;
+    uint32_t i = h & mask;
     while (slots[i].head)
-        i = (i + 1) & mask, run++;
+        i = (i + 1) & mask;
     slots[i] = (mm_fslot){h, 0, head};
-    return run;
+    return i;
 }
 
 /* Move every key into a table of cap slots hashed with seed (rehashing
@@ -61,6 +61,7 @@ static int rebuild(mm_ftable *t, uint32_t cap, uint64_t seed)
     t->slots = slots;
     t->mask = cap - 1;
     t->seed = seed;
+    t->last = 0;
     return 0;
 }
 
@@ -71,9 +72,11 @@ int mm_ftable_insert(mm_ftable *t, mm_elem *x, uint32_t h)
         if (cap >= (1u << 30) || rebuild(t, cap * 2, t->seed) != 0)
             return -1;
     }
-    uint32_t run = place(t->slots, t->mask, h, x);
+    uint32_t at = place(t->slots, t->mask, h, x);
+    uint32_t run = (at - h) & t->mask;
     t->steps += run + 1;
     t->count++;
+    t->last = at;
     if (run > mm_ftable_max_run(t->mask + 1)) {
         /* A run this long is all but impossible for keys the seed spreads:
          * the keys were chosen against it (or the table is crowded). Spread

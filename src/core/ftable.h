@@ -54,6 +54,8 @@ typedef struct mm_ftable {
     uint32_t  count;   /* keys (non-empty FIFOs)                         */
     uint32_t  li;      /* element link of the FIFOs                      */
     uint32_t  reseeds; /* rebuilds under a new seed                      */
+    uint32_t  last;    /* slot of the last key found or inserted (a hint,
+                          checked against the slot's head before use)    */
     int32_t   src_mask, tag_mask; /* 0: the field is projected away  */
     uint64_t  seed;
     uint64_t  steps;   /* slots inspected since the last take_steps      */
@@ -113,14 +115,41 @@ static inline mm_fslot *mm_ftable_find(mm_ftable *t, const mm_key *k, uint32_t h
 {
     if (!t->count) /* one side empty is the common case: no probe */
         return NULL;
-    for (uint32_t i = h & t->mask;; i = (i + 1) & t->mask) {
+    uint32_t home = h & t->mask;
+    for (uint32_t i = home;; i = (i + 1) & t->mask) {
         mm_fslot *s = &t->slots[i];
-        t->steps++;
-        if (!s->head)
-            return NULL;
-        if (s->hash == h && mm_ftable_key_eq(t, &s->head->key, k))
+        if (!s->head || (s->hash == h && mm_ftable_key_eq(t, &s->head->key, k))) {
+            t->steps += ((i - home) & t->mask) + 1;
+            if (!s->head)
+                return NULL;
+            t->last = i;
             return s;
+        }
     }
+}
+
+/* The slot of key k if it is the last key found or inserted, else NULL:
+ * one slot inspected, no hash computed. Runs of the same key (a burst of
+ * receives, then of their messages) take this path. */
+static inline mm_fslot *mm_ftable_memo(mm_ftable *t, const mm_key *k)
+{
+    mm_fslot *s = &t->slots[t->last];
+    if (!s->head || !mm_ftable_key_eq(t, &s->head->key, k))
+        return NULL;
+    t->steps++;
+    return s;
+}
+
+/* Append x to the FIFO of slot s (x's key's slot). */
+static inline void mm_ftable_append(mm_ftable *t, mm_fslot *s, mm_elem *x)
+{
+    mm_link *l = mm_ftable_link(t, x);
+    mm_link *hl = mm_ftable_link(t, s->head);
+    mm_link *tail = hl->prev;
+    l->next = NULL;
+    tail->next = l;
+    l->prev = tail;
+    hl->prev = l;
 }
 
 /* Insert a new key whose FIFO is x alone (k absent). 0, or -1 when out of
@@ -136,18 +165,14 @@ void mm_ftable_delete(mm_ftable *t, mm_fslot *s);
 static inline int mm_ftable_push(mm_ftable *t, mm_elem *x, const mm_key *k, uint32_t h)
 {
     mm_fslot *s = mm_ftable_find(t, k, h);
+    if (s) {
+        mm_ftable_append(t, s, x);
+        return 0;
+    }
     mm_link *l = mm_ftable_link(t, x);
     l->next = NULL;
-    if (!s) {
-        l->prev = l;
-        return mm_ftable_insert(t, x, h) == 0 ? 1 : -1;
-    }
-    mm_link *hl = mm_ftable_link(t, s->head);
-    mm_link *tail = hl->prev;
-    tail->next = l;
-    l->prev = tail;
-    hl->prev = l;
-    return 0;
+    l->prev = l;
+    return mm_ftable_insert(t, x, h) == 0 ? 1 : -1;
 }
 
 /* Take the head of slot s's FIFO (returned). Returns through *closed

@@ -88,18 +88,33 @@ static inline __attribute__((always_inline)) int search_or_queue(mm_ftable *othe
                                                                  mm_ftable *own, mm_qstats *st,
                                                                  mm_elem *x, mm_elem **partner)
 {
-    uint32_t h = mm_ftable_hash(own, &x->key);
-    if (other->count) { /* else a miss without a probe, counted as one */
-        mm_elem *p = take_head(other, ost, &x->key, other->seed == own->seed ? h
-                                       : mm_ftable_hash(other, &x->key), 1);
-        if (p) {
-            *partner = p;
-            return MM_MATCHED;
+    const mm_key *k = &x->key;
+    uint32_t h = 0;
+    int hashed = 0;
+    mm_fslot *s = NULL;
+    if (other->count) { /* else a miss without a probe */
+        s = mm_ftable_memo(other, k);
+        if (!s) {
+            h = mm_ftable_hash(own, k), hashed = 1;
+            s = mm_ftable_find(other, k, other->seed == own->seed ? h : mm_ftable_hash(other, k));
         }
-    } else {
-        mm_stat_search(ost, 0, 0);
     }
-    return append(own, st, x, h);
+    if (s) {
+        int closed;
+        *partner = mm_ftable_pop(other, s, &closed);
+        if (closed)
+            mm_stat_queues(ost, -1);
+    }
+    mm_stat_search(ost, s != NULL, s != NULL);
+    mm_stat_probes(ost, mm_ftable_take_steps(other));
+    if (s)
+        return MM_MATCHED;
+    if (own->count && (s = mm_ftable_memo(own, k)) != NULL) {
+        mm_ftable_append(own, s, x);
+        mm_stat_probes(st, mm_ftable_take_steps(own));
+        return MM_QUEUED;
+    }
+    return append(own, st, x, hashed ? h : mm_ftable_hash(own, k));
 }
 
 static int hash_post(mm_engine *e, mm_elem *r, mm_elem **partner)
