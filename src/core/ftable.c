@@ -1,4 +1,14 @@
+#include <string.h>
 #include "core/ftable.h"
+
+/* cap empty slots (comm == -1), or NULL. */
+static mm_fslot *alloc_slots(mm_mem *mem, uint32_t cap)
+{
+    mm_fslot *s = mm_mem_alloc(mem, (size_t)cap * sizeof *s);
+    if (s)
+        memset(s, 0xff, (size_t)cap * sizeof *s);
+    return s;
+}
 
 int mm_ftable_init(mm_ftable *t, unsigned li, uint32_t capacity, uint64_t seed, unsigned proj,
                    mm_mem *mem)
@@ -6,16 +16,16 @@ int mm_ftable_init(mm_ftable *t, unsigned li, uint32_t capacity, uint64_t seed, 
     uint32_t cap = 16;
     while (cap < capacity && cap < (1u << 30))
         cap <<= 1;
-    t->slots = mm_mem_calloc(mem, cap, sizeof *t->slots);
+    t->slots = alloc_slots(mem, cap);
     if (!t->slots)
         return -1;
     t->mask = cap - 1;
     t->count = 0;
+    t->idle = 0;
     t->li = li;
     t->reseeds = 0;
     t->last = 0;
-    t->src_mask = proj & MM_FTABLE_ANY_SRC ? 0 : -1;
-    t->tag_mask = proj & MM_FTABLE_ANY_TAG ? 0 : -1;
+    t->proj = proj;
     t->seed = seed;
     t->steps = 0;
     t->mem = mem;
@@ -30,49 +40,53 @@ void mm_ftable_destroy(mm_ftable *t)
     t->slots = NULL;
 }
 
-/* Put (h, head) in the first empty slot from h's home; returns the slot. */
-static uint32_t place(mm_fslot *slots, uint32_t mask, uint32_t h, mm_elem *head)
+/* Put key k (hash h, FIFO head) in the first empty slot from h's home;
+ * returns the slot's index. */
+static uint32_t place(mm_fslot *slots, uint32_t mask, const mm_key *k, uint32_t h, mm_elem *head)
 {
     uint32_t i = h & mask;
-    while (slots[i].head)
+    while (slots[i].key.comm != -1)
         i = (i + 1) & mask;
-    slots[i] = (mm_fslot){h, 0, head};
+    slots[i] = (mm_fslot){*k, h, head};
     return i;
 }
 
-/* Move every key into a table of cap slots hashed with seed (rehashing
- * from the head elements' keys when the seed changes). 0, or -1 when out
- * of memory (the table unchanged). */
+/* Move the live keys into a table of cap slots hashed with seed (rehashing
+ * the slots' keys when the seed changes), dropping the idle ones. 0, or -1
+ * when out of memory (the table unchanged). */
 static int rebuild(mm_ftable *t, uint32_t cap, uint64_t seed)
 {
     uint32_t oldcap = t->mask + 1;
-    mm_fslot *slots = mm_mem_calloc(t->mem, cap, sizeof *slots);
+    mm_fslot *slots = alloc_slots(t->mem, cap);
     if (!slots)
         return -1;
     for (uint32_t i = 0; i < oldcap; i++) {
-        mm_elem *head = t->slots[i].head;
-        if (!head)
+        const mm_fslot *s = &t->slots[i];
+        if (s->key.comm == -1 || !s->head)
             continue;
-        mm_key k = mm_ftable_key(t, &head->key);
-        uint32_t h = seed == t->seed ? t->slots[i].hash : mm_khash(&k, seed);
-        place(slots, cap - 1, h, head);
+        place(slots, cap - 1, &s->key, seed == t->seed ? s->hash : mm_khash(&s->key, seed),
+              s->head);
     }
     mm_mem_free(t->mem, t->slots, (size_t)oldcap * sizeof *slots);
     t->slots = slots;
     t->mask = cap - 1;
+    t->count -= t->idle;
+    t->idle = 0;
     t->seed = seed;
     t->last = 0;
     return 0;
 }
 
-int mm_ftable_insert(mm_ftable *t, mm_elem *x, uint32_t h)
+int mm_ftable_insert(mm_ftable *t, const mm_key *k, mm_elem *x, uint32_t h)
 {
     uint32_t cap = t->mask + 1;
     if ((uint64_t)(t->count + 1) * 2 > cap) {
-        if (cap >= (1u << 30) || rebuild(t, cap * 2, t->seed) != 0)
+        /* Drop the idle keys; double only if the live ones need it. */
+        uint32_t want = (uint64_t)(t->count - t->idle + 1) * 2 > cap ? cap * 2 : cap;
+        if (want > (1u << 30) || rebuild(t, want, t->seed) != 0)
             return -1;
     }
-    uint32_t at = place(t->slots, t->mask, h, x);
+    uint32_t at = place(t->slots, t->mask, k, h, x);
     uint32_t run = (at - h) & t->mask;
     t->steps += run + 1;
     t->count++;
@@ -91,21 +105,4 @@ int mm_ftable_insert(mm_ftable *t, mm_elem *x, uint32_t h)
         }
     }
     return 0;
-}
-
-void mm_ftable_delete(mm_ftable *t, mm_fslot *s)
-{
-    uint32_t i = (uint32_t)(s - t->slots);
-    /* Backward shift: pull later members of the probe run into the hole so
-     * lookups never need tombstones. */
-    for (uint32_t j = (i + 1) & t->mask; t->slots[j].head; j = (j + 1) & t->mask) {
-        uint32_t home = t->slots[j].hash & t->mask;
-        /* Move slots[j] into hole i unless its home lies cyclically in (i, j]. */
-        if (((j - home) & t->mask) >= ((j - i) & t->mask)) {
-            t->slots[i] = t->slots[j];
-            i = j;
-        }
-    }
-    t->slots[i] = (mm_fslot){0, 0, NULL};
-    t->count--;
 }

@@ -1,22 +1,24 @@
 /* ftable.h - a FIFO of elements per key (comm, src, tag), in a seeded hash
- * table whose slot holds the FIFO itself.
+ * table whose slot holds the key and the FIFO itself.
  *
- * A slot is 16 bytes, four to a cache line: the key's seeded hash and a
- * pointer to the FIFO's head element. The head's key (in the element) is
- * what a lookup verifies, and the head is the answer a search wants, so a
- * match reads the slot's cache line and the element's: two lines, no
- * separate key entry in between. The FIFO is threaded through element link
- * li: next runs from head to tail; prev runs back, except that the head's
- * prev points at the tail, so that appending needs nothing but the head.
+ * A slot is 24 bytes: the key, its seeded hash and a pointer to the FIFO's
+ * head element. A lookup compares keys in the slot array and reads an
+ * element only to take it, so a match reads the slot's cache line and the
+ * partner element's: two lines, no key entry in between. The FIFO is
+ * threaded through element link li: next runs from head to tail; prev runs
+ * back, except that the head's prev points at the tail, so that appending
+ * needs nothing but the head.
  *
- *     slot [hash | head] --> e1 --next--> e2 --next--> e3 (next NULL)
- *                            e1.prev = e3, e2.prev = e1, e3.prev = e2
+ *     slot [key | hash | head] --> e1 --next--> e2 --next--> e3 (next NULL)
+ *                                  e1.prev = e3, e2.prev = e1, e3.prev = e2
  *
- * Open addressing with linear probing and backward-shift deletion (no
- * tombstones); a slot is empty when head is NULL, so a key whose FIFO
- * empties leaves the table at once. The table doubles at half load (linear
- * probing stays at about 1.5 slots a lookup, 2.5 an insertion) and never
- * shrinks (programs reuse their keys round after round).
+ * Open addressing with linear probing; an empty slot has comm == -1. A key
+ * whose FIFO empties keeps its slot, idle (head NULL), for its next use: MPI
+ * programs use the same keys round after round, and re-inserting a key
+ * costs more than the match. Idle slots never make the table grow: when an
+ * insertion would pass half load they are dropped first, and the table
+ * doubles only if the live keys alone need it (so memory follows the live
+ * keys; the table never shrinks).
  *
  * Hostile keys: the hash is mm_khash with the table's secret seed, and probe
  * runs are bounded: an insertion that lands more than mm_ftable_max_run
@@ -27,17 +29,18 @@
 #ifndef MM_CORE_FTABLE_H
 #define MM_CORE_FTABLE_H
 
+#include <string.h>
 #include "core/elem.h"
 #include "core/khash.h"
 #include "core/mem.h"
 
 typedef struct mm_fslot {
+    mm_key   key;      /* comm == -1: empty slot                         */
     uint32_t hash;
-    uint32_t reserved;
-    mm_elem *head;     /* NULL: empty slot */
+    mm_elem *head;     /* NULL in a used slot: the key is idle           */
 } mm_fslot;
 
-_Static_assert(sizeof(mm_fslot) == 16, "an ftable slot is 16 bytes, four per cache line");
+_Static_assert(sizeof(mm_fslot) == 24, "an ftable slot is 24 bytes");
 
 /* The longest probe run an insertion accepts in a table of cap slots:
  * 8 log2(cap). Random keys at half load make runs of about 5 log2(cap) at
@@ -51,12 +54,13 @@ static inline uint32_t mm_ftable_max_run(uint32_t cap)
 typedef struct mm_ftable {
     mm_fslot *slots;
     uint32_t  mask;    /* capacity - 1 (a power of two)                 */
-    uint32_t  count;   /* keys (non-empty FIFOs)                         */
+    uint32_t  count;   /* used slots: live and idle keys                 */
+    uint32_t  idle;    /* keys with an empty FIFO                        */
     uint32_t  li;      /* element link of the FIFOs                      */
     uint32_t  reseeds; /* rebuilds under a new seed                      */
     uint32_t  last;    /* slot of the last key found or inserted (a hint,
-                          checked against the slot's head before use)    */
-    int32_t   src_mask, tag_mask; /* 0: the field is projected away  */
+                          checked against the slot's key before use)     */
+    unsigned  proj;    /* MM_FTABLE_ANY_*                                */
     uint64_t  seed;
     uint64_t  steps;   /* slots inspected since the last take_steps      */
     mm_mem   *mem;
@@ -64,8 +68,8 @@ typedef struct mm_ftable {
 
 /* A table may file elements under a projection of their key (NewMadeleine's
  * (src,*), (*,tag), (*,*) tables): with MM_FTABLE_ANY_SRC / MM_FTABLE_ANY_TAG
- * in proj, the element's source / tag is not part of the key it is filed
- * under, and callers look up with that field set to the wildcard. */
+ * in proj, the element's source / tag is replaced by the wildcard in the key
+ * it is filed under (mm_ftable_key), and callers look up with that key. */
 enum { MM_FTABLE_ANY_TAG = 1u << 0, MM_FTABLE_ANY_SRC = 1u << 1 };
 
 /* 0, or -1 when out of memory. capacity is rounded up to a power of two >= 16. */
@@ -77,18 +81,21 @@ void mm_ftable_destroy(mm_ftable *t);
 static inline mm_key mm_ftable_key(const mm_ftable *t, const mm_key *x)
 {
     mm_key k = *x;
-    if (!t->src_mask)
+    if (t->proj & MM_FTABLE_ANY_SRC)
         k.src = MM_ANY_SOURCE;
-    if (!t->tag_mask)
+    if (t->proj & MM_FTABLE_ANY_TAG)
         k.tag = MM_ANY_TAG;
     return k;
 }
 
-/* Is element key x filed under key k in t? */
-static inline int mm_ftable_key_eq(const mm_ftable *t, const mm_key *x, const mm_key *k)
+/* Key equality as one 8-byte and one 4-byte compare, without branches. */
+static inline int mm_ftable_key_eq(const mm_key *a, const mm_key *b)
 {
-    return x->comm == k->comm && ((x->src ^ k->src) & t->src_mask) == 0
-        && ((x->tag ^ k->tag) & t->tag_mask) == 0;
+    uint64_t a8, b8;
+    uint32_t a4, b4;
+    memcpy(&a8, a, 8), memcpy(&b8, b, 8);
+    memcpy(&a4, (const char *)a + 8, 4), memcpy(&b4, (const char *)b + 8, 4);
+    return ((a8 ^ b8) | (a4 ^ b4)) == 0;
 }
 
 static inline uint32_t mm_ftable_hash(const mm_ftable *t, const mm_key *k)
@@ -109,74 +116,106 @@ static inline mm_link *mm_ftable_link(const mm_ftable *t, mm_elem *x)
     return &x->link[t->li];
 }
 
-/* The slot of key k (hash h = mm_ftable_hash(t, k)), or NULL. Its head is
- * the earliest element queued under k. */
-static inline mm_fslot *mm_ftable_find(mm_ftable *t, const mm_key *k, uint32_t h)
+/* The slot of key k (hash h = mm_ftable_hash(t, k)), live or idle, or NULL. */
+static inline mm_fslot *mm_ftable_slot(mm_ftable *t, const mm_key *k, uint32_t h)
 {
-    if (!t->count) /* one side empty is the common case: no probe */
-        return NULL;
     uint32_t home = h & t->mask;
     for (uint32_t i = home;; i = (i + 1) & t->mask) {
         mm_fslot *s = &t->slots[i];
-        if (!s->head || (s->hash == h && mm_ftable_key_eq(t, &s->head->key, k))) {
+        if (s->hash == h && mm_ftable_key_eq(&s->key, k)) {
             t->steps += ((i - home) & t->mask) + 1;
-            if (!s->head)
-                return NULL;
             t->last = i;
             return s;
+        }
+        if (s->key.comm == -1) {
+            t->steps += ((i - home) & t->mask) + 1;
+            return NULL;
         }
     }
 }
 
-/* The slot of key k if it is the last key found or inserted, else NULL:
- * one slot inspected, no hash computed. Runs of the same key (a burst of
- * receives, then of their messages) take this path. */
+/* The slot of key k if its FIFO is not empty (its head is the earliest
+ * element queued under k), or NULL. */
+static inline mm_fslot *mm_ftable_find(mm_ftable *t, const mm_key *k, uint32_t h)
+{
+    if (t->count == t->idle) /* one side empty is the common case: no probe */
+        return NULL;
+    mm_fslot *s = mm_ftable_slot(t, k, h);
+    return s && s->head ? s : NULL;
+}
+
+/* The slot of key k, live or idle, if it is the last key found or
+ * inserted, else NULL: one slot inspected, no hash computed. Runs of the
+ * same key (a burst of receives, then of their messages) take this path. */
 static inline mm_fslot *mm_ftable_memo(mm_ftable *t, const mm_key *k)
 {
     mm_fslot *s = &t->slots[t->last];
-    if (!s->head || !mm_ftable_key_eq(t, &s->head->key, k))
+    if (!mm_ftable_key_eq(&s->key, k))
         return NULL;
     t->steps++;
     return s;
 }
 
-/* Append x to the FIFO of slot s (x's key's slot). */
-static inline void mm_ftable_append(mm_ftable *t, mm_fslot *s, mm_elem *x)
+/* Insert a new key k whose FIFO is x alone (k absent). 0, or -1 when out
+ * of memory (the table unchanged). */
+int mm_ftable_insert(mm_ftable *t, const mm_key *k, mm_elem *x, uint32_t h);
+
+/* Append x to the FIFO of slot s (live or idle). 1 when that opened it. */
+static inline int mm_ftable_append(mm_ftable *t, mm_fslot *s, mm_elem *x)
 {
     mm_link *l = mm_ftable_link(t, x);
+    l->next = NULL;
+    if (!s->head) {
+        l->prev = l;
+        s->head = x;
+        t->idle--;
+        return 1;
+    }
     mm_link *hl = mm_ftable_link(t, s->head);
     mm_link *tail = hl->prev;
-    l->next = NULL;
     tail->next = l;
     l->prev = tail;
     hl->prev = l;
+    return 0;
 }
 
-/* Insert a new key whose FIFO is x alone (k absent). 0, or -1 when out of
- * memory (the table unchanged). */
-int mm_ftable_insert(mm_ftable *t, mm_elem *x, uint32_t h);
-
-/* Remove slot s (its key leaves the table). */
-void mm_ftable_delete(mm_ftable *t, mm_fslot *s);
-
 /* Append x, filed under key k = mm_ftable_key(t, &x->key) with hash h, to
- * its FIFO. 1 when that opened a new FIFO, 0 when it joined one, -1 when
- * out of memory (nothing changed). */
+ * its FIFO. 1 when that opened the FIFO, 0 when it joined one, -1 when out
+ * of memory (nothing changed). */
 static inline int mm_ftable_push(mm_ftable *t, mm_elem *x, const mm_key *k, uint32_t h)
 {
-    mm_fslot *s = mm_ftable_find(t, k, h);
-    if (s) {
-        mm_ftable_append(t, s, x);
-        return 0;
-    }
+    mm_fslot *s = t->count ? mm_ftable_slot(t, k, h) : NULL;
+    if (s)
+        return mm_ftable_append(t, s, x);
     mm_link *l = mm_ftable_link(t, x);
     l->next = NULL;
     l->prev = l;
-    return mm_ftable_insert(t, x, h) == 0 ? 1 : -1;
+    return mm_ftable_insert(t, k, x, h) == 0 ? 1 : -1;
 }
 
-/* Take the head of slot s's FIFO (returned). Returns through *closed
- * whether the FIFO emptied (then the key left the table and s is gone). */
+/* mm_ftable_push, hashing k only when it is not the last key used. */
+static inline int mm_ftable_push_key(mm_ftable *t, mm_elem *x, const mm_key *k)
+{
+    mm_fslot *s = t->count ? mm_ftable_memo(t, k) : NULL;
+    if (s)
+        return mm_ftable_append(t, s, x);
+    return mm_ftable_push(t, x, k, mm_ftable_hash(t, k));
+}
+
+/* The live slot of key k, or NULL: the last key used, else a lookup
+ * (hashing k). */
+static inline mm_fslot *mm_ftable_find_key(mm_ftable *t, const mm_key *k)
+{
+    if (t->count == t->idle)
+        return NULL;
+    mm_fslot *s = mm_ftable_memo(t, k);
+    if (!s)
+        s = mm_ftable_slot(t, k, mm_ftable_hash(t, k));
+    return s && s->head ? s : NULL;
+}
+
+/* Take the head of live slot s's FIFO (returned). *closed tells whether
+ * that emptied the FIFO (the key stays, idle). */
 static inline mm_elem *mm_ftable_pop(mm_ftable *t, mm_fslot *s, int *closed)
 {
     mm_elem *x = s->head;
@@ -187,7 +226,8 @@ static inline mm_elem *mm_ftable_pop(mm_ftable *t, mm_fslot *s, int *closed)
         s->head = mm_elem_of(n, t->li);
         *closed = 0;
     } else {
-        mm_ftable_delete(t, s);
+        s->head = NULL;
+        t->idle++;
         *closed = 1;
     }
     l->next = l->prev = NULL;
@@ -219,7 +259,7 @@ static inline int mm_ftable_remove(mm_ftable *t, mm_elem *x, const mm_key *k)
         l->next = l->prev = NULL;
         return 0;
     }
-    mm_fslot *s = mm_ftable_find(t, k, mm_ftable_hash(t, k));
+    mm_fslot *s = mm_ftable_find_key(t, k);
     int closed;
     if (is_head) {
         mm_ftable_pop(t, s, &closed);

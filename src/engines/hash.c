@@ -71,10 +71,9 @@ static inline __attribute__((always_inline)) mm_elem *take_head(mm_ftable *t, mm
     return head;
 }
 
-static inline __attribute__((always_inline)) int append(mm_ftable *t, mm_qstats *st, mm_elem *x,
-                                                        uint32_t h)
+/* Account for an element pushed onto t (rc from mm_ftable_push*). */
+static inline __attribute__((always_inline)) int queued(mm_ftable *t, mm_qstats *st, int rc)
 {
-    int rc = mm_ftable_push(t, x, &x->key, h);
     mm_stat_probes(st, mm_ftable_take_steps(t));
     if (rc < 0)
         return MM_ENOMEM;
@@ -92,12 +91,14 @@ static inline __attribute__((always_inline)) int search_or_queue(mm_ftable *othe
     uint32_t h = 0;
     int hashed = 0;
     mm_fslot *s = NULL;
-    if (other->count) { /* else a miss without a probe */
+    if (other->count != other->idle) { /* else a miss without a probe */
         s = mm_ftable_memo(other, k);
         if (!s) {
             h = mm_ftable_hash(own, k), hashed = 1;
-            s = mm_ftable_find(other, k, other->seed == own->seed ? h : mm_ftable_hash(other, k));
+            s = mm_ftable_slot(other, k, other->seed == own->seed ? h : mm_ftable_hash(other, k));
         }
+        if (s && !s->head) /* the key is idle there */
+            s = NULL;
     }
     if (s) {
         int closed;
@@ -109,12 +110,9 @@ static inline __attribute__((always_inline)) int search_or_queue(mm_ftable *othe
     mm_stat_probes(ost, mm_ftable_take_steps(other));
     if (s)
         return MM_MATCHED;
-    if (own->count && (s = mm_ftable_memo(own, k)) != NULL) {
-        mm_ftable_append(own, s, x);
-        mm_stat_probes(st, mm_ftable_take_steps(own));
-        return MM_QUEUED;
-    }
-    return append(own, st, x, hashed ? h : mm_ftable_hash(own, k));
+    return queued(own, st, hashed ? mm_ftable_push(own, x, k, own->seed == other->seed ? h
+                                                   : mm_ftable_hash(own, k))
+                                  : mm_ftable_push_key(own, x, k));
 }
 
 static int hash_post(mm_engine *e, mm_elem *r, mm_elem **partner)

@@ -13,8 +13,8 @@
  * a table (not a list) for (*,*) so that communicators are honoured.
  *
  * The tables are core/ftable.h (FIFO in the slot, seeded hash, bounded
- * probe runs); all eight share the engine's seed (parameter seed), so one
- * projection's hash serves its PRQ and UMQ table alike. */
+ * probe runs; parameter seed); every table remembers its last key, so runs
+ * of one key hash nothing. */
 #include "engine.h"
 #include "core/ftable.h"
 
@@ -89,14 +89,18 @@ static void unlink_message(mm_engine *e, mm_elem *m, unsigned upto, unsigned ski
 
 /* The one FIFO a receive of key k (pattern p) looks at: its head is the
  * answer, taken when remove. Counted as one UMQ search. */
-static mm_elem *find_message(mm_engine *e, const mm_key *k, unsigned p, uint32_t h, int remove)
+static mm_elem *find_message(mm_engine *e, const mm_key *k, unsigned p, int remove)
 {
     nm_impl *N = e->impl;
     mm_ftable *t = &N->umq[p];
-    int closed;
-    mm_elem *m = mm_ftable_take(t, k, h, remove, &closed);
-    if (closed)
-        mm_stat_queues(&e->st.umq, -1);
+    mm_fslot *s = mm_ftable_find_key(t, k);
+    mm_elem *m = NULL;
+    if (s) {
+        int closed = 0;
+        m = remove ? mm_ftable_pop(t, s, &closed) : s->head;
+        if (closed)
+            mm_stat_queues(&e->st.umq, -1);
+    }
     mm_stat_search(&e->st.umq, m != NULL, m != NULL);
     mm_stat_probes(&e->st.umq, mm_ftable_take_steps(t));
     if (m && remove)
@@ -108,16 +112,13 @@ static int nm_post(mm_engine *e, mm_elem *r, mm_elem **partner)
 {
     nm_impl *N = e->impl;
     unsigned p = pattern_of(&r->key);
-    uint32_t h = mm_ftable_hash(&N->umq[p], &r->key);
-    mm_elem *m = find_message(e, &r->key, p, h, 1);
+    mm_elem *m = find_message(e, &r->key, p, 1);
     if (m) {
         *partner = m;
         return MM_MATCHED;
     }
     mm_ftable *t = &N->prq[p];
-    if (t->seed != N->umq[p].seed)
-        h = mm_ftable_hash(t, &r->key);
-    int rc = mm_ftable_push(t, r, &r->key, h);
+    int rc = mm_ftable_push_key(t, r, &r->key);
     mm_stat_probes(&e->st.prq, mm_ftable_take_steps(t));
     if (rc < 0)
         return MM_ENOMEM;
@@ -143,7 +144,7 @@ static int nm_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
         unsigned p = (unsigned)__builtin_ctz(look);
         mm_ftable *t = &N->prq[p];
         mm_key k = mm_ftable_key(&N->umq[p], &m->key);
-        mm_fslot *s = mm_ftable_find(t, &k, mm_ftable_hash(t, &k));
+        mm_fslot *s = mm_ftable_find_key(t, &k);
         steps += mm_ftable_take_steps(t);
         if (!s)
             continue;
@@ -170,7 +171,7 @@ static int nm_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
             continue;
         mm_ftable *t = &N->umq[p];
         mm_key k = mm_ftable_key(t, &m->key);
-        int rc = mm_ftable_push(t, m, &k, mm_ftable_hash(t, &k));
+        int rc = mm_ftable_push_key(t, m, &k);
         e->st.umq.probes += mm_ftable_take_steps(t);
         if (rc < 0) {
             unlink_message(e, m, p, NPAT);
@@ -184,9 +185,7 @@ static int nm_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
 
 static mm_elem *nm_probe(mm_engine *e, const mm_key *k, int remove)
 {
-    nm_impl *N = e->impl;
-    unsigned p = pattern_of(k);
-    return find_message(e, k, p, mm_ftable_hash(&N->umq[p], k), remove);
+    return find_message(e, k, pattern_of(k), remove);
 }
 
 static void nm_cancel(mm_engine *e, mm_elem *r)
