@@ -53,5 +53,5 @@ uint64_t mm_seed_random(void)
 
 uint64_t mm_seed_pick(int64_t param)
 {
-    return param >= 0 ? mm_seed_derive((uint64_t)param, 0) : mm_seed_random();
+    return param > 0 ? mm_seed_derive((uint64_t)param, 0) : mm_seed_random();
 }

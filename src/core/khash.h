@@ -21,8 +21,8 @@
  * clock and address bits: never fails). */
 uint64_t mm_seed_random(void);
 
-/* The seed an engine hashes with: param >= 0 fixes it (the same param gives
- * the same seed, and so the same layout, depths and probe counts), -1 draws
+/* The seed an engine hashes with: param >= 1 fixes it (the same param gives
+ * the same seed, and so the same layout, depths and probe counts), 0 draws
  * a random one. */
 uint64_t mm_seed_pick(int64_t param);
 

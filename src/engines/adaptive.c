@@ -29,9 +29,9 @@ static const mm_param_info adaptive_params[] = {
                 256, 1, 1 << 20},
     [P_LOW] = {"low", "switch back to the lists when at most this many elements are queued "
                "(PRQ and UMQ together); -1: never switch back", 8, -1, 1 << 20},
-    [P_SEED] = {"seed", "seed of the key hash that picks a bin: -1 draws a secret one from the "
-                "OS at creation (the default: senders cannot aim keys at one bin); N >= 0 fixes "
-                "it, for reproducible depths", -1, -1, INT64_MAX},
+    [P_SEED] = {"seed", "seed of the key hash that picks a bin: 0 draws a secret one from the "
+                "OS at creation (the default: senders cannot aim keys at one bin); N >= 1 fixes "
+                "it, for reproducible depths", 0, 0, INT64_MAX},
 };
 
 /* The running average is an exponentially weighted mean over about

@@ -7,9 +7,9 @@
 enum { P_BINS, P_SEED };
 static const mm_param_info bins_params[] = {
     [P_BINS] = {"bins", "number of hash bins for each of the PRQ and the UMQ", 256, 1, 1 << 20},
-    [P_SEED] = {"seed", "seed of the key hash that picks a bin: -1 draws a secret one from the "
-                "OS at creation (the default: senders cannot aim keys at one bin); N >= 0 fixes "
-                "it, for reproducible depths", -1, -1, INT64_MAX},
+    [P_SEED] = {"seed", "seed of the key hash that picks a bin: 0 draws a secret one from the "
+                "OS at creation (the default: senders cannot aim keys at one bin); N >= 1 fixes "
+                "it, for reproducible depths", 0, 0, INT64_MAX},
 };
 
 static void bins_fini(mm_engine *e)

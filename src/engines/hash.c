@@ -22,9 +22,9 @@ enum { P_CAPACITY, P_SEED };
 static const mm_param_info hash_params[] = {
     [P_CAPACITY] = {"capacity", "initial slots of each table (grows by doubling at half load)",
                     1024, 16, 1 << 30},
-    [P_SEED] = {"seed", "seed of the key hash: -1 draws a secret one from the OS at creation "
-                "(the default: senders cannot aim keys at one probe run); N >= 0 fixes it, "
-                "for reproducible layouts and probe counts", -1, -1, INT64_MAX},
+    [P_SEED] = {"seed", "seed of the key hash: 0 draws a secret one from the OS at creation "
+                "(the default: senders cannot aim keys at one probe run); N >= 1 fixes it, "
+                "for reproducible layouts and probe counts", 0, 0, INT64_MAX},
 };
 
 static int hash_init(mm_engine *e, char *err, size_t errlen)

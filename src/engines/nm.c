@@ -22,9 +22,9 @@ enum { NPAT = 4, PAT_ANY_TAG = MM_FTABLE_ANY_TAG, PAT_ANY_SRC = MM_FTABLE_ANY_SR
 
 enum { P_SEED };
 static const mm_param_info nm_params[] = {
-    [P_SEED] = {"seed", "seed of the key hash: -1 draws a secret one from the OS at creation "
-                "(the default: senders cannot aim keys at one probe run); N >= 0 fixes it, "
-                "for reproducible layouts and probe counts", -1, -1, INT64_MAX},
+    [P_SEED] = {"seed", "seed of the key hash: 0 draws a secret one from the OS at creation "
+                "(the default: senders cannot aim keys at one probe run); N >= 1 fixes it, "
+                "for reproducible layouts and probe counts", 0, 0, INT64_MAX},
 };
 
 typedef struct nm_impl {
