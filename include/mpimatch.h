@@ -142,6 +142,12 @@ typedef struct mm_qstats {
     uint64_t max_queues; /* largest number of queues seen                  */
     uint64_t bytes;      /* this side's structures and queued elements now  */
     uint64_t peak_bytes; /* largest value of bytes                         */
+    /* Added in 0.2 (hash-table engines; 0 for the others): hash-table slots
+     * inspected in this side's tables, by searches and by insertions. A
+     * healthy table inspects about 1-2 per operation whatever the depth
+     * says; keys crowding one probe run show here. */
+    uint64_t probes;     /* slots inspected over all operations            */
+    uint64_t max_probes; /* most slots one operation inspected             */
 } mm_qstats;
 
 /* Work an adaptive engine does besides searching, in nanoseconds of a

@@ -383,6 +383,8 @@ MM_INLINE int enter(mm_engine *e, const mm_entry *x, const int is_recv, mm_handl
     mm_qstats *theirs = is_recv ? &e->st.umq : &e->st.prq;
     e->undo_traversed = theirs->traversed;
     e->undo_max_depth = theirs->max_depth;
+    e->undo_probes = theirs->probes;
+    e->undo_max_probes = theirs->max_probes;
     fill(self, x, ++e->seq, is_recv ? MM_ELEM_RECV : 0);
     mm_elem *other;
     int rc = is_recv ? e->post(e, self, &other) : e->arrive(e, self, &other);
@@ -413,6 +415,8 @@ MM_INLINE int enter(mm_engine *e, const mm_entry *x, const int is_recv, mm_handl
     theirs->misses--;
     theirs->traversed = e->undo_traversed;
     theirs->max_depth = e->undo_max_depth;
+    theirs->probes = e->undo_probes;
+    theirs->max_probes = e->undo_max_probes;
     return rc;
 }
 
@@ -586,6 +590,7 @@ int mm_get_stats(mm_engine *e, mm_stats *out)
 static void reset_side(mm_qstats *q)
 {
     q->searches = q->hits = q->misses = q->traversed = q->max_depth = 0;
+    q->probes = q->max_probes = 0;
     q->max_length = q->length;
     q->max_queues = q->queues;
 }

@@ -62,6 +62,7 @@ struct mm_engine {
     uint64_t  seq;          /* last sequence number given out */
     int       locked;       /* MM_CFG_THREAD_SAFE: calls take `lock`  */
     uint64_t  undo_traversed, undo_max_depth; /* the searched side's, before the call */
+    uint64_t  undo_probes, undo_max_probes;
     const mm_engine_def *def;
     mm_stats  st;
     mm_mem    mem;          /* everything the engine holds                 */
@@ -88,6 +89,14 @@ MM_INLINE void mm_stat_search(mm_qstats *q, uint64_t depth, int hit)
         q->hits++;
     else
         q->misses++;
+}
+
+/* n hash-table slots inspected by one operation on side q. */
+static inline void mm_stat_probes(mm_qstats *q, uint64_t n)
+{
+    q->probes += n;
+    if (n > q->max_probes)
+        q->max_probes = n;
 }
 
 static inline void mm_stat_queues(mm_qstats *q, int64_t delta)

@@ -21,7 +21,7 @@
  * neither fires (hysteresis), so the engine does not flap. */
 #include "engines/bins_part.h"
 
-enum { P_THRESHOLD, P_BINS, P_LOW };
+enum { P_THRESHOLD, P_BINS, P_LOW, P_SEED };
 static const mm_param_info adaptive_params[] = {
     [P_THRESHOLD] = {"threshold", "switch to bins when the running average of elements traversed "
                      "per search (last ~16 searches) exceeds this", 32, 1, 1 << 20},
@@ -29,6 +29,9 @@ static const mm_param_info adaptive_params[] = {
                 256, 1, 1 << 20},
     [P_LOW] = {"low", "switch back to the lists when at most this many elements are queued "
                "(PRQ and UMQ together); -1: never switch back", 8, -1, 1 << 20},
+    [P_SEED] = {"seed", "seed of the key hash that picks a bin: 0 draws a secret one from the "
+                "OS at creation (the default: senders cannot aim keys at one bin); N >= 1 fixes "
+                "it, for reproducible depths", 0, 0, INT64_MAX},
 };
 
 /* The running average is an exponentially weighted mean over about
@@ -55,6 +58,7 @@ static int adaptive_init(mm_engine *e, char *err, size_t errlen)
     A->limit = (uint64_t)e->param[P_THRESHOLD] << WINDOW_SHIFT;
     A->nbins = (uint32_t)e->param[P_BINS];
     A->low = e->param[P_LOW];
+    A->B.seed = mm_seed_pick(e->param[P_SEED]);
     mm_stat_queues(&e->st.prq, 1);
     mm_stat_queues(&e->st.umq, 1);
     e->impl = A;

@@ -4,9 +4,12 @@
  * (shared with `adaptive`); this engine allocates them once, at creation. */
 #include "engines/bins_part.h"
 
-enum { P_BINS };
+enum { P_BINS, P_SEED };
 static const mm_param_info bins_params[] = {
     [P_BINS] = {"bins", "number of hash bins for each of the PRQ and the UMQ", 256, 1, 1 << 20},
+    [P_SEED] = {"seed", "seed of the key hash that picks a bin: 0 draws a secret one from the "
+                "OS at creation (the default: senders cannot aim keys at one bin); N >= 1 fixes "
+                "it, for reproducible depths", 0, 0, INT64_MAX},
 };
 
 static void bins_fini(mm_engine *e)
@@ -23,6 +26,7 @@ static int bins_init(mm_engine *e, char *err, size_t errlen)
     if (!B)
         return MM_ENOMEM;
     mm_queue_init(&B->umq_all, 1);
+    B->seed = mm_seed_pick(e->param[P_SEED]);
     if (mm_bins_alloc(e, B, (uint32_t)e->param[P_BINS]) != 0) {
         mm_mem_free(&e->mem, B, sizeof *B);
         return MM_ENOMEM;

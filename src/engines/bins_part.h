@@ -14,19 +14,23 @@
 #define MM_ENGINES_BINS_PART_H
 
 #include "engine.h"
+#include "core/khash.h"
 #include "core/queue.h"
 
 typedef struct mm_bins {
     uint32_t  nbins;
+    uint64_t  seed;     /* of the key hash (core/khash.h): set by the engine */
     mm_queue *prq;      /* [nbins] specific receives (link 0)   */
     mm_queue *umq;      /* [nbins] unexpected messages (link 0) */
     mm_queue  wild;     /* receives with a wildcard (link 0)    */
     mm_queue  umq_all;  /* every unexpected message, in arrival order (link 1) */
 } mm_bins;
 
+/* A key's bin: its seeded hash (all key bits, mixed with the engine's
+ * secret seed, so senders cannot aim tags at one bin) scaled to nbins. */
 static inline uint32_t mm_bins_of(const mm_bins *B, const mm_key *k)
 {
-    return (uint32_t)(((uint64_t)mm_key_hash(k) * B->nbins) >> 32);
+    return (uint32_t)(((uint64_t)mm_khash(k, B->seed) * B->nbins) >> 32);
 }
 
 /* Release the bin arrays (a no-op when they are not allocated). */

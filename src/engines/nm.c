@@ -10,30 +10,31 @@
  * partner at the head of one FIFO; a match unlinks the message from all of
  * them. Negative tags never enter the two ANY_TAG tables, since ANY_TAG does
  * not match them. Paper 002, section II and Table I; paper 002's variant with
- * a table (not a list) for (*,*) so that communicators are honoured. */
+ * a table (not a list) for (*,*) so that communicators are honoured.
+ *
+ * The tables are core/ftable.h (FIFO in the slot, seeded hash, bounded
+ * probe runs; parameter seed); every table remembers its last key, so runs
+ * of one key hash nothing. */
 #include "engine.h"
-#include "core/ktable.h"
+#include "core/ftable.h"
 
-enum { NPAT = 4, PAT_ANY_TAG = 1, PAT_ANY_SRC = 2 };
+enum { NPAT = 4, PAT_ANY_TAG = MM_FTABLE_ANY_TAG, PAT_ANY_SRC = MM_FTABLE_ANY_SRC };
+
+enum { P_SEED };
+static const mm_param_info nm_params[] = {
+    [P_SEED] = {"seed", "seed of the key hash: 0 draws a secret one from the OS at creation "
+                "(the default: senders cannot aim keys at one probe run); N >= 1 fixes it, "
+                "for reproducible layouts and probe counts", 0, 0, INT64_MAX},
+};
 
 typedef struct nm_impl {
-    mm_ktable prq[NPAT]; /* receives by their own pattern (link 0)      */
-    mm_ktable umq[NPAT]; /* messages under each projection (link p)     */
+    mm_ftable prq[NPAT]; /* receives by their own pattern (link 0)      */
+    mm_ftable umq[NPAT]; /* messages under each projection (link p)     */
 } nm_impl;
 
 static inline unsigned pattern_of(const mm_key *k)
 {
     return (k->src == MM_ANY_SOURCE ? PAT_ANY_SRC : 0) | (k->tag == MM_ANY_TAG ? PAT_ANY_TAG : 0);
-}
-
-static inline mm_key project(const mm_key *k, unsigned p)
-{
-    mm_key x = *k;
-    if (p & PAT_ANY_SRC)
-        x.src = MM_ANY_SOURCE;
-    if (p & PAT_ANY_TAG)
-        x.tag = MM_ANY_TAG;
-    return x;
 }
 
 /* Does a message with tag `tag` belong under pattern p? */
@@ -46,8 +47,8 @@ static void nm_fini(mm_engine *e)
 {
     nm_impl *N = e->impl;
     for (unsigned p = 0; p < NPAT; p++) {
-        mm_ktable_destroy(&N->prq[p]);
-        mm_ktable_destroy(&N->umq[p]);
+        mm_ftable_destroy(&N->prq[p]);
+        mm_ftable_destroy(&N->umq[p]);
     }
     mm_mem_free(&e->mem, N, sizeof *N);
 }
@@ -59,69 +60,72 @@ static int nm_init(mm_engine *e, char *err, size_t errlen)
     if (!N)
         return MM_ENOMEM;
     e->impl = N;
+    uint64_t seed = mm_seed_pick(e->param[P_SEED]);
     for (unsigned p = 0; p < NPAT; p++)
-        if (mm_ktable_init(&N->prq[p], 0, 16, MM_KTABLE_KEEP_IDLE, &e->prq_mem) != 0 ||
-            mm_ktable_init(&N->umq[p], p, 16, MM_KTABLE_KEEP_IDLE, &e->umq_mem) != 0) {
+        if (mm_ftable_init(&N->prq[p], 0, 16, seed, 0, &e->prq_mem) != 0 ||
+            mm_ftable_init(&N->umq[p], p, 16, seed, p, &e->umq_mem) != 0) {
             nm_fini(e);
             return MM_ENOMEM;
         }
     return 0;
 }
 
-static void drop_from(mm_ktable *t, mm_kentry *ke, mm_elem *x, mm_qstats *st)
-{
-    if (mm_ktable_pull(t, ke, x))
-        mm_stat_queues(st, -1);
-}
-
-/* Unlink message m from the tables it is filed in, among the first `upto`;
- * `known` is the entry already found for table `kp`, which saves a lookup. */
-static void unlink_message(mm_engine *e, mm_elem *m, unsigned upto, unsigned kp, mm_kentry *known)
+/* Unlink message m from the UMQ tables it is filed in, among the first
+ * `upto`, except table `skip` (NPAT: none). */
+static void unlink_message(mm_engine *e, mm_elem *m, unsigned upto, unsigned skip)
 {
     nm_impl *N = e->impl;
+    uint64_t steps = 0;
     for (unsigned p = 0; p < upto; p++) {
-        if (!projects(m->key.tag, p))
+        if (p == skip || !projects(m->key.tag, p))
             continue;
-        mm_kentry *ke = known;
-        if (p != kp) {
-            mm_key k = project(&m->key, p);
-            ke = mm_ktable_find(&N->umq[p], &k, mm_key_hash(&k));
-        }
-        drop_from(&N->umq[p], ke, m, &e->st.umq);
+        mm_key k = mm_ftable_key(&N->umq[p], &m->key);
+        if (mm_ftable_remove(&N->umq[p], m, &k))
+            mm_stat_queues(&e->st.umq, -1);
+        steps += mm_ftable_take_steps(&N->umq[p]);
     }
+    e->st.umq.probes += steps;
 }
 
-/* The one FIFO a receive of key k (pattern p, hash h) looks at: its head is
- * the answer. */
-static mm_elem *find_message(mm_engine *e, const mm_key *k, unsigned p, uint32_t h,
-                             mm_kentry **ke_out)
+/* The one FIFO a receive of key k (pattern p) looks at: its head is the
+ * answer, taken when remove. Counted as one UMQ search. */
+static mm_elem *find_message(mm_engine *e, const mm_key *k, unsigned p, int remove)
 {
     nm_impl *N = e->impl;
-    mm_kentry *ke = mm_ktable_find(&N->umq[p], k, h);
-    mm_elem *m = ke ? mm_queue_head(&ke->q) : NULL;
+    mm_ftable *t = &N->umq[p];
+    mm_fslot *s = mm_ftable_find_key(t, k);
+    mm_elem *m = NULL;
+    if (s) {
+        int closed = 0;
+        m = remove ? mm_ftable_pop(t, s, &closed) : s->head;
+        if (closed)
+            mm_stat_queues(&e->st.umq, -1);
+    }
     mm_stat_search(&e->st.umq, m != NULL, m != NULL);
-    *ke_out = ke;
+    mm_stat_probes(&e->st.umq, mm_ftable_take_steps(t));
+    if (m && remove)
+        unlink_message(e, m, NPAT, p);
     return m;
 }
 
 static int nm_post(mm_engine *e, mm_elem *r, mm_elem **partner)
 {
     nm_impl *N = e->impl;
-    mm_kentry *ke;
     unsigned p = pattern_of(&r->key);
-    uint32_t h = mm_key_hash(&r->key);
-    mm_elem *m = find_message(e, &r->key, p, h, &ke);
+    mm_elem *m = find_message(e, &r->key, p, 1);
     if (m) {
-        unlink_message(e, m, NPAT, p, ke);
         *partner = m;
         return MM_MATCHED;
     }
     if (!mm_may_queue(r))
         return MM_ENOMEM;
-    ke = mm_ktable_get(&N->prq[p], &r->key, h, NULL);
-    if (!ke)
+    mm_ftable *t = &N->prq[p];
+    int rc = mm_ftable_push_key(t, r, &r->key);
+    uint64_t steps = mm_ftable_take_steps(t);
+    if (rc < 0)
         return MM_ENOMEM;
-    if (mm_ktable_push(ke, r))
+    mm_stat_probes(&e->st.prq, steps);
+    if (rc)
         mm_stat_queues(&e->st.prq, 1);
     return MM_QUEUED;
 }
@@ -130,32 +134,37 @@ static int nm_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
 {
     nm_impl *N = e->impl;
     mm_elem *best = NULL;
-    mm_kentry *best_ke = NULL;
+    mm_fslot *best_s = NULL;
     unsigned best_p = 0;
-    uint64_t depth = 0;
+    uint64_t depth = 0, steps = 0;
     /* Only tables holding receives can match, and a negative tag only the two
      * tables that name the tag: usually one table is left to look at. */
     unsigned look = m->key.tag >= 0 ? 0xFu : 0x5u;
     for (unsigned p = 0; p < NPAT; p++)
-        if (N->prq[p].count == N->prq[p].idle)
+        if (!N->prq[p].count)
             look &= ~(1u << p);
     for (; look; look &= look - 1) {
         unsigned p = (unsigned)__builtin_ctz(look);
-        mm_key k = project(&m->key, p);
-        mm_kentry *ke = mm_ktable_find(&N->prq[p], &k, mm_key_hash(&k));
-        mm_elem *r = ke ? mm_queue_head(&ke->q) : NULL;
-        if (!r)
+        mm_ftable *t = &N->prq[p];
+        mm_key k = mm_ftable_key(&N->umq[p], &m->key);
+        mm_fslot *s = mm_ftable_find_key(t, &k);
+        steps += mm_ftable_take_steps(t);
+        if (!s)
             continue;
         depth++;
-        if (!best || r->seq < best->seq) {
-            best = r;
-            best_ke = ke;
+        if (!best || s->head->seq < best->seq) {
+            best = s->head;
+            best_s = s;
             best_p = p;
         }
     }
     mm_stat_search(&e->st.prq, depth, best != NULL);
+    mm_stat_probes(&e->st.prq, steps);
     if (best) {
-        drop_from(&N->prq[best_p], best_ke, best, &e->st.prq);
+        int closed;
+        mm_ftable_pop(&N->prq[best_p], best_s, &closed);
+        if (closed)
+            mm_stat_queues(&e->st.prq, -1);
         *partner = best;
         return MM_MATCHED;
     }
@@ -164,41 +173,44 @@ static int nm_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
     /* File under every projection; on failure undo what was filed. Opened
      * queues are counted once all succeeded, so a failure leaves the
      * statistics (max_queues too) as they were. */
-    mm_kentry *filed[NPAT];
     unsigned opened = 0;
+    steps = 0;
     for (unsigned p = 0; p < NPAT; p++) {
         if (!projects(m->key.tag, p))
             continue;
-        mm_key k = project(&m->key, p);
-        filed[p] = mm_ktable_get(&N->umq[p], &k, mm_key_hash(&k), NULL);
-        if (!filed[p]) {
-            while (p-- > 0)
-                if (projects(m->key.tag, p))
-                    mm_ktable_pull(&N->umq[p], filed[p], m);
+        mm_ftable *t = &N->umq[p];
+        mm_key k = mm_ftable_key(t, &m->key);
+        int rc = mm_ftable_push_key(t, m, &k);
+        steps += mm_ftable_take_steps(t);
+        if (rc < 0) {
+            while (p-- > 0) { /* undo the filings so far; statistics untouched */
+                if (!projects(m->key.tag, p))
+                    continue;
+                mm_key kp = mm_ftable_key(&N->umq[p], &m->key);
+                mm_ftable_remove(&N->umq[p], m, &kp);
+                (void)mm_ftable_take_steps(&N->umq[p]);
+            }
             return MM_ENOMEM;
         }
-        opened += (unsigned)mm_ktable_push(filed[p], m);
+        opened += (unsigned)rc;
     }
+    mm_stat_probes(&e->st.umq, steps);
     mm_stat_queues(&e->st.umq, opened);
     return MM_QUEUED;
 }
 
 static mm_elem *nm_probe(mm_engine *e, const mm_key *k, int remove)
 {
-    mm_kentry *ke;
-    unsigned p = pattern_of(k);
-    mm_elem *m = find_message(e, k, p, mm_key_hash(k), &ke);
-    if (m && remove)
-        unlink_message(e, m, NPAT, p, ke);
-    return m;
+    return find_message(e, k, pattern_of(k), remove);
 }
 
 static void nm_cancel(mm_engine *e, mm_elem *r)
 {
     nm_impl *N = e->impl;
-    unsigned p = pattern_of(&r->key);
-    drop_from(&N->prq[p], mm_ktable_find(&N->prq[p], &r->key, mm_key_hash(&r->key)), r,
-              &e->st.prq);
+    mm_ftable *t = &N->prq[pattern_of(&r->key)];
+    if (mm_ftable_remove(t, r, &r->key))
+        mm_stat_queues(&e->st.prq, -1);
+    mm_stat_probes(&e->st.prq, mm_ftable_take_steps(t));
 }
 
 static const mm_engine_ops nm_ops = {
@@ -214,7 +226,9 @@ const mm_engine_def mm_engine_nm = {
         .name = "nm",
         .summary = "four keyed tables for (src,tag), (src,*), (*,tag), (*,*) with sequence "
                    "numbers: constant time even with wildcards",
-        .origin = "NewMadeleine (pm2 nmad); paper 002 section II and Table I",
+        .origin = "NewMadeleine (pm2 nmad), as the MPI 4.0 hints matching paper describes it (section II, Table I)",
+        .params = nm_params,
+        .nparams = sizeof nm_params / sizeof nm_params[0],
     },
     .ops = &nm_ops,
 };

@@ -44,9 +44,10 @@ typedef struct simd_q {
 } simd_q;
 
 typedef struct simd_impl {
-    simd_q          prq, umq;
-    mm_simd_scan_fn scan;
-    int             isa;
+    simd_q             prq, umq;
+    mm_simd_scan_fn    scan;
+    mm_simd_tagscan_fn tagscan;
+    int                isa;
 } simd_impl;
 
 /* Bytes of one slot across the four arrays. */
@@ -148,7 +149,27 @@ static int q_push(mm_engine *e, simd_q *q, mm_elem *x)
     return 0;
 }
 
-static void q_remove(mm_engine *e, simd_q *q, uint32_t i)
+static void q_remove_slow(mm_engine *e, simd_q *q, uint32_t i);
+
+/* Empty slot i. Taking the head (order-preserving traffic) only moves the
+ * head past it and any holes behind it. */
+static inline void q_remove(mm_engine *e, simd_q *q, uint32_t i)
+{
+    if (i != q->head) {
+        q_remove_slow(e, q, i);
+        return;
+    }
+    q->comm[i] = -1;
+    q->elem[i] = NULL;
+    uint32_t h = i + 1;
+    while (h < q->end && q->comm[h] == -1)
+        h++, q->holes--;
+    q->head = h;
+    if (h == q->end)
+        q->head = q->end = 0;  /* empty: every slot is a hole, restart at 0 */
+}
+
+static void q_remove_slow(mm_engine *e, simd_q *q, uint32_t i)
 {
     q->comm[i] = -1;
     q->elem[i] = NULL;
@@ -166,20 +187,53 @@ static void q_remove(mm_engine *e, simd_q *q, uint32_t i)
     }
 }
 
+static inline int pairs(const mm_elem *x, const mm_key *k, int recv_key)
+{
+    return recv_key ? mm_match(k, &x->key) : mm_match(&x->key, k);
+}
+
 /* First slot of q whose element pairs with key k (a receive key when
  * recv_key, else a message key), or MM_SIMD_NONE. Depth counts the slots the
- * scan passed, holes included: they were compared. */
-static uint32_t q_find(const simd_impl *S, const simd_q *q, const mm_key *k, int recv_key,
-                       mm_qstats *st)
+ * scan passed, holes included: they were compared.
+ *
+ * The head slot is checked first, with scalar loads: in order-preserving
+ * traffic (a burst) the partner is the head, and a vector load there would
+ * overlap the hole marker the previous match stored just before it, which
+ * the CPU cannot forward (a store-forwarding stall on every search). Then,
+ * for a specific tag, only the tag array is scanned (4 bytes per slot) and
+ * each candidate verified against its element; a hole has no element. An
+ * ANY_TAG receive, for which most tags are candidates, scans all three key
+ * arrays. */
+static inline __attribute__((always_inline)) uint32_t q_find(const simd_impl *S, const simd_q *q,
+                                                             const mm_key *k, int recv_key,
+                                                             mm_qstats *st)
 {
-    mm_simd_pat p = recv_key ? mm_simd_pat_recv(k) : mm_simd_pat_msg(k);
     uint32_t i = q->head;
-    while ((i = S->scan(q->comm, q->src, q->tag, i, q->end, &p)) != MM_SIMD_NONE) {
-        const mm_elem *x = q->elem[i];
-        if (recv_key ? mm_match(k, &x->key) : mm_match(&x->key, k))
-            break;
-        i++; /* a probable match that is not one: scan on */
+    if (i == q->end) { /* empty: the other side's turn in most traffic */
+        mm_stat_search(st, 0, 0);
+        return MM_SIMD_NONE;
     }
+    if (q->elem[i] && pairs(q->elem[i], k, recv_key))
+        goto found;
+    mm_simd_pat p = recv_key ? mm_simd_pat_recv(k) : mm_simd_pat_msg(k);
+    i++;
+    if (p.tag_mask == -1) {
+        while (i < q->end && (i = S->tagscan(q->tag, i, q->end, &p)) != MM_SIMD_NONE) {
+            const mm_elem *x = q->elem[i];
+            if (x && pairs(x, k, recv_key))
+                goto found;
+            i++; /* a hole, or another comm or source: scan on */
+        }
+        i = MM_SIMD_NONE;
+    } else {
+        while (i < q->end && (i = S->scan(q->comm, q->src, q->tag, i, q->end, &p)) != MM_SIMD_NONE) {
+            if (pairs(q->elem[i], k, recv_key))
+                goto found;
+            i++; /* a probable match that is not one: scan on */
+        }
+        i = MM_SIMD_NONE;
+    }
+found:;
     uint64_t depth = (i == MM_SIMD_NONE ? q->end : i + 1) - q->head;
     mm_stat_search(st, depth, i != MM_SIMD_NONE);
     return i;
@@ -204,6 +258,7 @@ static int simd_init(mm_engine *e, char *err, size_t errlen)
     if (!S)
         return MM_ENOMEM;
     S->scan = scan;
+    S->tagscan = mm_simd_tagscan_for(isa);
     S->isa = isa;
     S->prq.mem = &e->prq_mem;
     S->umq.mem = &e->umq_mem;

@@ -33,6 +33,15 @@ static uint32_t scan_scalar(const int32_t *comm, const int32_t *src, const int32
     return MM_SIMD_NONE;
 }
 
+static uint32_t tagscan_scalar(const int32_t *tag, uint32_t from, uint32_t to,
+                               const mm_simd_pat *p)
+{
+    for (uint32_t i = from; i < to; i++)
+        if (tag[i] == p->tag || tag[i] == p->tag_alt)
+            return i;
+    return MM_SIMD_NONE;
+}
+
 /* A vector block's match bits to an answer: lanes below from (first block)
  * are dropped; a lane at or past to is a hole and cannot be set. */
 static inline uint32_t first_hit(uint32_t bits, uint32_t base, uint32_t from, uint32_t to)
@@ -42,6 +51,17 @@ static inline uint32_t first_hit(uint32_t bits, uint32_t base, uint32_t from, ui
     if (!bits)
         return MM_SIMD_NONE;
     uint32_t i = base + (uint32_t)__builtin_ctz(bits);
+    return i < to ? i : MM_SIMD_NONE;
+}
+
+/* The same for up to 64 lanes. */
+static inline uint32_t first_hit64(uint64_t bits, uint32_t base, uint32_t from, uint32_t to)
+{
+    if (base < from)
+        bits &= ~0ull << (from - base);
+    if (!bits)
+        return MM_SIMD_NONE;
+    uint32_t i = base + (uint32_t)__builtin_ctzll(bits);
     return i < to ? i : MM_SIMD_NONE;
 }
 
@@ -70,6 +90,71 @@ static uint32_t scan_avx2(const int32_t *comm, const int32_t *src, const int32_t
             if (hit != MM_SIMD_NONE)
                 return hit;
         }
+    }
+    return MM_SIMD_NONE;
+}
+
+/* The tag scanners take 64 slots (256 bytes, four cache lines) per
+ * iteration while they fit, with one branch on the merged candidate bits:
+ * the loop is bound by loads and by that branch. */
+__attribute__((target("avx2")))
+static inline uint64_t tag_lanes256(const int32_t *v, __m256i t, __m256i t2)
+{
+    __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)v);
+    __m256i ok = _mm256_or_si256(_mm256_cmpeq_epi32(a, t), _mm256_cmpeq_epi32(a, t2));
+    return (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(ok));
+}
+
+__attribute__((target("avx2")))
+static uint32_t tagscan_avx2(const int32_t *tag, uint32_t from, uint32_t to, const mm_simd_pat *p)
+{
+    const __m256i t = _mm256_set1_epi32(p->tag), t2 = _mm256_set1_epi32(p->tag_alt);
+    uint32_t i = from & ~7u;
+    for (; i + 56 < to; i += 64) {
+        uint64_t bits = 0;
+        for (uint32_t j = 0; j < 8; j++)
+            bits |= tag_lanes256(tag + i + 8 * j, t, t2) << (8 * j);
+        if (bits) {
+            uint32_t hit = first_hit64(bits, i, from, to);
+            if (hit != MM_SIMD_NONE)
+                return hit;
+        }
+    }
+    for (; i < to; i += 8) {
+        uint32_t hit = first_hit64(tag_lanes256(tag + i, t, t2), i, from, to);
+        if (hit != MM_SIMD_NONE)
+            return hit;
+    }
+    return MM_SIMD_NONE;
+}
+
+__attribute__((target("avx512f")))
+static inline uint64_t tag_lanes512(const int32_t *v, __m512i t, __m512i t2)
+{
+    __m512i a = _mm512_loadu_si512((const void *)v);
+    return (uint16_t)(_mm512_cmpeq_epi32_mask(a, t) | _mm512_cmpeq_epi32_mask(a, t2));
+}
+
+__attribute__((target("avx512f")))
+static uint32_t tagscan_avx512(const int32_t *tag, uint32_t from, uint32_t to,
+                               const mm_simd_pat *p)
+{
+    const __m512i t = _mm512_set1_epi32(p->tag), t2 = _mm512_set1_epi32(p->tag_alt);
+    uint32_t i = from & ~15u;
+    for (; i + 48 < to; i += 64) {
+        uint64_t bits = tag_lanes512(tag + i, t, t2) | tag_lanes512(tag + i + 16, t, t2) << 16
+                      | tag_lanes512(tag + i + 32, t, t2) << 32
+                      | tag_lanes512(tag + i + 48, t, t2) << 48;
+        if (bits) {
+            uint32_t hit = first_hit64(bits, i, from, to);
+            if (hit != MM_SIMD_NONE)
+                return hit;
+        }
+    }
+    for (; i < to; i += 16) {
+        uint32_t hit = first_hit64(tag_lanes512(tag + i, t, t2), i, from, to);
+        if (hit != MM_SIMD_NONE)
+            return hit;
     }
     return MM_SIMD_NONE;
 }
@@ -125,6 +210,19 @@ int mm_simd_isa_available(int isa)
         return __builtin_cpu_supports("avx512f");
 #endif
     return 0;
+}
+
+mm_simd_tagscan_fn mm_simd_tagscan_for(int isa)
+{
+#if MM_SIMD_X86
+    if (isa == MM_ISA_AVX512)
+        return tagscan_avx512;
+    if (isa == MM_ISA_AVX2)
+        return tagscan_avx2;
+#else
+    (void)isa;
+#endif
+    return tagscan_scalar;
 }
 
 int mm_simd_scan_select(int isa, mm_simd_scan_fn *fn, int *chosen, char *err, size_t errlen)

@@ -42,6 +42,19 @@ typedef struct mm_simd_pat {
 typedef uint32_t (*mm_simd_scan_fn)(const int32_t *comm, const int32_t *src, const int32_t *tag,
                                     uint32_t from, uint32_t to, const mm_simd_pat *p);
 
+/* For a pattern with a specific tag (tag_mask == -1: every message key, and
+ * a receive key without ANY_TAG): the first slot i in [from, to) whose tag
+ * alone could match p, tag[i] == tag || tag[i] == tag_alt; or MM_SIMD_NONE.
+ * A candidate is verified by the caller (its comm and source, and whether
+ * the slot is a hole: holes keep their old tag). Reads 4 bytes per slot
+ * instead of 12. Lanes past to may be read up to the block boundary, as
+ * with the full scan. */
+typedef uint32_t (*mm_simd_tagscan_fn)(const int32_t *tag, uint32_t from, uint32_t to,
+                                       const mm_simd_pat *p);
+
+/* The tag scanner of an available isa (as resolved by mm_simd_scan_select). */
+mm_simd_tagscan_fn mm_simd_tagscan_for(int isa);
+
 /* The scanner for isa (MM_ISA_*; AUTO picks the widest the CPU has) in
  * *fn, and its resolved ISA in *chosen. 0, or MM_EPARAM with a message when
  * the CPU (or this build) lacks the ISA asked for. */

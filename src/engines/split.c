@@ -276,8 +276,8 @@ static const mm_param_info ll_pnp_params[] = {THETA, KP};
 #define SPLIT_ENGINE(var, nm, sum, tbl)                                                 \
     const mm_engine_def var = {                                                           \
         .info = {.name = nm, .summary = sum,                                              \
-                 .origin = "Ghazimirsaeed, Grant, Afsahi, Parallel Computing 89 (2019), "  \
-                           "paper 000",                                                   \
+                 .origin = "Ghazimirsaeed, Grant, Afsahi: A dynamic, unified design for " \
+                           "dedicated message matching engines (ParCo 89, 2019)",         \
                  .params = tbl, .nparams = sizeof tbl / sizeof tbl[0]},                   \
         .ops = &split_ops,                                                                \
     }

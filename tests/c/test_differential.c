@@ -102,6 +102,12 @@ static const struct variant {
     {"nm", {NULL}, MM_CFG_THREAD_SAFE},
     {"hash", {NULL}, MM_CFG_THREAD_SAFE},
     {"bins", {"bins=3"}, 0},
+    /* fixed hash seeds (the default draws one from the OS): other layouts,
+     * the same matches */
+    {"bins", {"bins=64", "seed=5"}, 0},
+    {"hash", {"seed=2", "capacity=16"}, 0},
+    {"nm", {"seed=1"}, 0},
+    {"adaptive", {"threshold=2", "bins=7", "low=40", "seed=3"}, 0},
     {"kmeans", {"clusters=" CLUSTER_FILE}, 0},
     {"kmeans", {"k=3"}, 0},
     /* switches to bins and back: low > threshold makes the first flap on

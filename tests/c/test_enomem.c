@@ -50,10 +50,22 @@ static int absorbs(const char *name)
 static int create(mm_engine **e, const char *name, const char *const *params, int wild,
                   int32_t np)
 {
+    /* the twin engines compare statistics: a hashing engine gets one fixed
+     * seed (its default draws a secret one per engine, which moves bins'
+     * depths and the tables' probe counts) */
+    const char *all[5];
     size_t n = 0;
-    while (params && n < 4 && params[n])
+    int seeded = 0;
+    while (params && n < 4 && params[n]) {
+        seeded |= strncmp(params[n], "seed=", 5) == 0;
+        all[n] = params[n];
         n++;
-    mm_config cfg = {.nprocs = np, .params = params, .nparams = n};
+    }
+    const mm_engine_info *info = mm_engine_find(name);
+    for (size_t i = 0; info && !seeded && i < info->nparams; i++)
+        if (strcmp(info->params[i].name, "seed") == 0)
+            all[n++] = "seed=7", seeded = 1;
+    mm_config cfg = {.nprocs = np, .params = all, .nparams = n};
     if (!wild)
         cfg.hints = MM_HINT_NO_ANY_SOURCE | MM_HINT_NO_ANY_TAG;
     char err[256];

@@ -1,0 +1,108 @@
+#include <string.h>
+#include "core/ftable.h"
+
+/* cap empty slots (comm == -1), or NULL. */
+static mm_fslot *alloc_slots(mm_mem *mem, uint32_t cap)
+{
+    mm_fslot *s = mm_mem_alloc(mem, (size_t)cap * sizeof *s);
+    if (s)
+        memset(s, 0xff, (size_t)cap * sizeof *s);
+    return s;
+}
+
+int mm_ftable_init(mm_ftable *t, unsigned li, uint32_t capacity, uint64_t seed, unsigned proj,
+                   mm_mem *mem)
+{
+    uint32_t cap = 16;
+    while (cap < capacity && cap < (1u << 30))
+        cap <<= 1;
+    t->slots = alloc_slots(mem, cap);
+    if (!t->slots)
+        return -1;
+    t->mask = cap - 1;
+    t->count = 0;
+    t->idle = 0;
+    t->li = li;
+    t->reseeds = 0;
+    t->last = 0;
+    t->proj = proj;
+    t->seed = seed;
+    t->steps = 0;
+    t->mem = mem;
+    return 0;
+}
+
+void mm_ftable_destroy(mm_ftable *t)
+{
+    if (!t->slots)
+        return;
+    mm_mem_free(t->mem, t->slots, ((size_t)t->mask + 1) * sizeof *t->slots);
+    t->slots = NULL;
+}
+
+/* Put key k (hash h, FIFO head) in the first empty slot from h's home;
+ * returns the slot's index. */
+static uint32_t place(mm_fslot *slots, uint32_t mask, const mm_key *k, uint32_t h, mm_elem *head)
+{
+    uint32_t i = h & mask;
+    while (slots[i].key.comm != -1)
+        i = (i + 1) & mask;
+    slots[i] = (mm_fslot){*k, h, head};
+    return i;
+}
+
+/* Move the live keys into a table of cap slots hashed with seed (rehashing
+ * the slots' keys when the seed changes), dropping the idle ones. 0, or -1
+ * when out of memory (the table unchanged). */
+static int rebuild(mm_ftable *t, uint32_t cap, uint64_t seed)
+{
+    uint32_t oldcap = t->mask + 1;
+    mm_fslot *slots = alloc_slots(t->mem, cap);
+    if (!slots)
+        return -1;
+    for (uint32_t i = 0; i < oldcap; i++) {
+        const mm_fslot *s = &t->slots[i];
+        if (s->key.comm == -1 || !s->head)
+            continue;
+        place(slots, cap - 1, &s->key, seed == t->seed ? s->hash : mm_khash(&s->key, seed),
+              s->head);
+    }
+    mm_mem_free(t->mem, t->slots, (size_t)oldcap * sizeof *slots);
+    t->slots = slots;
+    t->mask = cap - 1;
+    t->count -= t->idle;
+    t->idle = 0;
+    t->seed = seed;
+    t->last = 0;
+    return 0;
+}
+
+int mm_ftable_insert(mm_ftable *t, const mm_key *k, mm_elem *x, uint32_t h)
+{
+    uint32_t cap = t->mask + 1;
+    if ((uint64_t)(t->count + 1) * 2 > cap) {
+        /* Drop the idle keys; double only if the live ones need it. */
+        uint32_t want = (uint64_t)(t->count - t->idle + 1) * 2 > cap ? cap * 2 : cap;
+        if (want > (1u << 30) || rebuild(t, want, t->seed) != 0)
+            return -1;
+    }
+    uint32_t at = place(t->slots, t->mask, k, h, x);
+    uint32_t run = (at - h) & t->mask;
+    t->steps += run + 1;
+    t->count++;
+    t->last = at;
+    if (run > mm_ftable_max_run(t->mask + 1)) {
+        /* A run this long is all but impossible for keys the seed spreads:
+         * the keys were chosen against it (or the table is crowded). Spread
+         * them again: bigger if there is load to halve, else a new seed.
+         * If that fails for lack of memory the table stays as it is, correct
+         * and slower. */
+        cap = t->mask + 1;
+        if ((uint64_t)t->count * 4 >= cap && cap < (1u << 30)) {
+            rebuild(t, cap * 2, t->seed);
+        } else if (rebuild(t, cap, mm_seed_derive(t->seed, t->reseeds + 1)) == 0) {
+            t->reseeds++;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,275 @@
+/* ftable.h - a FIFO of elements per key (comm, src, tag), in a seeded hash
+ * table whose slot holds the key and the FIFO itself.
+ *
+ * A slot is 24 bytes: the key, its seeded hash and a pointer to the FIFO's
+ * head element. A lookup compares keys in the slot array and reads an
+ * element only to take it, so a match reads the slot's cache line and the
+ * partner element's: two lines, no key entry in between. The FIFO is
+ * threaded through element link li: next runs from head to tail; prev runs
+ * back, except that the head's prev points at the tail, so that appending
+ * needs nothing but the head.
+ *
+ *     slot [key | hash | head] --> e1 --next--> e2 --next--> e3 (next NULL)
+ *                                  e1.prev = e3, e2.prev = e1, e3.prev = e2
+ *
+ * Open addressing with linear probing; an empty slot has comm == -1. A key
+ * whose FIFO empties keeps its slot, idle (head NULL), for its next use: MPI
+ * programs use the same keys round after round, and re-inserting a key
+ * costs more than the match. Idle slots never make the table grow: when an
+ * insertion would pass half load they are dropped first, and the table
+ * doubles only if the live keys alone need it (so memory follows the live
+ * keys; the table never shrinks).
+ *
+ * Hostile keys: the hash is mm_khash with the table's secret seed, and probe
+ * runs are bounded: an insertion that lands more than mm_ftable_max_run
+ * slots from its home rebuilds the table, twice the size if it is at least
+ * a quarter full, else under a new seed (derived from the old one, so a
+ * fixed seed still reproduces). Every slot a lookup or insertion inspects is
+ * counted (mm_ftable_take_steps), so a slow table shows in the statistics. */
+#ifndef MM_CORE_FTABLE_H
+#define MM_CORE_FTABLE_H
+
+#include <string.h>
+#include "core/elem.h"
+#include "core/khash.h"
+#include "core/mem.h"
+
+typedef struct mm_fslot {
+    mm_key   key;      /* comm == -1: empty slot                         */
+    uint32_t hash;
+    mm_elem *head;     /* NULL in a used slot: the key is idle           */
+} mm_fslot;
+
+_Static_assert(sizeof(mm_fslot) == 24, "an ftable slot is 24 bytes");
+
+/* The longest probe run an insertion accepts in a table of cap slots:
+ * 8 log2(cap). Random keys at half load make runs of about 5 log2(cap) at
+ * the most in a large table; keys crowding one run make runs as long as
+ * their number. */
+static inline uint32_t mm_ftable_max_run(uint32_t cap)
+{
+    return 8u * (uint32_t)__builtin_ctz(cap);
+}
+
+typedef struct mm_ftable {
+    mm_fslot *slots;
+    uint32_t  mask;    /* capacity - 1 (a power of two)                 */
+    uint32_t  count;   /* used slots: live and idle keys                 */
+    uint32_t  idle;    /* keys with an empty FIFO                        */
+    uint32_t  li;      /* element link of the FIFOs                      */
+    uint32_t  reseeds; /* rebuilds under a new seed                      */
+    uint32_t  last;    /* slot of the last key found or inserted (a hint,
+                          checked against the slot's key before use)     */
+    unsigned  proj;    /* MM_FTABLE_ANY_*                                */
+    uint64_t  seed;
+    uint64_t  steps;   /* slots inspected since the last take_steps      */
+    mm_mem   *mem;
+} mm_ftable;
+
+/* A table may file elements under a projection of their key (NewMadeleine's
+ * (src,*), (*,tag), (*,*) tables): with MM_FTABLE_ANY_SRC / MM_FTABLE_ANY_TAG
+ * in proj, the element's source / tag is replaced by the wildcard in the key
+ * it is filed under (mm_ftable_key), and callers look up with that key. */
+enum { MM_FTABLE_ANY_TAG = 1u << 0, MM_FTABLE_ANY_SRC = 1u << 1 };
+
+/* 0, or -1 when out of memory. capacity is rounded up to a power of two >= 16. */
+int  mm_ftable_init(mm_ftable *t, unsigned li, uint32_t capacity, uint64_t seed, unsigned proj,
+                    mm_mem *mem);
+void mm_ftable_destroy(mm_ftable *t);
+
+/* The key x is filed under in t. */
+static inline mm_key mm_ftable_key(const mm_ftable *t, const mm_key *x)
+{
+    mm_key k = *x;
+    if (t->proj & MM_FTABLE_ANY_SRC)
+        k.src = MM_ANY_SOURCE;
+    if (t->proj & MM_FTABLE_ANY_TAG)
+        k.tag = MM_ANY_TAG;
+    return k;
+}
+
+/* Key equality as one 8-byte and one 4-byte compare, without branches. */
+static inline int mm_ftable_key_eq(const mm_key *a, const mm_key *b)
+{
+    uint64_t a8, b8;
+    uint32_t a4, b4;
+    memcpy(&a8, a, 8), memcpy(&b8, b, 8);
+    memcpy(&a4, (const char *)a + 8, 4), memcpy(&b4, (const char *)b + 8, 4);
+    return ((a8 ^ b8) | (a4 ^ b4)) == 0;
+}
+
+static inline uint32_t mm_ftable_hash(const mm_ftable *t, const mm_key *k)
+{
+    return mm_khash(k, t->seed);
+}
+
+/* Slots inspected since the last call (for mm_qstats.probes), and reset. */
+static inline uint64_t mm_ftable_take_steps(mm_ftable *t)
+{
+    uint64_t s = t->steps;
+    t->steps = 0;
+    return s;
+}
+
+static inline mm_link *mm_ftable_link(const mm_ftable *t, mm_elem *x)
+{
+    return &x->link[t->li];
+}
+
+/* The slot of key k (hash h = mm_ftable_hash(t, k)), live or idle, or NULL. */
+static inline mm_fslot *mm_ftable_slot(mm_ftable *t, const mm_key *k, uint32_t h)
+{
+    uint32_t home = h & t->mask;
+    for (uint32_t i = home;; i = (i + 1) & t->mask) {
+        mm_fslot *s = &t->slots[i];
+        if (s->hash == h && mm_ftable_key_eq(&s->key, k)) {
+            t->steps += ((i - home) & t->mask) + 1;
+            t->last = i;
+            return s;
+        }
+        if (s->key.comm == -1) {
+            t->steps += ((i - home) & t->mask) + 1;
+            return NULL;
+        }
+    }
+}
+
+/* The slot of key k if its FIFO is not empty (its head is the earliest
+ * element queued under k), or NULL. */
+static inline mm_fslot *mm_ftable_find(mm_ftable *t, const mm_key *k, uint32_t h)
+{
+    if (t->count == t->idle) /* one side empty is the common case: no probe */
+        return NULL;
+    mm_fslot *s = mm_ftable_slot(t, k, h);
+    return s && s->head ? s : NULL;
+}
+
+/* The slot of key k, live or idle, if it is the last key found or
+ * inserted, else NULL: one slot inspected, no hash computed. Runs of the
+ * same key (a burst of receives, then of their messages) take this path. */
+static inline mm_fslot *mm_ftable_memo(mm_ftable *t, const mm_key *k)
+{
+    mm_fslot *s = &t->slots[t->last];
+    if (!mm_ftable_key_eq(&s->key, k))
+        return NULL;
+    t->steps++;
+    return s;
+}
+
+/* Insert a new key k whose FIFO is x alone (k absent). 0, or -1 when out
+ * of memory (the table unchanged). */
+int mm_ftable_insert(mm_ftable *t, const mm_key *k, mm_elem *x, uint32_t h);
+
+/* Append x to the FIFO of slot s (live or idle). 1 when that opened it. */
+static inline int mm_ftable_append(mm_ftable *t, mm_fslot *s, mm_elem *x)
+{
+    mm_link *l = mm_ftable_link(t, x);
+    l->next = NULL;
+    if (!s->head) {
+        l->prev = l;
+        s->head = x;
+        t->idle--;
+        return 1;
+    }
+    mm_link *hl = mm_ftable_link(t, s->head);
+    mm_link *tail = hl->prev;
+    tail->next = l;
+    l->prev = tail;
+    hl->prev = l;
+    return 0;
+}
+
+/* Append x, filed under key k = mm_ftable_key(t, &x->key) with hash h, to
+ * its FIFO. 1 when that opened the FIFO, 0 when it joined one, -1 when out
+ * of memory (nothing changed). */
+static inline int mm_ftable_push(mm_ftable *t, mm_elem *x, const mm_key *k, uint32_t h)
+{
+    mm_fslot *s = t->count ? mm_ftable_slot(t, k, h) : NULL;
+    if (s)
+        return mm_ftable_append(t, s, x);
+    mm_link *l = mm_ftable_link(t, x);
+    l->next = NULL;
+    l->prev = l;
+    return mm_ftable_insert(t, k, x, h) == 0 ? 1 : -1;
+}
+
+/* mm_ftable_push, hashing k only when it is not the last key used. */
+static inline int mm_ftable_push_key(mm_ftable *t, mm_elem *x, const mm_key *k)
+{
+    mm_fslot *s = t->count ? mm_ftable_memo(t, k) : NULL;
+    if (s)
+        return mm_ftable_append(t, s, x);
+    return mm_ftable_push(t, x, k, mm_ftable_hash(t, k));
+}
+
+/* The live slot of key k, or NULL: the last key used, else a lookup
+ * (hashing k). */
+static inline mm_fslot *mm_ftable_find_key(mm_ftable *t, const mm_key *k)
+{
+    if (t->count == t->idle)
+        return NULL;
+    mm_fslot *s = mm_ftable_memo(t, k);
+    if (!s)
+        s = mm_ftable_slot(t, k, mm_ftable_hash(t, k));
+    return s && s->head ? s : NULL;
+}
+
+/* Take the head of live slot s's FIFO (returned). *closed tells whether
+ * that emptied the FIFO (the key stays, idle). */
+static inline mm_elem *mm_ftable_pop(mm_ftable *t, mm_fslot *s, int *closed)
+{
+    mm_elem *x = s->head;
+    mm_link *l = mm_ftable_link(t, x);
+    mm_link *n = l->next;
+    if (n) {
+        n->prev = l->prev;
+        s->head = mm_elem_of(n, t->li);
+        *closed = 0;
+    } else {
+        s->head = NULL;
+        t->idle++;
+        *closed = 1;
+    }
+    l->next = l->prev = NULL;
+    return x;
+}
+
+/* The head of key k's FIFO (hash h), or NULL: taken off the FIFO when
+ * remove (*closed: that emptied it), else left queued (*closed = 0). */
+static inline mm_elem *mm_ftable_take(mm_ftable *t, const mm_key *k, uint32_t h, int remove,
+                                      int *closed)
+{
+    mm_fslot *s = mm_ftable_find(t, k, h);
+    *closed = 0;
+    if (!s)
+        return NULL;
+    return remove ? mm_ftable_pop(t, s, closed) : s->head;
+}
+
+/* Unlink x, filed under key k = mm_ftable_key(t, &x->key), from its FIFO,
+ * wherever it is. Returns 1 when that emptied the FIFO. A middle element
+ * is unlinked in O(1) without hashing; the head or the tail needs the slot. */
+static inline int mm_ftable_remove(mm_ftable *t, mm_elem *x, const mm_key *k)
+{
+    mm_link *l = mm_ftable_link(t, x);
+    int is_head = l->prev->next != l; /* the head's prev is the tail, whose next is NULL */
+    if (!is_head && l->next) {
+        l->prev->next = l->next;
+        l->next->prev = l->prev;
+        l->next = l->prev = NULL;
+        return 0;
+    }
+    mm_fslot *s = mm_ftable_find_key(t, k);
+    int closed;
+    if (is_head) {
+        mm_ftable_pop(t, s, &closed);
+        return closed;
+    }
+    /* the tail, behind a head */
+    mm_ftable_link(t, s->head)->prev = l->prev;
+    l->prev->next = NULL;
+    l->next = l->prev = NULL;
+    return 0;
+}
+
+#endif

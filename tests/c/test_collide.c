@@ -1,0 +1,239 @@
+/* Keys chosen by a hostile sender. With a fixed hash a sender can pick tags
+ * that share a probe run of a hash table or one bin, and turn every search
+ * into a walk of the queue. These tests craft such tags against the old,
+ * unseeded key hash (mm_key_hash: low bits equal = one probe run; top bits
+ * equal = one bin), send them through every hashing engine and check, with
+ * a generous bound, that the seeded engines still inspect a few slots (or
+ * elements) per operation and report it (mm_qstats.probes). They also
+ * craft keys against a *known* seed, as an attacker who learnt it would,
+ * and check that the table's run bound re-spreads them; and that a fixed
+ * seed reproduces the same layout and counts. */
+#include <string.h>
+#include "check.h"
+#include "mpimatch.h"
+#include "core/ftable.h"
+
+enum { N = 1500, NBINS = 256 };
+
+static int32_t low_tags[N], top_tags[N];
+
+/* N tags whose unseeded hash (comm 0, src 0) has its low 12 bits zero:
+ * every one starts its probe at slot 0 of any table of up to 4096 slots.
+ * And N tags whose unseeded hash has its top 8 bits zero: one bin of 256. */
+static void craft(void)
+{
+    int nl = 0, nt = 0;
+    for (int32_t t = 0; nl < N || nt < N; t++) {
+        mm_key k = {0, 0, t};
+        uint32_t h = mm_key_hash(&k);
+        if (nl < N && (h & 0xFFF) == 0)
+            low_tags[nl++] = t;
+        if (nt < N && (h >> 24) == 0)
+            top_tags[nt++] = t;
+    }
+}
+
+static mm_engine *make(const char *name, const char *const *params, size_t n, int hints)
+{
+    mm_config cfg = {.nprocs = 4, .params = params, .nparams = n};
+    if (hints)
+        cfg.hints = MM_HINT_NO_ANY_SOURCE | MM_HINT_NO_ANY_TAG;
+    mm_engine *e = NULL;
+    char err[256];
+    int rc = mm_create(&e, name, &cfg, err, sizeof err);
+    if (rc != 0)
+        fprintf(stderr, "%s: %s\n", name, err);
+    CHECK_EQ(rc, 0);
+    return e;
+}
+
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static uint64_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+/* Post N receives on tags[], then deliver the messages in a random order:
+ * every arrival must find its receive. Returns the engine's statistics. */
+static mm_stats run(mm_engine *e, const int32_t *tags)
+{
+    int32_t order[N];
+    rng = 0x9E3779B97F4A7C15ull; /* the same arrival order every run */
+    for (int i = 0; i < N; i++) {
+        mm_entry r = {.comm = 0, .src = 0, .tag = tags[i], .cookie = (uintptr_t)i + 1};
+        uintptr_t got = 0;
+        CHECK_EQ(mm_post(e, &r, NULL, &got), MM_QUEUED);
+        order[i] = i;
+    }
+    for (int i = N - 1; i > 0; i--) {
+        int j = (int)(rnd() % (uint64_t)(i + 1));
+        int32_t x = order[i];
+        order[i] = order[j];
+        order[j] = x;
+    }
+    int bad = 0;
+    for (int i = 0; i < N; i++) {
+        mm_entry m = {.comm = 0, .src = 0, .tag = tags[order[i]], .cookie = 1};
+        uintptr_t got = 0;
+        if (mm_arrive(e, &m, &got) != MM_MATCHED || got != (uintptr_t)order[i] + 1)
+            bad++;
+    }
+    CHECK_EQ(bad, 0);
+    mm_stats st;
+    mm_get_stats(e, &st);
+    return st;
+}
+
+/* Hash-table engines: slots inspected per operation (N insertions, N
+ * searches). Random keys give about 1.5; the crafted ones, under the old
+ * hash, about N/2. */
+static void test_tables(void)
+{
+    static const struct { const char *name; const char *params[2]; int hints; } cases[] = {
+        {"hash", {NULL}, 1},
+        {"hash", {"seed=1"}, 1},
+        {"hash", {"seed=12345", "capacity=4096"}, 1},
+        {"nm", {NULL}, 0},
+        {"nm", {"seed=3"}, 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        size_t np = cases[c].params[0] ? (cases[c].params[1] ? 2 : 1) : 0;
+        mm_engine *e = make(cases[c].name, cases[c].params, np, cases[c].hints);
+        if (!e)
+            continue;
+        mm_stats st = run(e, low_tags);
+        uint64_t probes = st.prq.probes + st.umq.probes;
+        double per_op = (double)probes / (2.0 * N);
+        printf("%-5s %-12s crafted tags: %.2f slots per operation, at most %llu in one\n",
+               cases[c].name, np ? cases[c].params[0] : "(random)", per_op,
+               (unsigned long long)st.prq.max_probes);
+        CHECK(probes >= N);        /* every insertion inspects at least one slot */
+        CHECK(per_op < 8.0);       /* generous: healthy is about 1.5 */
+        CHECK(st.prq.max_probes < 100);
+        CHECK_EQ(st.prq.traversed, N); /* depth says 1 per search: probes tell the rest */
+        mm_destroy(e);
+    }
+}
+
+/* Bin engines: elements compared per search. Random keys spread N over 256
+ * bins (about N/512 + 1 per search); the crafted ones share one bin under
+ * the old hash (about N/3). */
+static void test_bins(void)
+{
+    static const struct { const char *name; const char *params[3]; } cases[] = {
+        {"bins", {NULL}},
+        {"bins", {"seed=9"}},
+        {"adaptive", {"threshold=2", "bins=256"}},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        size_t np = 0;
+        while (np < 3 && cases[c].params[np])
+            np++;
+        mm_engine *e = make(cases[c].name, cases[c].params, np, 0);
+        if (!e)
+            continue;
+        mm_stats st = run(e, top_tags);
+        double depth = (double)st.prq.traversed / (double)st.prq.searches;
+        printf("%-8s %-12s crafted tags: mean depth %.2f, max %llu\n", cases[c].name,
+               np ? cases[c].params[0] : "(random)", depth,
+               (unsigned long long)st.prq.max_depth);
+        CHECK(depth < 4.0 * N / NBINS + 8); /* generous: healthy is about 3.5 */
+        mm_destroy(e);
+    }
+}
+
+/* A fixed seed reproduces the layout: the same counts twice. */
+static void test_fixed_seed(void)
+{
+    const char *p[] = {"seed=77"};
+    mm_stats a, b;
+    mm_engine *e = make("bins", p, 1, 0);
+    a = run(e, low_tags);
+    mm_destroy(e);
+    e = make("bins", p, 1, 0);
+    b = run(e, low_tags);
+    mm_destroy(e);
+    CHECK_EQ(a.prq.traversed, b.prq.traversed);
+    CHECK_EQ(a.prq.max_depth, b.prq.max_depth);
+    e = make("hash", p, 1, 1);
+    a = run(e, top_tags);
+    mm_destroy(e);
+    e = make("hash", p, 1, 1);
+    b = run(e, top_tags);
+    mm_destroy(e);
+    CHECK_EQ(a.prq.probes, b.prq.probes);
+    CHECK_EQ(a.prq.max_probes, b.prq.max_probes);
+    /* and the parameter is checked */
+    const char *bad[] = {"seed=-1"};
+    mm_config cfg = {.nprocs = 1, .params = bad, .nparams = 1};
+    mm_engine *x = NULL;
+    CHECK_EQ(mm_create(&x, "bins", &cfg, NULL, 0), MM_EPARAM);
+}
+
+/* An attacker who knows the seed crafts keys that share the low 14 bits of
+ * the seeded hash: one probe run in every table up to 16384 slots. The run
+ * bound must re-spread them (a new seed), so that operations stay cheap. */
+enum { NW = 600 };
+static void test_known_seed(void)
+{
+    const uint64_t seed = 0x0123456789ABCDEFull;
+    mm_key keys[NW];
+    int n = 0;
+    for (int32_t t = 0; n < NW; t++) {
+        mm_key k = {1, 2, t};
+        if ((mm_khash(&k, seed) & 0x3FFF) == 0)
+            keys[n++] = k;
+    }
+    mm_mem mem = {0};
+    mm_ftable t;
+    CHECK_EQ(mm_ftable_init(&t, 0, 16, seed, 0, &mem), 0);
+    mm_elem *el = calloc(NW, mm_elem_size(1));
+    if (!el)
+        abort();
+    uint64_t steps = 0;
+    for (int i = 0; i < NW; i++) {
+        mm_elem *x = (mm_elem *)((char *)el + (size_t)i * mm_elem_size(1));
+        x->key = keys[i];
+        x->seq = (uint64_t)i + 1;
+        CHECK_EQ(mm_ftable_push(&t, x, &x->key, mm_ftable_hash(&t, &x->key)), 1);
+        steps += mm_ftable_take_steps(&t);
+    }
+    CHECK(t.reseeds >= 1);
+    CHECK(t.seed != seed);
+    /* every key is still found, at a short distance */
+    uint64_t found = 0;
+    for (int i = 0; i < NW; i++) {
+        mm_fslot *s = mm_ftable_find(&t, &keys[i], mm_ftable_hash(&t, &keys[i]));
+        found += s && s->head->seq == (uint64_t)i + 1;
+    }
+    uint64_t lookups = mm_ftable_take_steps(&t);
+    CHECK_EQ(found, NW);
+    printf("known seed: %u re-seeds, %.2f slots per insertion, %.2f per lookup after\n",
+           t.reseeds, (double)steps / NW, (double)lookups / NW);
+    CHECK(lookups < 4 * NW);
+    /* the insertions paid for the long runs until the bound fired, once:
+     * far below the ~NW/2 per insertion a single run costs */
+    CHECK(steps < 40 * (uint64_t)NW);
+    /* empty it again through pops and removes */
+    for (int i = 0; i < NW; i++) {
+        mm_elem *x = (mm_elem *)((char *)el + (size_t)i * mm_elem_size(1));
+        CHECK_EQ(mm_ftable_remove(&t, x, &x->key), 1);
+    }
+    CHECK_EQ(t.idle, t.count); /* every key idle, kept for its next use */
+    mm_ftable_destroy(&t);
+    CHECK_EQ(mem.bytes, 0);
+    free(el);
+}
+
+int main(void)
+{
+    craft();
+    test_tables();
+    test_bins();
+    test_fixed_seed();
+    test_known_seed();
+    return check_report("test_collide");
+}
