@@ -79,7 +79,8 @@ def _clock(seconds: float) -> str:
     return f"{m}m{s:02d}s"
 
 
-def summary(cases: List[Case], elapsed: float, budget_min: float) -> Tuple[List[str], bool]:
+def summary(cases: List[Case], elapsed: float, budget_min: float,
+            strict_budget: bool = False) -> Tuple[List[str], bool]:
     """(the lines to print, whether the policy holds)."""
     ok = True
     allowed, refused = [], []
@@ -102,10 +103,14 @@ def summary(cases: List[Case], elapsed: float, budget_min: float) -> Tuple[List[
                         "what they need (" + "; ".join(f"{c.name}: {c.skipped}"
                                                        for c, _ in refused) + ")")
         lines.append("skips: " + ", ".join(bits))
+    # Over budget is reported loudly; it fails the run only with --strict-budget:
+    # wall time on a shared 2-core machine depends on what else runs there, and
+    # a test that fails on time alone is a timed test (speed is for benchmarks).
     over = elapsed > budget_min * 60
-    ok = ok and not over
+    ok = ok and not (over and strict_budget)
     lines.append(f"total time {_clock(elapsed)} (budget {budget_min:g}m"
-                 + (", OVER BUDGET" if over else "") + f"); {SLOWEST} slowest tests:")
+                 + (", OVER BUDGET: find what grew in the slowest tests below" if over else "")
+                 + f"); {SLOWEST} slowest tests:")
     ran = sorted(cases, key=lambda c: c.seconds, reverse=True)[:SLOWEST]
     width = max((len(c.run) for c in ran), default=0)
     lines += [f"  {c.seconds:7.1f}s  {c.run:<{width}}  {c.name}" for c in ran]
@@ -116,6 +121,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--elapsed", type=float, required=True, help="seconds the whole run took")
     ap.add_argument("--budget-min", type=float, default=30.0, help="minutes allowed (default 30)")
+    ap.add_argument("--strict-budget", action="store_true",
+                    help="fail when the run took longer than the budget (default: report it)")
     ap.add_argument("runs", nargs="*", metavar="LABEL=JUNIT.xml")
     args = ap.parse_args(argv)
     cases: List[Case] = []
@@ -128,7 +135,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         except ET.ParseError as err:
             print(f"test_summary: {path}: {err}", file=sys.stderr)
             return 1
-    lines, ok = summary(cases, args.elapsed, args.budget_min)
+    lines, ok = summary(cases, args.elapsed, args.budget_min, args.strict_budget)
     print("\n".join(lines))
     return 0 if ok else 1
 
