@@ -14,7 +14,9 @@
  * queues empty at the end. Run for every engine, in the three shard modes
  * (by comm/source/tag, by comm/source, one shard), and under TSan in CI.
  *
- * usage: test_concurrent [OPS]          OPS operations per thread (default 20000)
+ * usage: test_concurrent [OPS [ENGINE]]  OPS operations per thread (default 20000),
+ *                                       every engine or only ENGINE; the full size
+ *                                       is test_concurrent 1000000
  *        test_concurrent --bench ENGINE THREADS OPS
  *                                       throughput (operations per second) */
 #include <pthread.h>
@@ -163,8 +165,15 @@ int main(int argc, char **argv)
         per_thread = 2;
     static const uint32_t modes[3] = {MM_HINT_NO_ANY_SOURCE | MM_HINT_NO_ANY_TAG,
                                       MM_HINT_NO_ANY_SOURCE, 0};
+    const char *only = argc > 2 ? argv[2] : NULL;
+    if (only && !mm_engine_find(only)) {
+        fprintf(stderr, "test_concurrent: no engine '%s'\n", only);
+        return 2;
+    }
     for (size_t k = 0; k < mm_engine_count(); k++) {
         const mm_engine_info *info = mm_engine_at(k);
+        if (only && strcmp(only, info->name) != 0)
+            continue;
         for (int m = 0; m < 3; m++) {
             double ops = run(info, modes[m], MM_CFG_CONCURRENT);
             printf("%-8s shards by %-16s %d threads x %ld ops: %.2f Mops/s\n", info->name,
