@@ -15,7 +15,8 @@
  * even when memory is exhausted.
  *
  * An engine handle is not thread-safe unless it was created with
- * MM_CFG_THREAD_SAFE, which serialises every call with a per-engine lock.
+ * MM_CFG_THREAD_SAFE, which serialises every call with a per-engine lock, or
+ * MM_CFG_CONCURRENT, which locks one shard of the keys per call.
  */
 #ifndef MPIMATCH_H
 #define MPIMATCH_H
@@ -76,7 +77,13 @@ enum {
 
 /* Configuration flags. */
 enum {
-    MM_CFG_THREAD_SAFE = 1u << 0 /* take a per-engine lock around every call */
+    MM_CFG_THREAD_SAFE = 1u << 0, /* take a per-engine lock around every call */
+    /* Concurrent callers without a global lock: the engine is split into
+     * shards by (comm, source) - by (comm, source, tag) when ANY_TAG is also
+     * excluded - each behind its own lock. Needs MM_HINT_NO_ANY_SOURCE to
+     * shard; without it every call serialises on one lock. The calls are
+     * linearizable (docs/semantics.md). */
+    MM_CFG_CONCURRENT  = 1u << 1
 };
 
 /* Traffic kinds and collective operations (for per-collective engines). */

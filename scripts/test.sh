@@ -2,7 +2,7 @@
 # Every test of mpimatch, as CI runs them (make test):
 #  1. Release build, warnings as errors: C tests (ctest), then Python tests.
 #  2. ASan + UBSan build: the C tests, and the Python tests against its tools.
-#  3. TSan build: the thread-safety test.
+#  3. TSan build: the thread-safety test and mpimatch-threads (real threads, every engine).
 # Ends (scripts/test_summary.py) with the skipped tests and why, the total time
 # and the ten slowest tests; fails when a test skipped for something
 # scripts/setup.sh --dev installs; a run over 30 minutes is reported (OVER BUDGET).
@@ -44,7 +44,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 
 echo "== TSan build (thread-safe engines)"
 run_build build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPIMATCH_SANITIZE=thread
-TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan --output-on-failure -R '^test_threads$' \
+TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan --output-on-failure -R '^(test_threads|test_concurrent|threads\.cli)$' \
   --output-junit "$reports/build-tsan.xml"
 
 echo "== Python tests against the ASan + UBSan tools"

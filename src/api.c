@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "engine.h"
+#include "shard.h"
 #include "core/compiler.h"
 
 #define LOCK(e)   do { if ((e)->locked) pthread_mutex_lock(&(e)->lock); } while (0)
@@ -169,7 +170,7 @@ static int create(mm_engine **out, const mm_engine_def *def, const char *name,
         return MM_EINVAL;
     }
     if (cfg->hints & ~(uint32_t)(MM_HINT_NO_ANY_SOURCE | MM_HINT_NO_ANY_TAG) ||
-        cfg->flags & ~(uint32_t)MM_CFG_THREAD_SAFE || (cfg->nparams && !cfg->params)) {
+        cfg->flags & ~(uint32_t)(MM_CFG_THREAD_SAFE | MM_CFG_CONCURRENT) || (cfg->nparams && !cfg->params)) {
         set_err(err, errlen, "unknown hint or flag bits, or params missing");
         return MM_EINVAL;
     }
@@ -182,6 +183,8 @@ static int create(mm_engine **out, const mm_engine_def *def, const char *name,
                 def->info.name, buf);
         return MM_EHINT;
     }
+    if (cfg->flags & MM_CFG_CONCURRENT)
+        return mm_shards_create(out, def, cfg, err, errlen);
     mm_mem mem = {0};
     mm_engine *e = mm_mem_calloc(&mem, 1, sizeof *e);
     if (!e) {
@@ -257,6 +260,10 @@ void mm_destroy(mm_engine *e)
 {
     if (!e)
         return;
+    if (e->shards) {
+        mm_shards_destroy(e);
+        return;
+    }
     e->def->ops->fini(e);
     mm_pool_destroy(&e->recvs);
     mm_pool_destroy(&e->msgs);
@@ -474,6 +481,8 @@ static int check_arrive(const mm_engine *e, const mm_entry *x)
 static MM_COLD int enter_other(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *h,
                                uintptr_t *partner)
 {
+    if (e->shards)
+        return mm_shards_enter(e, x, is_recv, h, partner);
     int rc = is_recv ? check_post(e, x) : check_arrive(e, x);
     if (rc)
         return rc;
@@ -519,6 +528,8 @@ static int probe(mm_engine *e, int32_t comm, int32_t src, int32_t tag, uintptr_t
 {
     if (!e)
         return MM_EINVAL;
+    if (e->shards)
+        return mm_shards_probe(e, comm, src, tag, found, remove);
     int rc = check_recv_key(e, comm, src, tag);
     if (rc)
         return rc;
@@ -552,6 +563,8 @@ int mm_cancel(mm_engine *e, mm_handle h)
         return MM_EINVAL;
     if (!h.elem)
         return MM_NOTFOUND; /* the handle of a receive matched at post time */
+    if (e->shards)
+        return mm_shards_cancel(e, h);
     LOCK(e);
     int rc;
     mm_elem *r = h.elem;
@@ -575,6 +588,10 @@ int mm_get_stats(mm_engine *e, mm_stats *out)
 {
     if (!e || !out)
         return MM_EINVAL;
+    if (e->shards) {
+        mm_shards_stats(e, out);
+        return 0;
+    }
     LOCK(e);
     *out = e->st;
     out->prq.bytes = e->prq_mem.bytes;
@@ -599,6 +616,10 @@ void mm_reset_stats(mm_engine *e)
 {
     if (!e)
         return;
+    if (e->shards) {
+        mm_shards_reset(e);
+        return;
+    }
     LOCK(e);
     reset_side(&e->st.prq);
     reset_side(&e->st.umq);

@@ -76,6 +76,7 @@ struct mm_engine {
     int64_t   param[MM_MAX_PARAMS];
     char     *param_str[MM_MAX_PARAMS]; /* MM_PARAM_FILE values, or NULL */
     pthread_mutex_t lock;
+    struct mm_shards *shards; /* MM_CFG_CONCURRENT: the shards (shard.c), else NULL */
 };
 
 /* ---- statistics, updated on the matching path ---- */

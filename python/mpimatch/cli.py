@@ -1,4 +1,4 @@
-"""The `mpimatch` command: engines, replay, stream, gen, bench, profile, cluster.
+"""The `mpimatch` command: engines, replay, stream, gen, threads, bench, profile, cluster.
 
 A thin front end over the C executables (mpimatch-replay, mpimatch-stream,
 mpimatch-gen, ...): it passes arguments through and propagates their exit codes;
@@ -129,15 +129,34 @@ def register_gen(sub: Any) -> None:
     p.add_argument("--format", choices=["text", "binary"], help="stream format (default: text)")
 
 
+def _register_passthrough(sub: Any, name: str, func: Any, help: str, description: str,
+                          example: str) -> None:
+    """A subcommand that hands its arguments unparsed to a C tool (which has the --help)."""
+    p = add_command(sub, name, func, add_help=False, help=help,
+                    description=f"Pass through to mpimatch-{name} (mpimatch {name} --help "
+                                f"prints its usage): {description}")
+    p.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help=f"e.g. {example}")
+
+
 def register_coll(sub: Any) -> None:
-    p = add_command(sub, "coll", cmd_coll, add_help=False,
-                    help="show the point-to-point transfers of one collective call",
-                    description="Pass through to mpimatch-coll (mpimatch coll --help "
-                                "prints its usage): the algorithm and selection rule, then "
-                                "every transfer or, with --pairs, the messages and bytes "
-                                "per (src, dst) pair (docs/collectives.md).")
-    p.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS",
-                   help="e.g. --op bcast --n 8 --bytes 4096 --pairs")
+    _register_passthrough(sub, "coll", cmd_coll,
+                          help="show the point-to-point transfers of one collective call",
+                          description="the algorithm and selection rule, then every transfer "
+                                      "or, with --pairs, the messages and bytes per (src, dst) "
+                                      "pair (docs/collectives.md).",
+                          example="--op bcast --n 8 --bytes 4096 --pairs")
+
+
+def register_threads(sub: Any) -> None:
+    _register_passthrough(sub, "threads", cmd_threads,
+                          help="the stencil benchmark of Schonbein et al. (Euro-Par 2018) "
+                               "with real threads",
+                          description="receiving and sending pthreads post and deliver each "
+                                      "stencil decomposition's messages at once into one "
+                                      "thread-safe engine; measured search depths and drain "
+                                      "times beside the paper's and the generator's modelled "
+                                      "depths (docs/threads.md).",
+                          example="--case stencil3d:lx=4,ly=4,lz=4 --phases 10 --json out.json")
 
 
 def register_trace(sub: Any) -> None:
@@ -273,6 +292,10 @@ def cmd_coll(args: argparse.Namespace, out: Console) -> int:
     return run_tool(tools.COLL, args.args)
 
 
+def cmd_threads(args: argparse.Namespace, out: Console) -> int:
+    return run_tool(tools.THREADS, args.args)
+
+
 def cmd_convert(args: argparse.Namespace, out: Console) -> int:
     argv = [args.trace_dir, "--out", args.out]
     if args.mpi:
@@ -319,15 +342,15 @@ def cmd_import_dumpi(args: argparse.Namespace, out: Console) -> int:
 
 
 REGISTER = (register_engines, register_replay, register_stream, register_gen, register_coll,
-            bench_cli.register, cluster_cli.register, register_trace, register_import,
+            register_threads, bench_cli.register, cluster_cli.register, register_trace, register_import,
             register_convert)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
-    # mpimatch coll passes its options through to mpimatch-coll unparsed
+    # mpimatch coll and threads pass their options through to the C tool unparsed
     args, extra = parser.parse_known_args(argv)
-    if extra and getattr(args, "func", None) is cmd_coll:
+    if extra and getattr(args, "func", None) in (cmd_coll, cmd_threads):
         args.args = extra + args.args
     elif extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")

@@ -22,6 +22,7 @@ PROFILE = "mpimatch-profile"
 IMPORT_DUMPI = "mpimatch-import-dumpi"
 CONVERT = "mpimatch-convert"
 COLL = "mpimatch-coll"
+THREADS = "mpimatch-threads"
 EXIT_NOT_FOUND = 127
 
 # python/mpimatch/tools.py -> the repository root, when run from a checkout.

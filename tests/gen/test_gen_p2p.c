@@ -256,6 +256,27 @@ static void test_scheduler(void)
     }
     CHECK(first[0] > 50 && first[1] == 0 && first[2] > 50 && first[3] > 50);
 
+    /* Bursts: round robin gives each turn `burst` operations; random keeps
+     * every thread's count, and its runs (same thread as the step before)
+     * grow with the mean run length. burst 1 is the plain scheduler. */
+    CHECK(mm_gen_interleave_burst(&o, &r, MM_SCHED_ROUNDROBIN, 2, counts, 4, order) == MMS_OK);
+    const uint32_t rr2[9] = { 0, 0, 2, 3, 3, 0, 3, 3, 3 };
+    CHECK(memcmp(order, rr2, sizeof rr2) == 0);
+    const uint32_t big[3] = { 400, 400, 400 };
+    uint32_t bord[1200];
+    size_t same[2] = { 0, 0 };
+    for (int b = 0; b < 2; b++) {
+        CHECK(mm_gen_interleave_burst(&o, &r, MM_SCHED_RANDOM, b ? 16 : 1, big, 3, bord) == MMS_OK);
+        uint32_t bper[3] = { 0, 0, 0 };
+        for (int k = 0; k < 1200; k++) {
+            bper[bord[k]]++;
+            same[b] += k > 0 && bord[k] == bord[k - 1];
+        }
+        CHECK(bper[0] == 400 && bper[1] == 400 && bper[2] == 400);
+    }
+    /* one at a time: a repeat about 1/3 of the steps; mean run 16: most */
+    CHECK(same[0] > 300 && same[0] < 500 && same[1] > 1000);
+
     /* Per-thread lists keep program order (increasing item index). */
     const uint32_t owner[7] = { 1, 0, 1, 2, 0, 1, 1 };
     mm_gen_threads th;

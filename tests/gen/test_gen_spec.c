@@ -67,7 +67,7 @@ static void test_parse_values(void)
     CHECK(mm_gen_parse("stencil3d:points=7pt,lz=2,sched=sequential", &sp, err, sizeof err) == MMS_OK);
     mm_gen_format(&sp, buf, sizeof buf);
     CHECK_MSG(strcmp(buf, "stencil3d:lx=4,ly=4,lz=2,points=7pt,assign=strided,sched=sequential,"
-                          "phases=8,seed=1") == 0, "%s", buf);
+                          "phases=8,burst=1,seed=1") == 0, "%s", buf);
     /* A short buffer: snprintf semantics, still terminated. */
     char small[8];
     int n = mm_gen_format(&sp, small, sizeof small);

@@ -34,7 +34,25 @@ int mm_gen_reserve(mm_gen_out *o, uint64_t events, const char *what)
 int mm_gen_interleave(mm_gen_out *o, mm_rng *r, int mode, const uint32_t *counts,
                       size_t nthreads, uint32_t *order)
 {
+    return mm_gen_interleave_burst(o, r, mode, 1, counts, nthreads, order);
+}
+
+/* A run length with mean `burst`: 1 + a geometric number of extra
+ * operations, each drawn with probability 1 - 1/burst (burst 1: always 1). */
+static uint32_t run_length(mm_rng *r, uint32_t burst)
+{
+    uint32_t n = 1;
+    while (burst > 1 && n < UINT32_MAX && mm_rng_below(r, burst) != 0)
+        n++;
+    return n;
+}
+
+int mm_gen_interleave_burst(mm_gen_out *o, mm_rng *r, int mode, uint32_t burst,
+                            const uint32_t *counts, size_t nthreads, uint32_t *order)
+{
     size_t k = 0;
+    if (burst < 1)
+        burst = 1;
     if (mode == MM_SCHED_SEQUENTIAL) {
         for (size_t t = 0; t < nthreads; t++)
             for (uint32_t j = 0; j < counts[t]; j++)
@@ -60,8 +78,13 @@ int mm_gen_interleave(mm_gen_out *o, mm_rng *r, int mode, const uint32_t *counts
         while (nlive) {
             size_t j = (size_t)mm_rng_below(r, nlive);
             uint32_t t = live[j];
-            order[k++] = t;
-            if (--left[t] == 0)
+            uint32_t run = run_length(r, burst);
+            if (run > left[t])
+                run = left[t];
+            for (uint32_t q = 0; q < run; q++)
+                order[k++] = t;
+            left[t] -= run;
+            if (left[t] == 0)
                 live[j] = live[--nlive]; /* order of live threads is irrelevant here */
         }
     } else {
@@ -69,8 +92,11 @@ int mm_gen_interleave(mm_gen_out *o, mm_rng *r, int mode, const uint32_t *counts
             size_t keep = 0;
             for (size_t j = 0; j < nlive; j++) {
                 uint32_t t = live[j];
-                order[k++] = t;
-                if (--left[t])
+                uint32_t run = burst < left[t] ? burst : left[t];
+                for (uint32_t q = 0; q < run; q++)
+                    order[k++] = t;
+                left[t] -= run;
+                if (left[t])
                     live[keep++] = t;
             }
             nlive = keep;
@@ -119,10 +145,16 @@ int mm_gen_threads_build(mm_gen_out *o, mm_gen_threads *t, const uint32_t *owner
 int mm_gen_threads_schedule(mm_gen_out *o, const mm_gen_threads *t, mm_rng *r, int mode,
                             uint32_t *order)
 {
+    return mm_gen_threads_schedule_burst(o, t, r, mode, 1, order);
+}
+
+int mm_gen_threads_schedule_burst(mm_gen_out *o, const mm_gen_threads *t, mm_rng *r, int mode,
+                                  uint32_t burst, uint32_t *order)
+{
     uint32_t *next = malloc((t->nthreads + 1) * sizeof *next);
     if (!next)
         return mm_gen_nomem(o);
-    int rc = mm_gen_interleave(o, r, mode, t->counts, t->nthreads, order);
+    int rc = mm_gen_interleave_burst(o, r, mode, burst, t->counts, t->nthreads, order);
     if (rc == MMS_OK) {
         memcpy(next, t->first, t->nthreads * sizeof *next);
         /* order[] holds threads; replace each by that thread's next item. */

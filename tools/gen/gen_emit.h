@@ -77,6 +77,14 @@ extern const char *const mm_gen_sched_names[];
 int mm_gen_interleave(mm_gen_out *o, mm_rng *r, int mode, const uint32_t *counts,
                       size_t nthreads, uint32_t *order);
 
+/* As mm_gen_interleave, with threads that run in bursts: `random` draws a
+ * thread and lets it issue a run of operations of mean length `burst`
+ * (1 + a geometric count; cut at what the thread has left); `roundrobin`
+ * gives each turn `burst` operations; `sequential` ignores it. burst 1 is
+ * mm_gen_interleave. */
+int mm_gen_interleave_burst(mm_gen_out *o, mm_rng *r, int mode, uint32_t burst,
+                            const uint32_t *counts, size_t nthreads, uint32_t *order);
+
 /* Each thread's operations, in program order, as one array: thread t's
  * are items[first[t] .. first[t+1]). Built from owner[i], the thread of
  * item i, keeping items in increasing i. */
@@ -95,6 +103,10 @@ void mm_gen_threads_free(mm_gen_threads *t);
  * receives the item issued at step k. */
 int  mm_gen_threads_schedule(mm_gen_out *o, const mm_gen_threads *t, mm_rng *r, int mode,
                              uint32_t *order);
+
+/* The same, with threads that run in bursts (mm_gen_interleave_burst). */
+int  mm_gen_threads_schedule_burst(mm_gen_out *o, const mm_gen_threads *t, mm_rng *r, int mode,
+                                   uint32_t burst, uint32_t *order);
 
 /* Fail with "out of memory" (MMS_ENOMEM) in o->err. */
 int  mm_gen_nomem(mm_gen_out *o);

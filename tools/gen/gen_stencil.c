@@ -23,8 +23,8 @@
 static const char *const assign_names[] = { "strided", "geometric", NULL };
 
 /* Post the phase's receives, then its messages, `phases` times. */
-static int stencil_emit(mm_gen_out *o, const mm_stencil *p, int sched, uint32_t phases,
-                        uint64_t seed)
+static int stencil_emit(mm_gen_out *o, const mm_stencil *p, int sched, uint32_t burst,
+                        uint32_t phases, uint64_t seed)
 {
     mm_rng rng;
     mm_rng_seed(&rng, seed);
@@ -43,11 +43,11 @@ static int stencil_emit(mm_gen_out *o, const mm_stencil *p, int sched, uint32_t 
         return rc;
     }
     for (uint32_t ph = 0; ph < phases && rc == MMS_OK; ph++) {
-        rc = mm_gen_threads_schedule(o, &recv, &rng, sched, order);
+        rc = mm_gen_threads_schedule_burst(o, &recv, &rng, sched, burst, order);
         for (uint32_t k = 0; k < p->nmsg && rc == MMS_OK; k++)
             rc = mm_gen_recv(o, PEER, (int32_t)order[k], BYTES);
         if (rc == MMS_OK)
-            rc = mm_gen_threads_schedule(o, &send, &rng, sched, order);
+            rc = mm_gen_threads_schedule_burst(o, &send, &rng, sched, burst, order);
         for (uint32_t k = 0; k < p->nmsg && rc == MMS_OK; k++)
             rc = mm_gen_msg(o, PEER, (int32_t)order[k], BYTES);
     }
@@ -71,20 +71,21 @@ static int plan_or_fail(mm_gen_out *o, int rc)
 }
 
 static int run_plan(mm_stream *s, int dims, int points, const uint32_t l[3], int assign,
-                    int sched, uint32_t phases, uint64_t seed, char *err, size_t errlen)
+                    int sched, uint32_t burst, uint32_t phases, uint64_t seed, char *err,
+                    size_t errlen)
 {
     mm_gen_out o;
     mm_stencil p;
     mm_gen_out_init(&o, s, err, errlen);
     int rc = plan_or_fail(&o, mm_stencil_plan(&p, dims, points, l[0], l[1], l[2], assign));
     if (rc == MMS_OK)
-        rc = stencil_emit(&o, &p, sched, phases, seed);
+        rc = stencil_emit(&o, &p, sched, burst, phases, seed);
     mm_stencil_free(&p);
     return rc;
 }
 
 /* ---- naive ---- */
-enum { N_THREADS, N_MSGS, N_SCHED, N_PHASES };
+enum { N_THREADS, N_MSGS, N_SCHED, N_PHASES, N_BURST };
 
 static int naive_run(mm_stream *s, const int64_t *v, uint64_t seed, char *err, size_t errlen)
 {
@@ -93,7 +94,7 @@ static int naive_run(mm_stream *s, const int64_t *v, uint64_t seed, char *err, s
     mm_gen_out_init(&o, s, err, errlen);
     int rc = plan_or_fail(&o, mm_stencil_naive(&p, (uint32_t)v[N_THREADS], (uint32_t)v[N_MSGS]));
     if (rc == MMS_OK)
-        rc = stencil_emit(&o, &p, (int)v[N_SCHED], (uint32_t)v[N_PHASES], seed);
+        rc = stencil_emit(&o, &p, (int)v[N_SCHED], (uint32_t)v[N_BURST], (uint32_t)v[N_PHASES], seed);
     mm_stencil_free(&p);
     return rc;
 }
@@ -102,6 +103,9 @@ static int naive_run(mm_stream *s, const int64_t *v, uint64_t seed, char *err, s
     { "sched", "which thread issues the next operation (program order within a thread)",  \
       MM_SCHED_RANDOM, 0, 0, mm_gen_sched_names }
 #define PHASES_PARAM { "phases", "BSP phases (each posts and matches every message)", 8, 1, 1 << 16, NULL }
+#define BURST_PARAM                                                                       \
+    { "burst", "mean operations a thread issues in a row once scheduled (1: one at a time)", \
+      1, 1, 4096, NULL }
 #define ASSIGN_PARAM                                                                      \
     { "assign", "strided: tag i to thread i mod T (the paper's benchmark); geometric: "    \
       "each boundary subdomain receives from each outside neighbour",                     \
@@ -114,6 +118,7 @@ static const mm_gen_param naive_params[] = {
       1, 4096, NULL },
     SCHED_PARAM,
     PHASES_PARAM,
+    BURST_PARAM,
 };
 
 const mm_gen mm_gen_stencil_naive = {
@@ -125,14 +130,14 @@ const mm_gen mm_gen_stencil_naive = {
 };
 
 /* ---- 2D ---- */
-enum { D2_LX, D2_LY, D2_POINTS, D2_ASSIGN, D2_SCHED, D2_PHASES };
+enum { D2_LX, D2_LY, D2_POINTS, D2_ASSIGN, D2_SCHED, D2_PHASES, D2_BURST };
 static const char *const points2d[] = { "5pt", "9pt", NULL };
 
 static int d2_run(mm_stream *s, const int64_t *v, uint64_t seed, char *err, size_t errlen)
 {
     const uint32_t l[3] = { (uint32_t)v[D2_LX], (uint32_t)v[D2_LY], 1 };
     return run_plan(s, 2, v[D2_POINTS] ? 9 : 5, l, (int)v[D2_ASSIGN], (int)v[D2_SCHED],
-                    (uint32_t)v[D2_PHASES], seed, err, errlen);
+                    (uint32_t)v[D2_BURST], (uint32_t)v[D2_PHASES], seed, err, errlen);
 }
 
 static const mm_gen_param d2_params[] = {
@@ -142,6 +147,7 @@ static const mm_gen_param d2_params[] = {
     ASSIGN_PARAM,
     SCHED_PARAM,
     PHASES_PARAM,
+    BURST_PARAM,
 };
 
 const mm_gen mm_gen_stencil2d = {
@@ -153,14 +159,14 @@ const mm_gen mm_gen_stencil2d = {
 };
 
 /* ---- 3D and linear z ---- */
-enum { D3_LX, D3_LY, D3_LZ, D3_POINTS, D3_ASSIGN, D3_SCHED, D3_PHASES };
+enum { D3_LX, D3_LY, D3_LZ, D3_POINTS, D3_ASSIGN, D3_SCHED, D3_PHASES, D3_BURST };
 static const char *const points3d[] = { "7pt", "27pt", NULL };
 
 static int d3_run(mm_stream *s, const int64_t *v, uint64_t seed, char *err, size_t errlen)
 {
     const uint32_t l[3] = { (uint32_t)v[D3_LX], (uint32_t)v[D3_LY], (uint32_t)v[D3_LZ] };
     return run_plan(s, 3, v[D3_POINTS] ? 27 : 7, l, (int)v[D3_ASSIGN], (int)v[D3_SCHED],
-                    (uint32_t)v[D3_PHASES], seed, err, errlen);
+                    (uint32_t)v[D3_BURST], (uint32_t)v[D3_PHASES], seed, err, errlen);
 }
 
 static const mm_gen_param d3_params[] = {
@@ -172,6 +178,7 @@ static const mm_gen_param d3_params[] = {
     ASSIGN_PARAM,
     SCHED_PARAM,
     PHASES_PARAM,
+    BURST_PARAM,
 };
 
 const mm_gen mm_gen_stencil3d = {
@@ -182,13 +189,13 @@ const mm_gen mm_gen_stencil3d = {
     0, d3_params, sizeof d3_params / sizeof d3_params[0], d3_run,
 };
 
-enum { LZ_LZ, LZ_POINTS, LZ_ASSIGN, LZ_SCHED, LZ_PHASES };
+enum { LZ_LZ, LZ_POINTS, LZ_ASSIGN, LZ_SCHED, LZ_PHASES, LZ_BURST };
 
 static int linear_run(mm_stream *s, const int64_t *v, uint64_t seed, char *err, size_t errlen)
 {
     const uint32_t l[3] = { 1, 1, (uint32_t)v[LZ_LZ] };
     return run_plan(s, 3, v[LZ_POINTS] ? 27 : 7, l, (int)v[LZ_ASSIGN], (int)v[LZ_SCHED],
-                    (uint32_t)v[LZ_PHASES], seed, err, errlen);
+                    (uint32_t)v[LZ_BURST], (uint32_t)v[LZ_PHASES], seed, err, errlen);
 }
 
 static const mm_gen_param linear_params[] = {
@@ -198,6 +205,7 @@ static const mm_gen_param linear_params[] = {
     ASSIGN_PARAM,
     SCHED_PARAM,
     PHASES_PARAM,
+    BURST_PARAM,
 };
 
 const mm_gen mm_gen_stencil_linear = {

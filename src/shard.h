@@ -1,0 +1,21 @@
+/* shard.h - MM_CFG_CONCURRENT: one engine split into shards by key, each an
+ * engine of the same kind behind its own lock (shard.c, docs/semantics.md).
+ * api.c hands every call on such an engine (e->shards set) to these. */
+#ifndef MM_SHARD_H
+#define MM_SHARD_H
+
+#include "engine.h"
+
+/* Build the outer engine of def for cfg (cfg->flags has MM_CFG_CONCURRENT). */
+int  mm_shards_create(mm_engine **out, const mm_engine_def *def, const mm_config *cfg,
+                      char *err, size_t errlen);
+void mm_shards_destroy(mm_engine *e);
+int  mm_shards_enter(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *h,
+                     uintptr_t *partner);
+int  mm_shards_probe(mm_engine *e, int32_t comm, int32_t src, int32_t tag, uintptr_t *found,
+                     int remove);
+int  mm_shards_cancel(mm_engine *e, mm_handle h);
+void mm_shards_stats(mm_engine *e, mm_stats *out);
+void mm_shards_reset(mm_engine *e);
+
+#endif /* MM_SHARD_H */
