@@ -118,44 +118,59 @@ static int load_rank(cv_conv *c, int32_t i, char *err, size_t errlen)
     return MMS_OK;
 }
 
-/* Ranks on one host share CLOCK_MONOTONIC; hosts are aligned on the SYNC
- * record every rank writes right after the barrier in MPI_Init (t0 of the
- * header when a file has none). Then all times are shifted so that the
- * earliest MPI_Init return is 0. */
-static int align(cv_conv *c)
+/* Ranks on one host share CLOCK_MONOTONIC. The trace's alignment lines
+ * hosts up on the SYNC record every rank writes right after the barrier in
+ * MPI_Init (t0 of the header when a file has none); --clock first-record on
+ * the first record of each host's first rank. --clock causal (the default)
+ * then corrects that by message causality (conv_clock.c). Last, all times
+ * are shifted so that the earliest MPI_Init return is 0. */
+static int align(cv_conv *c, char *err, size_t errlen)
 {
     int32_t nodes = 0;
-    int64_t *lead = malloc((size_t)c->n * sizeof *lead); /* per node: base of its first rank */
-    if (!lead)
+    if (!(c->dom = calloc((size_t)c->n, sizeof *c->dom)))
         return MMS_ENOMEM;
     for (int32_t i = 0; i < c->n; i++) {
         cv_rank *r = &c->r[i];
         uint64_t b = r->h.t0;
-        for (size_t k = 0; k < r->nrec; k++)
-            if (r->rec[k].type == MMT_SYNC && r->rec[k].sub == 0) {
-                b = r->rec[k].t_start;
-                break;
-            }
+        if (c->o->clock == MM_CONV_CLOCK_FIRST) {
+            if (r->nrec)
+                b = r->rec[0].t_start;
+        } else {
+            for (size_t k = 0; k < r->nrec; k++)
+                if (r->rec[k].type == MMT_SYNC && r->rec[k].sub == 0) {
+                    b = r->rec[k].t_start;
+                    break;
+                }
+        }
         r->node = -1;
         for (int32_t j = 0; j < i && r->node < 0; j++)
             if (strncmp(c->r[j].h.host, r->h.host, sizeof r->h.host) == 0)
                 r->node = c->r[j].node;
         if (r->node < 0) {
             r->node = nodes++;
-            lead[r->node] = (int64_t)b;
+            c->dom[r->node].rank = i;
+            c->dom[r->node].base = (int64_t)b;
         }
     }
+    c->ndom = nodes;
+    for (int32_t d = nodes - 1; d >= 0; d--)
+        c->dom[d].base -= c->dom[0].base;
+    for (int32_t i = 0; i < c->n; i++)
+        c->r[i].shift = c->dom[c->r[i].node].base;
+    int rc = cv_clock(c, err, errlen);
+    if (rc)
+        return rc;
     int64_t lowest = INT64_MAX;
     for (int32_t i = 0; i < c->n; i++) {
         cv_rank *r = &c->r[i];
-        r->shift = lead[r->node] - lead[0];
         int64_t t0 = (int64_t)r->h.t0 - r->shift;
+        if (r->rate != 0)
+            t0 -= (int64_t)(r->rate * (double)((int64_t)r->h.t0 - r->rbase));
         if (t0 < lowest)
             lowest = t0;
     }
     for (int32_t i = 0; i < c->n; i++)
         c->r[i].shift += lowest;
-    free(lead);
     return MMS_OK;
 }
 
@@ -253,8 +268,8 @@ int cv_load(cv_conv *c, char *err, size_t errlen)
             return fail(MMS_EFORMAT, err, errlen, "%s: offset %d: MPI '%s', but %s says '%s'",
                         c->r[i].path, MMT_H_MPI, h->mpi, c->r[0].path, c->mpi);
     }
-    if (align(c))
-        return fail(MMS_ENOMEM, err, errlen, "out of memory");
+    if ((rc = align(c, err, errlen)))
+        return rc == MMS_ENOMEM ? fail(MMS_ENOMEM, err, errlen, "out of memory") : rc;
     return number_comms(c, err, errlen);
 }
 
@@ -272,6 +287,7 @@ void cv_free(cv_conv *c)
     free(c->r);
     free(c->comm_ids);
     free(c->msg);
+    free(c->dom);
     for (size_t i = 0; i < c->nwarn; i++)
         free(c->warn[i]);
     free(c->warn);

@@ -195,6 +195,7 @@ static int write_index(cv_conv *c, const rank_info *ri, size_t nri, char ***done
         mmj_obj_end(&j);
     }
     mmj_arr_end(&j);
+    cv_clock_json(c, &j);
     mmj_key(&j, "counts");
     mmj_obj(&j);
     mmj_ku64(&j, "p2p_messages", c->p2p_msgs);

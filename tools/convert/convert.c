@@ -56,6 +56,7 @@ int mm_convert(const mm_conv_opts *o, char *err, size_t errlen)
         return rc;
     if ((rc = cv_load(&c, err, errlen)))
         goto out;
+    cv_clock_print(&c, o->info);
     if (o->lib != MM_CONV_LIB_TRACE) {
         c.lib = o->lib;
     } else if (strcmp(c.mpi, "mpich") == 0) {

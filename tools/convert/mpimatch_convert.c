@@ -27,6 +27,12 @@ static const char usage[] =
     "  --rank LIST            write only these ranks, e.g. 0,2,5-7 (all ranks are\n"
     "                         still read: their messages arrive at the others)\n"
     "  --text                 also write STREAM_DIR/rank-NNNNNN.txt (text streams)\n"
+    "  --clock causal|trace|first-record\n"
+    "                         how hosts' clocks are lined up: the trace's SYNC\n"
+    "                         records (trace), each host's first record\n"
+    "                         (first-record), or the trace's alignment corrected\n"
+    "                         so that no message is received before it was sent\n"
+    "                         (causal, the default; offsets in index.json \"clock\")\n"
     "  --quiet                no summary on standard output\n"
     "\n"
     "Network model (ns; gap per byte in picoseconds; defaults in brackets):\n"
@@ -165,6 +171,18 @@ int main(int argc, char **argv)
                 r = -1;
             }
         }
+        if (r == 0 && (r = cli_opt(argc, argv, &i, "--clock", &v)) > 0) {
+            if (strcmp(v, "causal") == 0) {
+                o.clock = MM_CONV_CLOCK_CAUSAL;
+            } else if (strcmp(v, "trace") == 0) {
+                o.clock = MM_CONV_CLOCK_TRACE;
+            } else if (strcmp(v, "first-record") == 0) {
+                o.clock = MM_CONV_CLOCK_FIRST;
+            } else {
+                cli_error("--clock: expected 'causal', 'trace' or 'first-record', not '%s'", v);
+                r = -1;
+            }
+        }
         if (r == 0 && (r = cli_opt(argc, argv, &i, "--rank", &v)) > 0 && parse_ranks(v, &want, &nwant))
             r = -1;
         if (r < 0) {
@@ -193,6 +211,7 @@ int main(int argc, char **argv)
     o.want = want;
     o.nwant = nwant;
     o.log = stderr;
+    o.info = quiet ? NULL : stdout;
     char err[2048];
     int rc = mm_convert(&o, err, sizeof err);
     free(want);
