@@ -191,6 +191,10 @@ def register_convert(sub: Any) -> None:
     p.add_argument("--mpi", choices=["openmpi", "mpich"],
                    help="collective selection rules (default: the trace's MPI)")
     p.add_argument("--rank", metavar="LIST", help="write only these ranks, e.g. 0,2,5-7")
+    p.add_argument("--clock", choices=["causal", "trace", "first-record"],
+                   help="how hosts' clocks are lined up: corrected by message causality "
+                        "(causal, the default), the trace's SYNC records (trace) or each "
+                        "host's first record (first-record); docs/convert.md, \"Clocks\"")
     p.add_argument("--text", action="store_true", help="also write text streams")
     p.add_argument("--quiet", action="store_true", help="no summary line")
     for opt in CONVERT_MODEL_OPTIONS:
@@ -279,6 +283,8 @@ def cmd_convert(args: argparse.Namespace, out: Console) -> int:
         argv += ["--mpi", args.mpi]
     if args.rank:
         argv += ["--rank", args.rank]
+    if args.clock:
+        argv += ["--clock", args.clock]
     argv += ["--text"] * args.text + ["--quiet"] * args.quiet
     for opt in CONVERT_MODEL_OPTIONS:
         value = getattr(args, opt[2:].replace("-", "_"))

@@ -111,8 +111,9 @@ class RankFile:
 
 class Run:
     def __init__(self, prefix: str, nranks: int, version: Tuple[int, int, int] = (8, 1, 0),
-                 starttime: int = 1700000000) -> None:
+                 starttime: int = 1700000000, hosts: Optional[Sequence[str]] = None) -> None:
         self.prefix = prefix
+        self.hosts = list(hosts) if hosts else ["node%d" % r for r in range(nranks)]
         self.nranks = nranks
         self.version = version
         self.starttime = starttime
@@ -127,7 +128,7 @@ class Run:
         out += self.ranks[r].stream()
         out += struct.pack(">H", END_OF_STREAM)
         header = len(out)
-        out += bytes(self.version) + u64(self.starttime) + str16("node%d" % r) + str16("tester")
+        out += bytes(self.version) + u64(self.starttime) + str16(self.hosts[r]) + str16("tester")
         out += i32(0) + i32(0)  # mesh coordinates and sizes: no mesh
         footer = len(out)
         out += u64(FOOT_MAGIC) + i32(0) * (ALL_FUNCTIONS + 1) * 2
