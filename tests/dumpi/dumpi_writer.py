@@ -13,6 +13,8 @@ addresses, and the index.
 
 Regenerate the committed fixtures with
     python3 tests/dumpi/dumpi_writer.py tests/dumpi/data
+Write the two-host run with skewed clocks (two_host_program, docs/convert.md) with
+    python3 tests/dumpi/dumpi_writer.py --two-hosts DIR
 """
 from __future__ import annotations
 
@@ -196,6 +198,57 @@ def p2p_program() -> Run:
     return run
 
 
+# two_host_program(): host n1's clock is ahead of n0's by TWO_HOST_OFF ns, and n1 enters
+# MPI_Init TWO_HOST_LATE ns later (true time).
+TWO_HOST_OFF = 130_000_000 + 4321
+TWO_HOST_LATE = 5_000_000
+
+
+def _at(rf: RankFile, start: int, name: str, args: Sequence[bytes], dur: int) -> None:
+    """A call of rank file rf entered at `start` (its own clock, ns) lasting dur."""
+    assert start >= rf.t, (start, rf.t)
+    rf.t = start
+    rf.call(name, args, dur=dur, gap=0)
+
+
+def two_host_program() -> Tuple[Run, int, int]:
+    """4 ranks on hosts n0 (ranks 0, 1) and n1 (ranks 2, 3) with skewed clocks
+    (docs/convert.md, "Clocks"): 12 ping-pongs between the hosts with one-way times
+    of 1.5-2.4 us (n0 to n1) and 1.8-2.5 us (n1 to n0). Returns the run and the least
+    one-way times each way: causality pins n1's offset to [TWO_HOST_OFF - the second,
+    TWO_HOST_OFF + the first]."""
+    run = Run("dumpi-2024.05.06.07.08.09", 4, hosts=["n0", "n0", "n1", "n1"])
+    clock = [0, 0, TWO_HOST_OFF, TWO_HOST_OFF]
+    for r in range(4):
+        _at(run.rank(r), 1_000_000 + (TWO_HOST_LATE if r >= 2 else 0) + clock[r], "MPI_Init",
+            [i32(0)], 2000)
+
+    def send(dst: int, tag: int) -> List[bytes]:
+        return [i32(1), i16(INT), i32(dst), i32(tag), i16(WORLD)]
+
+    def recv(src: int, tag: int) -> List[bytes]:
+        return [i32(1), i16(INT), i32(src), i32(tag), i16(WORLD), statuses([status(4, src, tag)])]
+
+    min_ab = min_ba = 1 << 62
+    for k in range(12):
+        t = 20_000_000 + k * 200_000
+        lab, lba = 1500 + (k * 37) % 900, 1800 + (k * 53) % 700
+        a, b = k % 2, 2 + (k // 2) % 2
+        min_ab, min_ba = min(min_ab, lab), min(min_ba, lba)
+        _at(run.rank(a), t + clock[a], "MPI_Send", send(b, k), 400)
+        _at(run.rank(b), t + clock[b] + lab - 300, "MPI_Recv", recv(a, k), 300)  # ends at t + lab
+        t2 = t + lab + 500
+        _at(run.rank(b), t2 + clock[b], "MPI_Send", send(a, k), 400)
+        _at(run.rank(a), t2 + clock[a] + lba - 300, "MPI_Recv", recv(b, k), 300)
+    for r in range(4):
+        rf = run.rank(r)
+        _at(rf, rf.t + 1000, "MPI_Finalize", [], 1000)
+    return run, min_ab, min_ba
+
+
 if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--two-hosts":
+        two_host_program()[0].write(Path(sys.argv[2]))
+        sys.exit(0)
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("tests/dumpi/data")
     p2p_program().write(out / "p2p")

@@ -9,54 +9,18 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import List, Tuple
+from typing import Tuple
 
 from conftest import REPO, run_cli
 
 sys.path.insert(0, str(REPO / "tests" / "dumpi"))
 import dumpi_writer as dw  # noqa: E402
 
-OFF = 130_000_000 + 4321      # host n1's clock is ahead by this (ns)
-LATE = 5_000_000              # n1 enters MPI_Init this much later (true time)
-HOSTS = ["n0", "n0", "n1", "n1"]
+OFF, LATE = dw.TWO_HOST_OFF, dw.TWO_HOST_LATE
 
 
-def at(rf: dw.RankFile, start: int, name: str, args, dur: int) -> None:
-    """A call of rank file rf entered at `start` (its own clock, ns) lasting dur."""
-    assert start >= rf.t, (start, rf.t)
-    rf.t = start
-    rf.call(name, args, dur=dur, gap=0)
-
-
-def skewed_run() -> Tuple[dw.Run, int, int]:
-    """Ping-pongs between the hosts; returns the run and the least one-way times
-    n0 -> n1 and n1 -> n0 (the causal window of n1's offset is OFF - the second,
-    OFF + the first)."""
-    run = dw.Run("dumpi-2024.05.06.07.08.09", 4, hosts=HOSTS)
-    clock = [0, 0, OFF, OFF]
-    for r in range(4):
-        at(run.rank(r), 1_000_000 + (LATE if r >= 2 else 0) + clock[r], "MPI_Init", [dw.i32(0)],
-           2000)
-    one_way_ab: List[int] = []
-    one_way_ba: List[int] = []
-    for k in range(12):
-        t = 20_000_000 + k * 200_000
-        lab, lba = 1500 + (k * 37) % 900, 1800 + (k * 53) % 700
-        a, b = k % 2, 2 + (k // 2) % 2
-        one_way_ab.append(lab)
-        one_way_ba.append(lba)
-        send = lambda dst, tag: [dw.i32(1), dw.i16(dw.INT), dw.i32(dst), dw.i32(tag), dw.i16(dw.WORLD)]
-        recv = lambda src, tag: [dw.i32(1), dw.i16(dw.INT), dw.i32(src), dw.i32(tag),
-                                 dw.i16(dw.WORLD), dw.statuses([dw.status(4, src, tag)])]
-        at(run.rank(a), t + clock[a], "MPI_Send", send(b, k), 400)
-        at(run.rank(b), t + clock[b] + lab - 300, "MPI_Recv", recv(a, k), 300)  # ends at t + lab
-        t2 = t + lab + 500
-        at(run.rank(b), t2 + clock[b], "MPI_Send", send(a, k), 400)
-        at(run.rank(a), t2 + clock[a] + lba - 300, "MPI_Recv", recv(b, k), 300)
-    for r in range(4):
-        rf = run.rank(r)
-        at(rf, rf.t + 1000, "MPI_Finalize", [], 1000)
-    return run, min(one_way_ab), min(one_way_ba)
+def skewed_run():
+    return dw.two_host_program()
 
 
 def convert(tmp_path: Path, clock: str) -> Tuple[dict, str]:

@@ -528,6 +528,8 @@ void cv_clock_print(const cv_conv *c, FILE *f)
                 (long long)(d->base + d->corr));
         if (h == 0)
             fprintf(f, " (reference)");
+        else if (c->o->clock != MM_CONV_CLOCK_CAUSAL)
+            ;
         else if (d->lo > -CV_UNB && d->hi < CV_UNB)
             fprintf(f, ", window [%+lld, %+lld] ns, uncertainty %lld ns",
                     (long long)(d->base + d->lo), (long long)(d->base + d->hi),
