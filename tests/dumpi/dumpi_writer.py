@@ -91,6 +91,8 @@ class RankFile:
         self.records: List[bytes] = []
         self.wall_bias = wall_bias
         self.t = 0  # ns since the bias
+        # the footer: label -> (calls made, calls not recorded); all 0 unless set
+        self.footer: Dict[int, Tuple[int, int]] = {}
 
     def call(self, name: str, args: Sequence[bytes], dur: int = 1000,
              mask: int = MASK_STATUS | MASK_WALL | MASK_THREAD, gap: int = 1000) -> "RankFile":
@@ -133,7 +135,10 @@ class Run:
         out += bytes(self.version) + u64(self.starttime) + str16(self.hosts[r]) + str16("tester")
         out += i32(0) + i32(0)  # mesh coordinates and sizes: no mesh
         footer = len(out)
-        out += u64(FOOT_MAGIC) + i32(0) * (ALL_FUNCTIONS + 1) * 2
+        foot = self.ranks[r].footer
+        out += u64(FOOT_MAGIC)
+        out += b"".join(i32(foot.get(i, (0, 0))[0]) for i in range(ALL_FUNCTIONS + 1))
+        out += b"".join(i32(foot.get(i, (0, 0))[1]) for i in range(ALL_FUNCTIONS + 1))
         keyval = len(out)
         out += i32(0)
         perf = len(out)

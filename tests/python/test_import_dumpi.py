@@ -3,6 +3,7 @@ DUMPI fixtures written by tests/dumpi/dumpi_writer.py, and bad inputs: truncated
 corrupted and foreign files, missing rank files, statuses that were not recorded."""
 from __future__ import annotations
 
+import json
 import shutil
 import struct
 import sys
@@ -168,3 +169,38 @@ def test_wildcard_receive_without_status_is_an_error(import_exe, tmp_path):
     run_.write(tmp_path / "in")
     expect_error(import_exe, tmp_path / "in", tmp_path / "t",
                  "offset 16: MPI_Recv: a wildcard receive or probe without its status")
+
+
+def test_calls_not_recorded_are_reported(import_exe, tmp_path):
+    """The DUMPI footer's ignored counts (calls made but not recorded, dumpi.conf)
+    are summed over the ranks, warned about per call and kept in index.json; convert
+    carries the flag into its own index.json and prints it."""
+    run_ = dw.p2p_program()
+    run_.rank(0).footer = {dw.LABELS["MPI_Isend"]: (100, 84), dw.LABELS["MPI_Allreduce"]: (5, 5)}
+    run_.rank(2).footer = {dw.LABELS["MPI_Isend"]: (10, 6)}
+    d = tmp_path / "in"
+    run_.write(d)
+    out = tmp_path / "trace"
+    p = run([import_exe, d, "--out", out])
+    assert p.returncode == 0, p.stderr
+    assert "PARTIAL TRACE" in p.stderr
+    assert "MPI_Isend 90 of 110" in p.stderr and "MPI_Allreduce 5 of 5" in p.stderr
+    imported = json.loads((out / "index.json").read_text())["imported"]
+    assert imported["partial"] is True
+    assert imported["not_recorded"] == {"MPI_Isend": 90, "MPI_Allreduce": 5}
+    assert imported["footers_read"] == 3 and imported["footers_missing"] == 0
+    streams = tmp_path / "streams"
+    p = run_cli("convert", out, "--out", streams)
+    assert p.returncode == 0, p.stderr
+    assert "PARTIAL TRACE" in p.stdout and "MPI_Isend 90" in p.stdout
+    partial = json.loads((streams / "index.json").read_text())["partial_trace"]
+    assert partial == {"partial": True, "not_recorded": {"MPI_Isend": 90, "MPI_Allreduce": 5},
+                       "files_cut_short": 0}
+
+
+def test_complete_import_is_not_partial(import_exe, tmp_path):
+    out = tmp_path / "trace"
+    p = run([import_exe, DATA / "p2p", "--out", out])
+    assert p.returncode == 0 and "PARTIAL" not in p.stderr
+    imported = json.loads((out / "index.json").read_text())["imported"]
+    assert imported["partial"] is False and imported["not_recorded"] == {}

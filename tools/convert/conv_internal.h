@@ -120,6 +120,13 @@ typedef struct cv_conv {
                                  the trace's alignment                  */
     uint64_t    viol_final;   /* ... with the alignment used            */
     uint64_t    viol_best;    /* ... with the best fit (inconsistent)   */
+    /* partial traces: calls the source did not record, as the trace's
+     * index.json lists them ("imported": {"not_recorded": {...}}), and
+     * rank files cut short */
+    char      **nr_name;
+    uint64_t   *nr_count;
+    size_t      n_nr;
+    uint64_t    cut_short;
 } cv_conv;
 
 /* conv_load.c */
@@ -151,6 +158,9 @@ int  cv_clock(cv_conv *c, char *err, size_t errlen);
 void cv_clock_print(const cv_conv *c, FILE *f);
 void cv_clock_json(const cv_conv *c, mmj *j);
 
+/* Is the trace partial (calls not recorded, files cut short)? */
+static inline int cv_partial(const cv_conv *c) { return c->n_nr > 0 || c->cut_short > 0; }
+
 /* conv_model.c */
 const mm_loggp *cv_link(const cv_conv *c, int32_t src_w, int32_t dst_w);
 /* Arrival of a message sent at t on an idle link (o + L + G per byte). */
@@ -167,6 +177,8 @@ int  cv_pair(cv_conv *c, char *err, size_t errlen);
 int  cv_coll(cv_conv *c, char *err, size_t errlen);
 
 /* conv_write.c */
+/* A partial trace: a line on o->info and a warning (0 or MMS_ENOMEM). */
+int  cv_partial_note(cv_conv *c);
 int  cv_write(cv_conv *c, const size_t *order, char *err, size_t errlen);
 
 #endif /* MM_TOOLS_CONV_INTERNAL_H */

@@ -113,6 +113,7 @@ static int load_rank(cv_conv *c, int32_t i, char *err, size_t errlen)
     if (rc < 0)
         return rc == MMT_ENOMEM ? MMS_ENOMEM : rc == MMT_EIO ? MMS_EIO : MMS_EFORMAT;
     const char *w = mmt_warning(r->rd);
+    c->cut_short += w != NULL;
     if (w && cv_warn(c, "%s (converted up to its last whole record)", w))
         return fail(MMS_ENOMEM, err, errlen, "out of memory");
     return MMS_OK;
@@ -219,6 +220,53 @@ int32_t cv_comm_id(const cv_conv *c, uint64_t tcomm)
     return lo < c->ncomm && c->comm_ids[lo] == tcomm ? (int32_t)lo : -1;
 }
 
+/* The calls the trace's source did not record: the flat object
+ * "not_recorded": {"MPI_Isend": 84, ...} that `mpimatch import dumpi`
+ * writes in the trace's index.json (docs/dumpi.md). Anything else there is
+ * not read; an object that does not read so is a warning. */
+static int read_not_recorded(cv_conv *c, const char *idx)
+{
+    char *d = NULL, e[256];
+    size_t len;
+    if (mm_read_file(idx, &d, &len, e, sizeof e) != MMS_OK)
+        return cv_warn(c, "%s", e);
+    const char *p = strstr(d, "\"not_recorded\":");
+    int rc = MMS_OK;
+    if (!p)
+        goto out;
+    p = strchr(p, '{');
+    for (p = p ? p + 1 : NULL; p;) {
+        while (*p == ' ' || *p == '\n' || *p == ',')
+            p++;
+        if (*p == '}')
+            goto out;
+        const char *q = *p == '"' ? strchr(p + 1, '"') : NULL;
+        char *end = NULL;
+        if (!q || q[1] != ':' || q - p - 1 > 63)
+            break;
+        unsigned long long v = strtoull(q + 2, &end, 10);
+        if (end == q + 2)
+            break;
+        char **nn = realloc(c->nr_name, (c->n_nr + 1) * sizeof *nn);
+        if (nn)
+            c->nr_name = nn;
+        uint64_t *nc = realloc(c->nr_count, (c->n_nr + 1) * sizeof *nc);
+        if (nc)
+            c->nr_count = nc;
+        if (!nn || !nc || !(c->nr_name[c->n_nr] = strndup(p + 1, (size_t)(q - p - 1)))) {
+            rc = MMS_ENOMEM;
+            goto out;
+        }
+        c->nr_count[c->n_nr++] = v;
+        p = end;
+    }
+    rc = cv_warn(c, "%s: \"not_recorded\" does not read as {\"CALL\": COUNT, ...}: the calls "
+                    "the source did not record are unknown", idx);
+out:
+    free(d);
+    return rc;
+}
+
 int cv_load(cv_conv *c, char *err, size_t errlen)
 {
     const char *dir = c->o->trace_dir;
@@ -230,6 +278,10 @@ int cv_load(cv_conv *c, char *err, size_t errlen)
     if (!c->has_index &&
         cv_warn(c, "%s: missing (the run did not reach MPI_Finalize?); rank files found by their "
                    "names rank-NNNNNN.mmt", idx)) {
+        free(idx);
+        return fail(MMS_ENOMEM, err, errlen, "out of memory");
+    }
+    if (c->has_index && read_not_recorded(c, idx)) {
         free(idx);
         return fail(MMS_ENOMEM, err, errlen, "out of memory");
     }
@@ -288,6 +340,10 @@ void cv_free(cv_conv *c)
     free(c->comm_ids);
     free(c->msg);
     free(c->dom);
+    for (size_t i = 0; i < c->n_nr; i++)
+        free(c->nr_name[i]);
+    free(c->nr_name);
+    free(c->nr_count);
     for (size_t i = 0; i < c->nwarn; i++)
         free(c->warn[i]);
     free(c->warn);

@@ -57,6 +57,8 @@ int mm_convert(const mm_conv_opts *o, char *err, size_t errlen)
     if ((rc = cv_load(&c, err, errlen)))
         goto out;
     cv_clock_print(&c, o->info);
+    if ((rc = cv_partial_note(&c)))
+        goto out;
     if (o->lib != MM_CONV_LIB_TRACE) {
         c.lib = o->lib;
     } else if (strcmp(c.mpi, "mpich") == 0) {
