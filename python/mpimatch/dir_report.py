@@ -10,6 +10,7 @@ from typing import Any, Dict, List, Optional
 
 from rich.console import Group
 from rich.table import Table
+from rich.text import Text
 
 from .atomic import write_atomic
 from .errors import MpimatchError
@@ -56,8 +57,37 @@ def rank_table(report: Dict[str, Any]) -> Table:
     return t
 
 
+def partial_note(report: Dict[str, Any]) -> Optional[str]:
+    """One line saying what the trace lacks, or None for a complete trace."""
+    p = report.get("partial_trace") or {}
+    if not p.get("partial"):
+        return None
+    calls = ", ".join(f"{k} {v}" for k, v in sorted(p.get("not_recorded", {}).items(),
+                                                      key=lambda kv: -kv[1]))
+    parts = []
+    if calls:
+        parts.append(f"calls made but not recorded by the trace's source: {calls}")
+    if p.get("files_cut_short"):
+        parts.append(f"{p['files_cut_short']} rank file(s) cut short")
+    return ("PARTIAL TRACE: " + "; ".join(parts) +
+            ". Queues and timings cover only what was recorded.")
+
+
+def clock_note(report: Dict[str, Any]) -> Optional[str]:
+    """A line when the hosts' clocks could not be aligned by causality (docs/convert.md)."""
+    c = (report.get("index") or {}).get("clock") or {}
+    viol = (c.get("received_before_sent") or {}).get("converted", 0)
+    if c.get("result") == "inconsistent" or viol:
+        return (f"CLOCKS: {viol} of {c.get('messages_between_hosts', 0)} messages between hosts "
+                f"are received before they were sent (clock alignment: {c.get('result')}); "
+                f"queues may hold entries that never existed.")
+    return None
+
+
 def terminal_view(report: Dict[str, Any], per_rank: bool) -> Group:
-    parts: List[Any] = [aggregate_table(report)]
+    parts: List[Any] = [Text(n, style="bold red") for n in (partial_note(report),
+                                                            clock_note(report)) if n]
+    parts.append(aggregate_table(report))
     if per_rank:
         parts.append(rank_table(report))
     return Group(*parts)
@@ -161,6 +191,8 @@ def write_html(report: Dict[str, Any], out: Path, images: List[str]) -> None:
         f"<figcaption>{html.escape(PLOTS.get(name, name))}</figcaption></figure>"
         for name in images)
     warnings = "".join(f"<li>{html.escape(str(w))}</li>" for w in report.get("warnings", []))
+    notes = "".join(f"<p style='color:#b00;font-weight:bold'>{html.escape(n)}</p>"
+                    for n in (partial_note(report), clock_note(report)) if n)
     page = f"""<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>mpimatch report: {html.escape(report['stream_dir'])}</title>
 <style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}
@@ -169,7 +201,7 @@ img{{max-width:100%}}</style></head><body>
 <h1>mpimatch replay report</h1>
 <p>{html.escape(report['stream_dir'])}: {report['ranks']} ranks, {report['events']} events.
 Read the plots with docs/APPLICATIONS.md, "Reports".</p>
-<table><tr><th>engine</th><th>ns/event</th><th>PRQ mean depth</th><th>PRQ max depth</th>
+{notes}<table><tr><th>engine</th><th>ns/event</th><th>PRQ mean depth</th><th>PRQ max depth</th>
 <th>UMQ mean depth</th><th>UMQ max depth</th><th>PRQ max length</th><th>UMQ max length</th>
 <th>peak bytes (max rank)</th><th>peak bytes (sum)</th></tr>{rows}</table>
 {('<h2>Warnings</h2><ul>' + warnings + '</ul>') if warnings else ''}

@@ -17,6 +17,16 @@ from .replay_dir import (aggregate, busiest_rank, heat_maps, load_dir, pvar_samp
                          rank_record, run_dir, trace_dir_of)
 
 
+def partial_trace(index: Dict[str, Any]) -> Dict[str, Any]:
+    """What the trace lacks, from convert's index.json "partial_trace" (docs/convert.md):
+    {"partial": bool, "not_recorded": {call: count}, "files_cut_short": n}."""
+    p = index.get("partial_trace")
+    if not isinstance(p, dict):
+        return {"partial": False, "not_recorded": {}, "files_cut_short": 0}
+    return {"partial": bool(p.get("partial")), "not_recorded": dict(p.get("not_recorded") or {}),
+            "files_cut_short": int(p.get("files_cut_short") or 0)}
+
+
 def build_report(directory: Path, index: Dict[str, Any], results: List[Dict[str, Any]],
                  replay_args: Sequence[str], every: int) -> Dict[str, Any]:
     ranks = [rank_record(i, r) for i, r in enumerate(results)]
@@ -34,7 +44,8 @@ def build_report(directory: Path, index: Dict[str, Any], results: List[Dict[str,
     return {"tool": "mpimatch replay", "version": __version__, "stream_dir": str(directory),
             "ranks": len(ranks), "events": sum(r["events"] for r in ranks),
             "args": list(replay_args),
-            "index": {k: index.get(k) for k in ("source", "mpi", "model") if k in index},
+            "index": {k: index.get(k) for k in ("source", "mpi", "model", "clock") if k in index},
+            "partial_trace": partial_trace(index),
             "warnings": warnings, "aggregate": aggregate(ranks), "per_rank": ranks,
             "heat_map": heat_maps(results, len(ranks)), "queue_series": series}
 

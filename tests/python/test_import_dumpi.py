@@ -204,3 +204,22 @@ def test_complete_import_is_not_partial(import_exe, tmp_path):
     assert p.returncode == 0 and "PARTIAL" not in p.stderr
     imported = json.loads((out / "index.json").read_text())["imported"]
     assert imported["partial"] is False and imported["not_recorded"] == {}
+
+
+def test_replay_carries_the_partial_trace_flag(import_exe, tmp_path):
+    """`mpimatch replay STREAM_DIR` of a partial trace says so on the console, in
+    report.json and in report.html."""
+    run_ = dw.p2p_program()
+    run_.rank(1).footer = {dw.LABELS["MPI_Bcast"]: (3, 3)}
+    run_.write(tmp_path / "in")
+    p = run([import_exe, tmp_path / "in", "--out", tmp_path / "trace"])
+    assert p.returncode == 0, p.stderr
+    p = run_cli("convert", tmp_path / "trace", "--out", tmp_path / "streams", "--quiet")
+    assert p.returncode == 0, p.stderr
+    p = run_cli("replay", tmp_path / "streams", "--engine", "list", "--out", tmp_path / "rep")
+    assert p.returncode == 0, p.stderr
+    assert "PARTIAL TRACE" in p.stdout and "MPI_Bcast 3" in p.stdout
+    report = json.loads((tmp_path / "rep" / "report.json").read_text())
+    assert report["partial_trace"] == {"partial": True, "not_recorded": {"MPI_Bcast": 3},
+                                       "files_cut_short": 0}
+    assert "PARTIAL TRACE" in (tmp_path / "rep" / "report.html").read_text()
