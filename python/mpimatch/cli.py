@@ -17,7 +17,7 @@ from rich.console import Console
 
 from . import __version__, cluster_cli, tools
 from .bench import cli as bench_cli
-from .command import EXIT_STATUS, add_actions, add_command, formatter
+from .command import ENGINES_DISAGREE, EXIT_STATUS, add_actions, add_command, formatter
 from .errors import EXIT_FAILURE, MpimatchError
 from .replay import list_engines, run_tool
 from .report import engines_view
@@ -80,7 +80,8 @@ def register_replay(sub: Any) -> None:
                     help="replay one stream with one or more engines",
                     description="Replay STREAM through mpimatch-replay, which prints its "
                                 "table (ns/event, events/s, queue depths and lengths, "
-                                "memory). Engines that run together must agree.")
+                                "memory). Engines that run together must agree.",
+                    exit_one=ENGINES_DISAGREE)
     p.add_argument("stream", metavar="STREAM", help="event stream (text .mms or binary)")
     _add_replay_options(p, engine_default=None)
     p.add_argument("--reps", type=int, metavar="R", help="timed repetitions (C tool's default)")

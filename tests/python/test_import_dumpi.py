@@ -223,3 +223,42 @@ def test_replay_carries_the_partial_trace_flag(import_exe, tmp_path):
     assert report["partial_trace"] == {"partial": True, "not_recorded": {"MPI_Bcast": 3},
                                        "files_cut_short": 0}
     assert "PARTIAL TRACE" in (tmp_path / "rep" / "report.html").read_text()
+
+
+def test_non_trace_files_are_ignored(import_exe, dump_exe, tmp_path):
+    """macOS resource forks (._*), editor backups (*~) and lock files (.#*) next to a
+    run are not taken for a second run or a rank file."""
+    d = fixture_copy(tmp_path)
+    for f in list(d.iterdir()):
+        (d / ("._" + f.name)).write_bytes(b"\0\5\26\7 mac resource fork")
+        (d / (f.name + "~")).write_bytes(f.read_bytes())
+    (d / (".#" + PREFIX + ".meta")).write_text("lock")
+    out = tmp_path / "trace"
+    p = run([import_exe, d, "--out", out])
+    assert p.returncode == 0, p.stderr
+    assert dump_all(dump_exe, out, 3) == (DATA / "p2p.expected").read_text()
+
+
+def test_convert_of_a_dumpi_run_suggests_the_import(tmp_path):
+    """`mpimatch convert` on a DUMPI folder says to import it first and leaves no
+    output folder behind; a bad trace leaves none either."""
+    out = tmp_path / "streams"
+    p = run_cli("convert", DATA / "p2p", "--out", out)
+    assert p.returncode == 2
+    assert "mpimatch import dumpi" in p.stderr and "SST DUMPI run" in p.stderr
+    assert not out.exists()
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "rank-000000.mmt").write_bytes(b"not a trace")
+    p = run_cli("convert", bad, "--out", out)
+    assert p.returncode == 2 and "MMTRACE" in p.stderr
+    assert not out.exists()
+
+
+def test_each_help_lists_its_own_exit_statuses():
+    for cmd in (["import", "--help"], ["import", "dumpi", "--help"], ["convert", "--help"]):
+        p = run_cli(*cmd)
+        assert p.returncode == 0 and "exit status: 0 ok; 1 internal error;" in p.stdout, cmd
+        assert "engines disagree" not in p.stdout, cmd
+    p = run_cli("replay", "--help")
+    assert "1 engines disagree or internal error" in p.stdout
