@@ -222,6 +222,9 @@ CONVERT_MODEL_OPTIONS = (
 
 # ---------------------------------------------------------------- commands
 
+UNLIMITED_WIDTH = 1000  # columns when standard output is not a terminal
+
+
 def cmd_engines(args: argparse.Namespace, out: Console) -> int:
     engines = list_engines()
     if args.json:
@@ -339,6 +342,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     elif extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     out = Console()
+    if not out.is_terminal:
+        # a log or a pipe: tables take the width they need instead of being cut to 80
+        # columns (where "col+ll" and "col+pnp" would both print as "col…")
+        out = Console(width=UNLIMITED_WIDTH)
     try:
         return args.func(args, out)
     except MpimatchError as err:

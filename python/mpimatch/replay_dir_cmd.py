@@ -13,7 +13,7 @@ from rich.text import Text
 
 from . import __version__, tools
 from .errors import MpimatchError
-from .replay_dir import (aggregate, busiest_rank, heat_maps, load_dir, pvar_samples,
+from .replay_dir import (aggregate, busiest_rank, compare, heat_maps, load_dir, pvar_samples,
                          rank_record, run_dir, trace_dir_of)
 
 
@@ -30,6 +30,7 @@ def partial_trace(index: Dict[str, Any]) -> Dict[str, Any]:
 def build_report(directory: Path, index: Dict[str, Any], results: List[Dict[str, Any]],
                  replay_args: Sequence[str], every: int) -> Dict[str, Any]:
     ranks = [rank_record(i, r) for i, r in enumerate(results)]
+    agg = aggregate(ranks)
     busiest = busiest_rank(ranks)
     rows = results[busiest]["series"]
     series: Dict[str, Any] = {"rank": busiest, "every": every,
@@ -46,7 +47,8 @@ def build_report(directory: Path, index: Dict[str, Any], results: List[Dict[str,
             "args": list(replay_args),
             "index": {k: index.get(k) for k in ("source", "mpi", "model", "clock") if k in index},
             "partial_trace": partial_trace(index),
-            "warnings": warnings, "aggregate": aggregate(ranks), "per_rank": ranks,
+            "warnings": warnings, "aggregate": agg, "comparison": compare(ranks, agg),
+            "per_rank": ranks,
             "heat_map": heat_maps(results, len(ranks)), "queue_series": series}
 
 
