@@ -534,10 +534,12 @@ void cv_clock_print(const cv_conv *c, FILE *f)
             fprintf(f, ", window [%+lld, %+lld] ns, uncertainty %lld ns",
                     (long long)(d->base + d->lo), (long long)(d->base + d->hi),
                     (long long)(d->hi - d->lo));
+        else if (d->lo > -CV_UNB)
+            fprintf(f, ", window [%+lld, +inf) ns: messages one way only", (long long)(d->base + d->lo));
+        else if (d->hi < CV_UNB)
+            fprintf(f, ", window (-inf, %+lld] ns: messages one way only", (long long)(d->base + d->hi));
         else
-            fprintf(f, ", window %s (not bounded by causality)",
-                    d->lo > -CV_UNB ? "bounded below only"
-                                    : d->hi < CV_UNB ? "bounded above only" : "unbounded");
+            fprintf(f, ", not bounded: no messages with the other hosts");
         if (d->rate != 0)
             fprintf(f, ", drift %+.3f ppm", d->rate * 1e6);
         fprintf(f, "; correction %+lld ns\n", (long long)d->corr);
