@@ -212,6 +212,10 @@ def _add_replay_dir_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--every", type=int, default=1, metavar="K",
                    help="queue-length sample interval in events (default: 1)")
     g.add_argument("--per-rank", action="store_true", help="also print the per-rank table")
+    g.add_argument("--distributed", action="store_true",
+                   help="replay across the processes of an MPI job (run under mpirun or srun, "
+                        "mpi4py needed): each process replays a shard of the ranks' streams, "
+                        "process 0 writes the report")
 
 
 CONVERT_MODEL_OPTIONS = (

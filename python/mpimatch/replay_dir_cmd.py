@@ -78,9 +78,18 @@ def replay_dir(args: argparse.Namespace, replay_args: List[str], out: Console) -
                                             f"(exit {res['exit_code']})", style="red"))
             progress.update(task, advance=1, description=f"replayed rank {rank}")
 
-        results = run_dir(files, replay_args, args.every, jobs, on_done=done)
+        if getattr(args, "distributed", False):
+            from .replay_mpi import run_distributed
+            gathered = run_distributed(files, run_dir, replay_args, args.every, jobs,
+                                       on_done=done)
+            if gathered is None:  # not process 0: process 0 writes the report
+                return 0
+            results = gathered
+        else:
+            results = run_dir(files, replay_args, args.every, jobs, on_done=done)
     worst = max(r["exit_code"] for r in results)
     if worst:
+        failed = [r["stream"] for r in results if r["exit_code"]]  # all processes' failures
         err.print(f"mpimatch: error: {len(failed)} rank stream(s) failed: {', '.join(failed)}",
                   highlight=False, markup=False)
         return worst

@@ -251,3 +251,43 @@ def test_report_table_is_not_cut_when_piped(tmp_path, stream_exe):
     totals = [r["total_ns"] for r in rep["comparison"]["order"]]
     assert totals == sorted(totals)
     assert (tmp_path / "out" / "depth_by_rank.png").stat().st_size > 0
+
+
+def _mpi4py_usable() -> bool:
+    import shutil
+    from mpimatch.replay_mpi import DEBIAN_MPI4PY
+    if shutil.which("mpirun") is None:
+        return False
+    try:
+        import mpi4py  # noqa: F401
+        return True
+    except ImportError:
+        return (DEBIAN_MPI4PY / "__init__.py").exists()
+
+
+def _untimed(rep):
+    """What must not depend on how the replay was spread: everything but the timings."""
+    ranks = []
+    for r in rep["per_rank"]:
+        engines = {n: {k: v for k, v in e.items() if k not in ("ns_per_event", "ns_q1", "ns_q3")}
+                   for n, e in r["engines"].items()}
+        ranks.append((r["rank"], r["stream"], r["events"], engines, r["skipped"]))
+    return ranks, rep["heat_map"], rep["queue_series"], rep["ranks"], rep["events"]
+
+
+@pytest.mark.skipif(not _mpi4py_usable(), reason="mpirun or mpi4py not available")
+def test_distributed_replay_under_mpirun_gives_the_serial_report(tmp_path, stream_exe):
+    """mpirun -np 2: each process replays a shard of the ranks (0, 2 and 1), process 0
+    writes report.json; everything but the timings equals the serial run's."""
+    import sys
+
+    from conftest import python_cli_env
+    d = make_dir(tmp_path, stream_exe)
+    serial = replay_dir(d, tmp_path / "serial")
+    p = run(["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "2",
+             sys.executable, "-m", "mpimatch", "replay", d, "--engine", "all", "--reps", "1",
+             "--distributed", "--out", tmp_path / "dist", "--quiet"], env=python_cli_env())
+    assert p.returncode == 0, p.stderr
+    dist = json.loads((tmp_path / "dist" / "report.json").read_text())
+    assert _untimed(dist) == _untimed(serial)
+    assert set(dist["aggregate"]) == set(serial["aggregate"])
