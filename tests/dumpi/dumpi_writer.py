@@ -15,6 +15,8 @@ Regenerate the committed fixtures with
     python3 tests/dumpi/dumpi_writer.py tests/dumpi/data
 Write the two-host run with skewed clocks (two_host_program, docs/convert.md) with
     python3 tests/dumpi/dumpi_writer.py --two-hosts DIR
+and an N-rank 3-D halo exchange on hosts of 32 ranks (stencil_program) with
+    python3 tests/dumpi/dumpi_writer.py --stencil N DIR
 """
 from __future__ import annotations
 
@@ -251,7 +253,60 @@ def two_host_program() -> Tuple[Run, int, int]:
     return run, min_ab, min_ba
 
 
+def stencil_program(nranks: int, iters: int = 4, per_host: int = 32,
+                    skew_ns: int = 7_000_000) -> Run:
+    """A 3-D halo exchange, the point-to-point pattern of stencil codes (AMG, LAMMPS,
+    LULESH) scaled to nranks (a px x py x pz grid, periodic): every iteration each rank
+    posts MPI_Irecv from its 6 neighbours, MPI_Isend to them, and MPI_Waitall. per_host
+    ranks share a host; host h's clock is h * skew_ns ahead (for convert's clock
+    alignment, docs/convert.md). Used for convert's scaling numbers (docs/convert.md)."""
+    dims = [1, 1, 1]
+    n, f = nranks, 2
+    while n > 1:  # spread the prime factors over the three dimensions
+        while n % f:
+            f += 1
+        dims[dims.index(min(dims))] *= f
+        n //= f
+    px, py, pz = dims
+    hosts = ["h%04d" % (r // per_host) for r in range(nranks)]
+    run = Run("dumpi-2024.07.08.09.10.11", nranks, hosts=hosts)
+
+    def coords(r: int) -> Tuple[int, int, int]:
+        return r % px, (r // px) % py, r // (px * py)
+
+    def rank_of(x: int, y: int, z: int) -> int:
+        return (x % px) + (y % py) * px + (z % pz) * px * py
+
+    for r in range(nranks):
+        rf = run.rank(r)
+        rf.t = (r // per_host) * skew_ns + (r % 7) * 1000   # MPI_Init entries not synchronised
+        rf.call("MPI_Init", [i32(0)], dur=20_000)
+        x, y, z = coords(r)
+        nbrs = [rank_of(x + dx, y + dy, z + dz) for dx, dy, dz in
+                ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))]
+        for it in range(iters):
+            rf.t = max(rf.t, (r // per_host) * skew_ns + 100_000 + it * 200_000)
+            reqs = []
+            for k, nb in enumerate(nbrs):   # from the neighbour in direction k: tag k ^ 1
+                req = 100 + 2 * k
+                rf.call("MPI_Irecv", [i32(8), i16(DOUBLE), i32(nb), i32(k ^ 1), i16(WORLD),
+                                      i32(req)], dur=300, gap=100)
+                reqs.append((req, status(64, nb, k ^ 1)))
+            for k, nb in enumerate(nbrs):
+                req = 101 + 2 * k
+                rf.call("MPI_Isend", [i32(8), i16(DOUBLE), i32(nb), i32(k), i16(WORLD),
+                                      i32(req)], dur=400, gap=100)
+                reqs.append((req, status(0, 0, 0)))
+            rf.call("MPI_Waitall", [i32(len(reqs)), arr32([q for q, _ in reqs]),
+                                    statuses([st for _, st in reqs])], dur=40_000, gap=100)
+        rf.call("MPI_Finalize", [], dur=1000)
+    return run
+
+
 if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "--stencil":
+        stencil_program(int(sys.argv[2])).write(Path(sys.argv[3]))
+        sys.exit(0)
     if len(sys.argv) == 3 and sys.argv[1] == "--two-hosts":
         two_host_program()[0].write(Path(sys.argv[2]))
         sys.exit(0)

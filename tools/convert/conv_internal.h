@@ -148,6 +148,8 @@ static inline uint64_t cv_time(const cv_rank *r, uint64_t t)
         x -= (int64_t)(r->rate * (double)((int64_t)t - r->rbase));
     return x > 0 ? (uint64_t)x : 0;
 }
+/* A progress bar line on o->progress (NULL: none): what, done of total. */
+void cv_progress(const cv_conv *c, const char *what, int64_t done, int64_t total);
 int  cv_push_ev(cv_evs *e, const cv_ev *x);
 int  cv_push_msg(cv_conv *c, const cv_msg *m);
 

@@ -33,6 +33,21 @@ int cv_warn(cv_conv *c, const char *fmt, ...)
     return MMS_OK;
 }
 
+void cv_progress(const cv_conv *c, const char *what, int64_t done, int64_t total)
+{
+    FILE *f = c->o->progress;
+    if (!f || total <= 0)
+        return;
+    /* only when the whole percentage changes, and at the end */
+    if (done < total && done > 0 && (done * 100 / total) == ((done - 1) * 100 / total))
+        return;
+    int width = 30, fill = (int)(done * width / total);
+    fprintf(f, "\r%-16s [%.*s%*s] %lld/%lld%s", what, fill,
+            "##############################", width - fill, "", (long long)done,
+            (long long)total, done >= total ? "\n" : "");
+    fflush(f);
+}
+
 /* Grow *p (elements of size sz) to hold at least need; 0 or MMS_ENOMEM. */
 static int grow(void **p, size_t *cap, size_t need, size_t sz)
 {
@@ -302,10 +317,12 @@ int cv_load(cv_conv *c, char *err, size_t errlen)
     c->r = r;
     c->n = n;
     for (int32_t i = 1; i < n; i++) {
+        cv_progress(c, "reading trace", i, n);
         /* c->n counts the loaded ranks so cv_free frees exactly those */
         if ((rc = load_rank(c, i, err, errlen)))
             return rc;
     }
+    cv_progress(c, "reading trace", n, n);
     memcpy(c->mpi, c->r[0].h.mpi, sizeof c->mpi);
     c->mpi[sizeof c->mpi - 1] = '\0';
     for (int32_t i = 0; i < n; i++) {

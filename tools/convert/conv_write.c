@@ -336,6 +336,7 @@ int cv_write(cv_conv *c, const size_t *order, char *err, size_t errlen)
         free(fill);
     }
     for (int32_t w = 0; w < c->n; w++) {
+        cv_progress(c, "writing streams", w, c->n);
         if (c->o->want && (w >= c->o->nwant || !c->o->want[w]))
             continue;
         rank_info *x = &ri[nri++];
@@ -374,6 +375,7 @@ int cv_write(cv_conv *c, const size_t *order, char *err, size_t errlen)
                           (unsigned long long)x->res.first_differ)))
             goto out;
     }
+    cv_progress(c, "writing streams", c->n, c->n);
     if (c->unpaired && (rc = cv_warn(c, "%llu receives or probes found no matching send in the "
                                         "trace (a partial trace?)",
                                      (unsigned long long)c->unpaired)))

@@ -46,6 +46,7 @@ typedef struct mm_conv_opts {
     int32_t     nwant;
     FILE       *log;            /* warnings as they happen (may be NULL)   */
     FILE       *info;           /* the clock alignment found (may be NULL) */
+    FILE       *progress;       /* a progress bar (may be NULL)            */
 } mm_conv_opts;
 
 /* Documented defaults (docs/convert.md). */

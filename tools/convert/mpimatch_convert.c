@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "coll_algo.h"
@@ -34,6 +35,9 @@ static const char usage[] =
     "                         so that no message is received before it was sent\n"
     "                         (causal, the default; offsets in index.json \"clock\")\n"
     "  --quiet                no summary on standard output\n"
+    "  --progress, --no-progress\n"
+    "                         a progress bar on standard error (default: when it\n"
+    "                         is a terminal and not --quiet)\n"
     "\n"
     "Network model (ns; gap per byte in picoseconds; defaults in brackets):\n"
     "  --latency-intra NS [300]      --latency-inter NS [1000]        L\n"
@@ -122,7 +126,7 @@ int main(int argc, char **argv)
     cli_prog = "mpimatch-convert";
     uint8_t *want = NULL;
     int32_t nwant = 0;
-    int quiet = 0;
+    int quiet = 0, progress = -1; /* -1: when standard error is a terminal */
     const num_opt nums[] = {
         { "--latency-intra", &o.intra.latency_ns, NULL },
         { "--latency-inter", &o.inter.latency_ns, NULL },
@@ -151,6 +155,10 @@ int main(int argc, char **argv)
         }
         if (strcmp(argv[i], "--quiet") == 0) {
             quiet = 1;
+            continue;
+        }
+        if (strcmp(argv[i], "--progress") == 0 || strcmp(argv[i], "--no-progress") == 0) {
+            progress = argv[i][2] == 'p';
             continue;
         }
         for (size_t k = 0; k < sizeof nums / sizeof nums[0] && r == 0; k++)
@@ -212,6 +220,8 @@ int main(int argc, char **argv)
     o.nwant = nwant;
     o.log = stderr;
     o.info = quiet ? NULL : stdout;
+    if (progress > 0 || (progress < 0 && !quiet && isatty(fileno(stderr))))
+        o.progress = stderr;
     char err[2048];
     int rc = mm_convert(&o, err, sizeof err);
     free(want);
