@@ -17,7 +17,7 @@ from rich.console import Console
 
 from . import __version__, cluster_cli, tools
 from .bench import cli as bench_cli
-from .command import EXIT_STATUS, add_actions, add_command, formatter
+from .command import ENGINES_DISAGREE, EXIT_STATUS, add_actions, add_command, formatter
 from .errors import EXIT_FAILURE, MpimatchError
 from .replay import list_engines, run_tool
 from .report import engines_view
@@ -80,7 +80,8 @@ def register_replay(sub: Any) -> None:
                     help="replay one stream with one or more engines",
                     description="Replay STREAM through mpimatch-replay, which prints its "
                                 "table (ns/event, events/s, queue depths and lengths, "
-                                "memory). Engines that run together must agree.")
+                                "memory). Engines that run together must agree.",
+                    exit_one=ENGINES_DISAGREE)
     p.add_argument("stream", metavar="STREAM", help="event stream (text .mms or binary)")
     _add_replay_options(p, engine_default=None)
     p.add_argument("--reps", type=int, metavar="R", help="timed repetitions (C tool's default)")
@@ -210,6 +211,10 @@ def register_convert(sub: Any) -> None:
     p.add_argument("--mpi", choices=["openmpi", "mpich"],
                    help="collective selection rules (default: the trace's MPI)")
     p.add_argument("--rank", metavar="LIST", help="write only these ranks, e.g. 0,2,5-7")
+    p.add_argument("--clock", choices=["causal", "trace", "first-record"],
+                   help="how hosts' clocks are lined up: corrected by message causality "
+                        "(causal, the default), the trace's SYNC records (trace) or each "
+                        "host's first record (first-record); docs/convert.md, \"Clocks\"")
     p.add_argument("--text", action="store_true", help="also write text streams")
     p.add_argument("--quiet", action="store_true", help="no summary line")
     for opt in CONVERT_MODEL_OPTIONS:
@@ -226,6 +231,10 @@ def _add_replay_dir_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--every", type=int, default=1, metavar="K",
                    help="queue-length sample interval in events (default: 1)")
     g.add_argument("--per-rank", action="store_true", help="also print the per-rank table")
+    g.add_argument("--distributed", action="store_true",
+                   help="replay across the processes of an MPI job (run under mpirun or srun, "
+                        "mpi4py needed): each process replays a shard of the ranks' streams, "
+                        "process 0 writes the report")
 
 
 CONVERT_MODEL_OPTIONS = (
@@ -235,6 +244,9 @@ CONVERT_MODEL_OPTIONS = (
 
 
 # ---------------------------------------------------------------- commands
+
+UNLIMITED_WIDTH = 1000  # columns when standard output is not a terminal
+
 
 def cmd_engines(args: argparse.Namespace, out: Console) -> int:
     engines = list_engines()
@@ -302,6 +314,8 @@ def cmd_convert(args: argparse.Namespace, out: Console) -> int:
         argv += ["--mpi", args.mpi]
     if args.rank:
         argv += ["--rank", args.rank]
+    if args.clock:
+        argv += ["--clock", args.clock]
     argv += ["--text"] * args.text + ["--quiet"] * args.quiet
     for opt in CONVERT_MODEL_OPTIONS:
         value = getattr(args, opt[2:].replace("-", "_"))
@@ -355,6 +369,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     elif extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     out = Console()
+    if not out.is_terminal:
+        # a log or a pipe: tables take the width they need instead of being cut to 80
+        # columns (where "col+ll" and "col+pnp" would both print as "col…")
+        out = Console(width=UNLIMITED_WIDTH)
     try:
         return args.func(args, out)
     except MpimatchError as err:

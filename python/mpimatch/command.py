@@ -1,15 +1,24 @@
 """How every `mpimatch` subcommand is registered: one function, so each has the same help
-layout and the same exit-status epilog. A command module offers register(sub), which calls
+layout and an exit-status epilog of its own statuses. A command module offers register(sub), which calls
 add_command once per subcommand; cli.build_parser calls the registers in order."""
 from __future__ import annotations
 
 import argparse
 from typing import Any, Callable, Optional
 
-EXIT_STATUS = """\
-exit status: 0 ok; 1 engines disagree or internal error; 2 bad input or usage
-(the C tool's message names file:line); 127 the C executables were not found.
-The C tools are looked for in $MPIMATCH_BIN_DIR, then <repo>/build/bin, then PATH."""
+
+
+def exit_status(one: str = "internal error") -> str:
+    """The exit-status epilog of a command whose status 1 means `one`."""
+    return (f"exit status: 0 ok; 1 {one}; 2 bad input or usage\n"
+            "(the C tool's message names file:line); 127 the C executables were not found.\n"
+            "The C tools are looked for in $MPIMATCH_BIN_DIR, then <repo>/build/bin, then PATH.")
+
+
+# Each command lists only its own statuses: 1 means "engines disagree" only where engines
+# are compared (replay, bench).
+ENGINES_DISAGREE = "engines disagree or internal error"
+EXIT_STATUS = exit_status("engines disagree (replay, bench) or internal error")  # mpimatch --help
 
 Command = Callable[..., int]        # (args, console) -> exit status
 
@@ -19,10 +28,11 @@ def formatter(prog: str) -> argparse.HelpFormatter:
 
 
 def add_command(sub: Any, name: str, func: Optional[Command], help: str, description: str,
-                **kw: Any) -> argparse.ArgumentParser:
+                exit_one: str = "internal error", **kw: Any) -> argparse.ArgumentParser:
     """Add subcommand `name` to `sub` (what add_subparsers returned), run by func(args, out);
-    func None for a command whose actions are subcommands of their own (add_actions)."""
-    p = sub.add_parser(name, formatter_class=formatter, epilog=EXIT_STATUS, help=help,
+    func None for a command whose actions are subcommands of their own (add_actions).
+    exit_one: what exit status 1 means for it."""
+    p = sub.add_parser(name, formatter_class=formatter, epilog=exit_status(exit_one), help=help,
                        description=description, **kw)
     if func is not None:
         p.set_defaults(func=func)

@@ -117,8 +117,10 @@ def rank_record(rank: int, res: Dict[str, Any]) -> Dict[str, Any]:
     for r in data.get("results", []):
         st = r.get("stats", {})
         prq, umq = st.get("prq", {}), st.get("umq", {})
+        ns = r.get("ns_per_event") or {}
         engines[r["engine"]] = {
-            "ns_per_event": (r.get("ns_per_event") or {}).get("median"),
+            "ns_per_event": ns.get("median"),
+            "ns_q1": ns.get("q1"), "ns_q3": ns.get("q3"),
             "prq": {k: prq.get(k) for k in ("searches", "traversed", "max_depth", "max_length",
                                             "max_queues", "peak_bytes")},
             "umq": {k: umq.get(k) for k in ("searches", "traversed", "max_depth", "max_length",
@@ -130,7 +132,8 @@ def rank_record(rank: int, res: Dict[str, Any]) -> Dict[str, Any]:
             s["mean_depth"] = s["traversed"] / s["searches"] if s["searches"] else 0.0
     return {"rank": rank, "stream": res["stream"], "events": data.get("events", 0),
             "np": data.get("np"), "engines": engines,
-            "skipped": [s.get("engine") for s in data.get("skipped", [])]}
+            "skipped": [s.get("engine") for s in data.get("skipped", [])],
+            "skipped_why": {s.get("engine"): s.get("reason") for s in data.get("skipped", [])}}
 
 
 def aggregate(ranks: List[Dict[str, Any]]) -> Dict[str, Any]:
@@ -156,6 +159,79 @@ def aggregate(ranks: List[Dict[str, Any]]) -> Dict[str, Any]:
         agg["peak_bytes_sum"] = sum(r["engines"][name]["peak_bytes"] or 0 for r in ranks)
         out[name] = agg
     return out
+
+
+def _clearly_faster(a: Dict[str, float], b: Dict[str, float]) -> bool:
+    """a beats b only if a's whole spread (q3) is below b's (q1): the repetitions decide."""
+    return a["q3"] < b["q1"]
+
+
+def compare(ranks: List[Dict[str, Any]], agg: Dict[str, Any]) -> Dict[str, Any]:
+    """Which engine? Engines that ran on every rank, sorted by total time (sum over ranks of
+    median ns/event x events), with speed-up against list, ranks won (lowest median; "clear"
+    when its spread is below every other engine's), engines skipped and why, and a
+    recommendation that names a winner only if its total time's spread (sum of q3) is below
+    every other engine's (sum of q1); otherwise the engines within noise of it."""
+    totals: Dict[str, Dict[str, float]] = {}
+    for name in agg:
+        t = {"median": 0.0, "q1": 0.0, "q3": 0.0}
+        for r in ranks:
+            e = r["engines"][name]
+            med = e["ns_per_event"] or 0.0
+            t["median"] += med * r["events"]
+            t["q1"] += (e.get("ns_q1") if e.get("ns_q1") is not None else med) * r["events"]
+            t["q3"] += (e.get("ns_q3") if e.get("ns_q3") is not None else med) * r["events"]
+        totals[name] = t
+    won = {n: 0 for n in totals}
+    clear = {n: 0 for n in totals}
+    for r in ranks:
+        if not r["events"] or not totals:
+            continue
+        per = {n: r["engines"][n] for n in totals}
+        best = min(per, key=lambda n: (per[n]["ns_per_event"] or 0.0, n))
+        won[best] += 1
+        spread = {n: {"q1": per[n].get("ns_q1") or per[n]["ns_per_event"] or 0.0,
+                      "q3": per[n].get("ns_q3") or per[n]["ns_per_event"] or 0.0} for n in per}
+        if all(_clearly_faster(spread[best], spread[o]) for o in per if o != best):
+            clear[best] += 1
+    order = sorted(totals, key=lambda n: (totals[n]["median"], n))
+    base = totals.get("list", {}).get("median")
+    rows = [{"engine": n, "total_ns": totals[n]["median"], "total_ns_q1": totals[n]["q1"],
+             "total_ns_q3": totals[n]["q3"],
+             "speedup_vs_list": (base / totals[n]["median"]) if base and totals[n]["median"]
+             else None,
+             "ranks_won": won[n], "ranks_won_clear": clear[n]} for n in order]
+    skipped: Dict[str, Dict[str, Any]] = {}
+    for r in ranks:
+        for name in r.get("skipped", []):
+            why = (r.get("skipped_why") or {}).get(name) or "skipped by mpimatch-replay"
+            s = skipped.setdefault(name, {"engine": name, "reason": why, "ranks": 0})
+            s["ranks"] += 1
+    ran_somewhere = set().union(*(set(r["engines"]) for r in ranks)) if ranks else set()
+    for name in sorted(ran_somewhere - set(totals)):
+        n_ran = sum(1 for r in ranks if name in r["engines"])
+        skipped.setdefault(name, {"engine": name, "ranks": len(ranks) - n_ran,
+                                  "reason": f"ran on {n_ran} of {len(ranks)} ranks only: "
+                                            "not comparable on the whole directory"})
+    if not order:
+        rec, tied = "no engine ran on every rank: nothing to compare", []
+    elif len(order) == 1:
+        rec, tied = f"only {order[0]} ran on every rank: nothing to compare", [order[0]]
+    else:
+        first = order[0]
+        tied = [first] + [n for n in order[1:] if not _clearly_faster(totals[first], totals[n])]
+        sp = rows[0]["speedup_vs_list"]
+        if len(tied) == 1:
+            rec = (f"{first} is fastest on this directory"
+                   + (f": {sp:.2f}x list's total time" if first != "list" and sp else "")
+                   + f", beyond the repetitions' spread against every other engine "
+                     f"(fastest on {won[first]} of {len(ranks)} ranks)")
+        else:
+            rec = (f"within noise: {', '.join(tied)} (their totals' spreads overlap; "
+                   f"{first} has the lowest median). No winner among them; rerun with more "
+                   f"--reps to separate them")
+    return {"order": rows, "skipped": sorted(skipped.values(), key=lambda s: s["engine"]),
+            "recommendation": rec, "within_noise": tied}
 
 
 def heat_maps(results: List[Dict[str, Any]], nranks: int) -> Dict[str, List[List[int]]]:

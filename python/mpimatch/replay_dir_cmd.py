@@ -13,13 +13,24 @@ from rich.text import Text
 
 from . import __version__, tools
 from .errors import MpimatchError
-from .replay_dir import (aggregate, busiest_rank, heat_maps, load_dir, pvar_samples,
+from .replay_dir import (aggregate, busiest_rank, compare, heat_maps, load_dir, pvar_samples,
                          rank_record, run_dir, trace_dir_of)
+
+
+def partial_trace(index: Dict[str, Any]) -> Dict[str, Any]:
+    """What the trace lacks, from convert's index.json "partial_trace" (docs/convert.md):
+    {"partial": bool, "not_recorded": {call: count}, "files_cut_short": n}."""
+    p = index.get("partial_trace")
+    if not isinstance(p, dict):
+        return {"partial": False, "not_recorded": {}, "files_cut_short": 0}
+    return {"partial": bool(p.get("partial")), "not_recorded": dict(p.get("not_recorded") or {}),
+            "files_cut_short": int(p.get("files_cut_short") or 0)}
 
 
 def build_report(directory: Path, index: Dict[str, Any], results: List[Dict[str, Any]],
                  replay_args: Sequence[str], every: int) -> Dict[str, Any]:
     ranks = [rank_record(i, r) for i, r in enumerate(results)]
+    agg = aggregate(ranks)
     busiest = busiest_rank(ranks)
     rows = results[busiest]["series"]
     series: Dict[str, Any] = {"rank": busiest, "every": every,
@@ -34,8 +45,10 @@ def build_report(directory: Path, index: Dict[str, Any], results: List[Dict[str,
     return {"tool": "mpimatch replay", "version": __version__, "stream_dir": str(directory),
             "ranks": len(ranks), "events": sum(r["events"] for r in ranks),
             "args": list(replay_args),
-            "index": {k: index.get(k) for k in ("source", "mpi", "model") if k in index},
-            "warnings": warnings, "aggregate": aggregate(ranks), "per_rank": ranks,
+            "index": {k: index.get(k) for k in ("source", "mpi", "model", "clock") if k in index},
+            "partial_trace": partial_trace(index),
+            "warnings": warnings, "aggregate": agg, "comparison": compare(ranks, agg),
+            "per_rank": ranks,
             "heat_map": heat_maps(results, len(ranks)), "queue_series": series}
 
 
@@ -65,9 +78,18 @@ def replay_dir(args: argparse.Namespace, replay_args: List[str], out: Console) -
                                             f"(exit {res['exit_code']})", style="red"))
             progress.update(task, advance=1, description=f"replayed rank {rank}")
 
-        results = run_dir(files, replay_args, args.every, jobs, on_done=done)
+        if getattr(args, "distributed", False):
+            from .replay_mpi import run_distributed
+            gathered = run_distributed(files, run_dir, replay_args, args.every, jobs,
+                                       on_done=done)
+            if gathered is None:  # not process 0: process 0 writes the report
+                return 0
+            results = gathered
+        else:
+            results = run_dir(files, replay_args, args.every, jobs, on_done=done)
     worst = max(r["exit_code"] for r in results)
     if worst:
+        failed = [r["stream"] for r in results if r["exit_code"]]  # all processes' failures
         err.print(f"mpimatch: error: {len(failed)} rank stream(s) failed: {', '.join(failed)}",
                   highlight=False, markup=False)
         return worst

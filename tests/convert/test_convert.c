@@ -5,6 +5,7 @@
  * coll_algo, replay agreement of every engine, bad input.
  *   test_convert WORKDIR
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,9 @@ static char tdir[256], odir[256];
 static uint64_t intra(uint64_t t, uint64_t bytes) { return t + 100 + 300 + (bytes - 1) * 100 / 1000; }
 static uint64_t inter(uint64_t t, uint64_t bytes) { return t + 200 + 1000 + (bytes - 1) * 80 / 1000; }
 
-static int run(const char *name, int lib, char *err, size_t errlen)
+/* Convert WORK/NAME.trace into WORK/NAME.out: collective rules lib (-1:
+ * the trace's), clocks lined up by clock (MM_CONV_CLOCK_*). */
+static int run_with(const char *name, int lib, int clock, char *err, size_t errlen)
 {
     snprintf(tdir, sizeof tdir, "%s/%s.trace", work, name);
     snprintf(odir, sizeof odir, "%s/%s.out", work, name);
@@ -33,9 +36,15 @@ static int run(const char *name, int lib, char *err, size_t errlen)
     mm_conv_defaults(&o);
     o.trace_dir = tdir;
     o.out_dir = odir;
+    o.clock = clock;
     if (lib >= 0)
         o.lib = lib;
     return mm_convert(&o, err, errlen);
+}
+
+static int run(const char *name, int lib, char *err, size_t errlen)
+{
+    return run_with(name, lib, MM_CONV_CLOCK_CAUSAL, err, errlen);
 }
 
 static int load(mm_stream *s, int32_t rank)
@@ -657,6 +666,172 @@ static void test_bad_input(void)
     CHECK(access(odir, F_OK) != 0);
 }
 
+/* ---- clocks (conv_clock.c): hosts a (ranks 0, 1) and b (ranks 2, 3) ---- */
+
+static const char *const ab_hosts[4] = { "a", "a", "b", "b" };
+
+static int run_clock(const char *name, int clock, char *err, size_t errlen)
+{
+    return run_with(name, -1, clock, err, errlen);
+}
+
+/* The number after "key": that follows anchor in index.json (NAN if none). */
+static double jnum(const char *j, const char *anchor, const char *key)
+{
+    const char *p = j ? strstr(j, anchor) : NULL;
+    char k[64];
+    snprintf(k, sizeof k, "\"%s\": ", key);
+    p = p ? strstr(p, k) : NULL;
+    return p ? strtod(p + strlen(k), NULL) : NAN;
+}
+
+#define HOST_B "\"host\": \"b\""
+
+/* Every stream replays with nothing left queued and every engine agrees. */
+static void replay_ranks(int32_t n, const char *what)
+{
+    for (int32_t r = 0; r < n; r++) {
+        mm_stream s;
+        if (load(&s, r) != MMS_OK)
+            continue;
+        if (s.n)
+            replay_all(&s, what);
+        mm_stream_free(&s);
+    }
+}
+
+/* Host b's clock is OFF ahead; a ping-pong between the hosts with one-way
+ * times of 1.5-2.4 us (a to b) and 1.8-2.5 us (b to a). Causality allows
+ * b's offset in [OFF - min(b to a), OFF + min(a to b)]: the converter takes
+ * the middle, reports the window, and no message arrives before it was
+ * sent; --clock trace keeps offset 0 and says how many do. */
+static void test_clock_skew(void)
+{
+    const int64_t OFF = 40000123;
+    tb b;
+    char err[1024];
+    tb_init(&b, 4, "openmpi", ab_hosts);
+    int64_t min_ab = INT64_MAX, min_ba = INT64_MAX;
+    for (int k = 0; k < 20; k++) {
+        int64_t T = 1000000 + (int64_t)k * 100000;
+        int64_t lab = 1500 + (k * 37) % 900, lba = 1800 + (k * 53) % 700;
+        int32_t a = k % 2, bb = 2 + (k / 2) % 2;
+        min_ab = lab < min_ab ? lab : min_ab;
+        min_ba = lba < min_ba ? lba : min_ba;
+        tb_send(&b, a, bb, k, 8, (uint64_t)T);
+        tb_recv(&b, bb, a, k, a, k, (uint64_t)(T + OFF + lab - 10)); /* ends at T + lab */
+        tb_send(&b, bb, a, k, 8, (uint64_t)(T + OFF + lab + 500));
+        tb_recv(&b, a, bb, k, bb, k, (uint64_t)(T + lab + 500 + lba - 10));
+    }
+    snprintf(tdir, sizeof tdir, "%s/skew.trace", work);
+    tb_write(&b, tdir, 0, 0);
+    CHECK_MSG(run_clock("skew", MM_CONV_CLOCK_CAUSAL, err, sizeof err) == MMS_OK, "%s", err);
+    char *j = index_json();
+    int64_t lo = OFF - min_ba, hi = OFF + min_ab;
+    CHECK_MSG(j && strstr(j, "\"result\": \"causal\""), "%s", j ? j : "no index.json");
+    CHECK_MSG(jnum(j, HOST_B, "offset_ns") == (double)(lo + (hi - lo) / 2), "offset %.0f, window "
+              "[%lld, %lld]", jnum(j, HOST_B, "offset_ns"), (long long)lo, (long long)hi);
+    CHECK(jnum(j, HOST_B, "uncertainty_ns") == (double)(hi - lo));
+    CHECK(jnum(j, HOST_B, "correction_ns") == jnum(j, HOST_B, "offset_ns"));
+    CHECK(jnum(j, "received_before_sent", "trace_alignment") == 20);
+    CHECK(jnum(j, "received_before_sent", "converted") == 0);
+    CHECK(jnum(j, "\"clock\"", "messages_between_hosts") == 40);
+    free(j);
+    replay_ranks(4, "skew");
+    /* the trace's alignment: offset 0, half the messages received before sent */
+    CHECK_MSG(run_clock("skew", MM_CONV_CLOCK_TRACE, err, sizeof err) == MMS_OK, "%s", err);
+    j = index_json();
+    CHECK(j && strstr(j, "\"mode\": \"trace\"") && jnum(j, HOST_B, "offset_ns") == 0 &&
+          jnum(j, "received_before_sent", "converted") == 20);
+    free(j);
+}
+
+/* Host b's clock runs 10 ppm fast for 0.8 s (8 us, more than the window of
+ * any one offset): offset + rate are fitted, every message is received
+ * after it was sent, and the fitted correction stays within the one-way
+ * times of the true offset over the whole run. */
+static void test_clock_drift(void)
+{
+    const double RHO = 10e-6;
+    const int64_t OFF = 50000000;
+    tb b;
+    char err[1024];
+    tb_init(&b, 4, "openmpi", ab_hosts);
+#define B_CLOCK(t) ((t) + OFF + (int64_t)((double)(t) * RHO))
+    for (int k = 0; k < 200; k++) {
+        int64_t T = 1000000 + (int64_t)k * 4000000;
+        int64_t lab = 1500 + (k * 37) % 900, lba = 1800 + (k * 53) % 700;
+        int32_t a = k % 2, bb = 2 + (k / 2) % 2;
+        tb_send(&b, a, bb, k, 8, (uint64_t)T);
+        tb_recv(&b, bb, a, k, a, k, (uint64_t)(B_CLOCK(T + lab) - 10));
+        tb_send(&b, bb, a, k, 8, (uint64_t)B_CLOCK(T + lab + 500));
+        tb_recv(&b, a, bb, k, bb, k, (uint64_t)(T + lab + 500 + lba - 10));
+    }
+    snprintf(tdir, sizeof tdir, "%s/drift.trace", work);
+    tb_write(&b, tdir, 0, 0);
+    CHECK_MSG(run_clock("drift", MM_CONV_CLOCK_CAUSAL, err, sizeof err) == MMS_OK, "%s", err);
+    char *j = index_json();
+    CHECK_MSG(j && strstr(j, "\"result\": \"causal-drift\""), "%s", j ? j : "no index.json");
+    CHECK(jnum(j, "received_before_sent", "converted") == 0);
+    double ppm = jnum(j, HOST_B, "drift_ppm"), corr = jnum(j, HOST_B, "correction_ns");
+    CHECK_MSG(ppm > 9 && ppm < 11, "drift %.3f ppm", ppm);
+    for (int64_t T = 0; T <= 800000000; T += 100000000) {
+        double u = (double)B_CLOCK(T), truth = u - (double)T, got = corr + ppm * 1e-6 * u;
+        CHECK_MSG(fabs(got - truth) <= 1500, "at %lld ns: correction %.0f, true %.0f",
+                  (long long)T, got, truth);
+    }
+#undef B_CLOCK
+    free(j);
+    replay_ranks(4, "drift");
+}
+
+/* Messages only within each host: nothing bounds the hosts' offset, the
+ * trace's alignment is kept, and a warning says so. */
+static void test_clock_no_cross(void)
+{
+    tb b;
+    char err[1024];
+    tb_init(&b, 4, "openmpi", ab_hosts);
+    tb_send(&b, 0, 1, 1, 8, 1000);
+    tb_recv(&b, 1, 0, 1, 0, 1, 900000);
+    tb_send(&b, 2, 3, 1, 8, 5000000);
+    tb_recv(&b, 3, 2, 1, 2, 1, 100);
+    snprintf(tdir, sizeof tdir, "%s/nocross.trace", work);
+    tb_write(&b, tdir, 0, 0);
+    CHECK_MSG(run_clock("nocross", MM_CONV_CLOCK_CAUSAL, err, sizeof err) == MMS_OK, "%s", err);
+    char *j = index_json();
+    CHECK_MSG(j && strstr(j, "\"result\": \"no-messages\"") &&
+              strstr(j, "no matched messages between hosts") && jnum(j, HOST_B, "offset_ns") == 0 &&
+              strstr(j, "\"uncertainty_ns\": null"), "%s", j ? j : "no index.json");
+    free(j);
+}
+
+/* A broken trace: messages each way received 1 ms before they were sent,
+ * at the same times. No offset or drift fits: the trace's alignment is
+ * kept, with a warning counting the messages still received before sent. */
+static void test_clock_inconsistent(void)
+{
+    tb b;
+    char err[1024];
+    tb_init(&b, 4, "openmpi", ab_hosts);
+    for (int k = 0; k < 16; k++) {
+        uint64_t T = 5000000 + (uint64_t)k * 100000;
+        tb_send(&b, 0, 2, k, 8, T);
+        tb_recv(&b, 2, 0, k, 0, k, T - 1000000);
+        tb_send(&b, 2, 0, k, 8, T + 10);
+        tb_recv(&b, 0, 2, k, 2, k, T - 999990 + 20);
+    }
+    snprintf(tdir, sizeof tdir, "%s/broken.trace", work);
+    tb_write(&b, tdir, 0, 0);
+    CHECK_MSG(run_clock("broken", MM_CONV_CLOCK_CAUSAL, err, sizeof err) == MMS_OK, "%s", err);
+    char *j = index_json();
+    CHECK_MSG(j && strstr(j, "\"result\": \"inconsistent\"") &&
+              strstr(j, "would still be received before they were sent") &&
+              jnum(j, HOST_B, "offset_ns") == 0 && jnum(j, "received_before_sent", "converted") == 32 &&
+              jnum(j, "received_before_sent", "best_fit") == 16, "%s", j ? j : "no index.json");
+    free(j);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -676,5 +851,9 @@ int main(int argc, char **argv)
     test_unexpanded();
     test_substituted();
     test_bad_input();
+    test_clock_skew();
+    test_clock_drift();
+    test_clock_no_cross();
+    test_clock_inconsistent();
     return TC_DONE();
 }

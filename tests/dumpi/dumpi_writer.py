@@ -13,6 +13,10 @@ addresses, and the index.
 
 Regenerate the committed fixtures with
     python3 tests/dumpi/dumpi_writer.py tests/dumpi/data
+Write the two-host run with skewed clocks (two_host_program, docs/convert.md) with
+    python3 tests/dumpi/dumpi_writer.py --two-hosts DIR
+and an N-rank 3-D halo exchange on hosts of 32 ranks (stencil_program) with
+    python3 tests/dumpi/dumpi_writer.py --stencil N DIR
 """
 from __future__ import annotations
 
@@ -89,6 +93,8 @@ class RankFile:
         self.records: List[bytes] = []
         self.wall_bias = wall_bias
         self.t = 0  # ns since the bias
+        # the footer: label -> (calls made, calls not recorded); all 0 unless set
+        self.footer: Dict[int, Tuple[int, int]] = {}
 
     def call(self, name: str, args: Sequence[bytes], dur: int = 1000,
              mask: int = MASK_STATUS | MASK_WALL | MASK_THREAD, gap: int = 1000) -> "RankFile":
@@ -111,8 +117,9 @@ class RankFile:
 
 class Run:
     def __init__(self, prefix: str, nranks: int, version: Tuple[int, int, int] = (8, 1, 0),
-                 starttime: int = 1700000000) -> None:
+                 starttime: int = 1700000000, hosts: Optional[Sequence[str]] = None) -> None:
         self.prefix = prefix
+        self.hosts = list(hosts) if hosts else ["node%d" % r for r in range(nranks)]
         self.nranks = nranks
         self.version = version
         self.starttime = starttime
@@ -127,10 +134,13 @@ class Run:
         out += self.ranks[r].stream()
         out += struct.pack(">H", END_OF_STREAM)
         header = len(out)
-        out += bytes(self.version) + u64(self.starttime) + str16("node%d" % r) + str16("tester")
+        out += bytes(self.version) + u64(self.starttime) + str16(self.hosts[r]) + str16("tester")
         out += i32(0) + i32(0)  # mesh coordinates and sizes: no mesh
         footer = len(out)
-        out += u64(FOOT_MAGIC) + i32(0) * (ALL_FUNCTIONS + 1) * 2
+        foot = self.ranks[r].footer
+        out += u64(FOOT_MAGIC)
+        out += b"".join(i32(foot.get(i, (0, 0))[0]) for i in range(ALL_FUNCTIONS + 1))
+        out += b"".join(i32(foot.get(i, (0, 0))[1]) for i in range(ALL_FUNCTIONS + 1))
         keyval = len(out)
         out += i32(0)
         perf = len(out)
@@ -195,6 +205,110 @@ def p2p_program() -> Run:
     return run
 
 
+# two_host_program(): host n1's clock is ahead of n0's by TWO_HOST_OFF ns, and n1 enters
+# MPI_Init TWO_HOST_LATE ns later (true time).
+TWO_HOST_OFF = 130_000_000 + 4321
+TWO_HOST_LATE = 5_000_000
+
+
+def _at(rf: RankFile, start: int, name: str, args: Sequence[bytes], dur: int) -> None:
+    """A call of rank file rf entered at `start` (its own clock, ns) lasting dur."""
+    assert start >= rf.t, (start, rf.t)
+    rf.t = start
+    rf.call(name, args, dur=dur, gap=0)
+
+
+def two_host_program() -> Tuple[Run, int, int]:
+    """4 ranks on hosts n0 (ranks 0, 1) and n1 (ranks 2, 3) with skewed clocks
+    (docs/convert.md, "Clocks"): 12 ping-pongs between the hosts with one-way times
+    of 1.5-2.4 us (n0 to n1) and 1.8-2.5 us (n1 to n0). Returns the run and the least
+    one-way times each way: causality pins n1's offset to [TWO_HOST_OFF - the second,
+    TWO_HOST_OFF + the first]."""
+    run = Run("dumpi-2024.05.06.07.08.09", 4, hosts=["n0", "n0", "n1", "n1"])
+    clock = [0, 0, TWO_HOST_OFF, TWO_HOST_OFF]
+    for r in range(4):
+        _at(run.rank(r), 1_000_000 + (TWO_HOST_LATE if r >= 2 else 0) + clock[r], "MPI_Init",
+            [i32(0)], 2000)
+
+    def send(dst: int, tag: int) -> List[bytes]:
+        return [i32(1), i16(INT), i32(dst), i32(tag), i16(WORLD)]
+
+    def recv(src: int, tag: int) -> List[bytes]:
+        return [i32(1), i16(INT), i32(src), i32(tag), i16(WORLD), statuses([status(4, src, tag)])]
+
+    min_ab = min_ba = 1 << 62
+    for k in range(12):
+        t = 20_000_000 + k * 200_000
+        lab, lba = 1500 + (k * 37) % 900, 1800 + (k * 53) % 700
+        a, b = k % 2, 2 + (k // 2) % 2
+        min_ab, min_ba = min(min_ab, lab), min(min_ba, lba)
+        _at(run.rank(a), t + clock[a], "MPI_Send", send(b, k), 400)
+        _at(run.rank(b), t + clock[b] + lab - 300, "MPI_Recv", recv(a, k), 300)  # ends at t + lab
+        t2 = t + lab + 500
+        _at(run.rank(b), t2 + clock[b], "MPI_Send", send(a, k), 400)
+        _at(run.rank(a), t2 + clock[a] + lba - 300, "MPI_Recv", recv(b, k), 300)
+    for r in range(4):
+        rf = run.rank(r)
+        _at(rf, rf.t + 1000, "MPI_Finalize", [], 1000)
+    return run, min_ab, min_ba
+
+
+def stencil_program(nranks: int, iters: int = 4, per_host: int = 32,
+                    skew_ns: int = 7_000_000) -> Run:
+    """A 3-D halo exchange, the point-to-point pattern of stencil codes (AMG, LAMMPS,
+    LULESH) scaled to nranks (a px x py x pz grid, periodic): every iteration each rank
+    posts MPI_Irecv from its 6 neighbours, MPI_Isend to them, and MPI_Waitall. per_host
+    ranks share a host; host h's clock is h * skew_ns ahead (for convert's clock
+    alignment, docs/convert.md). Used for convert's scaling numbers (docs/convert.md)."""
+    dims = [1, 1, 1]
+    n, f = nranks, 2
+    while n > 1:  # spread the prime factors over the three dimensions
+        while n % f:
+            f += 1
+        dims[dims.index(min(dims))] *= f
+        n //= f
+    px, py, pz = dims
+    hosts = ["h%04d" % (r // per_host) for r in range(nranks)]
+    run = Run("dumpi-2024.07.08.09.10.11", nranks, hosts=hosts)
+
+    def coords(r: int) -> Tuple[int, int, int]:
+        return r % px, (r // px) % py, r // (px * py)
+
+    def rank_of(x: int, y: int, z: int) -> int:
+        return (x % px) + (y % py) * px + (z % pz) * px * py
+
+    for r in range(nranks):
+        rf = run.rank(r)
+        rf.t = (r // per_host) * skew_ns + (r % 7) * 1000   # MPI_Init entries not synchronised
+        rf.call("MPI_Init", [i32(0)], dur=20_000)
+        x, y, z = coords(r)
+        nbrs = [rank_of(x + dx, y + dy, z + dz) for dx, dy, dz in
+                ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))]
+        for it in range(iters):
+            rf.t = max(rf.t, (r // per_host) * skew_ns + 100_000 + it * 200_000)
+            reqs = []
+            for k, nb in enumerate(nbrs):   # from the neighbour in direction k: tag k ^ 1
+                req = 100 + 2 * k
+                rf.call("MPI_Irecv", [i32(8), i16(DOUBLE), i32(nb), i32(k ^ 1), i16(WORLD),
+                                      i32(req)], dur=300, gap=100)
+                reqs.append((req, status(64, nb, k ^ 1)))
+            for k, nb in enumerate(nbrs):
+                req = 101 + 2 * k
+                rf.call("MPI_Isend", [i32(8), i16(DOUBLE), i32(nb), i32(k), i16(WORLD),
+                                      i32(req)], dur=400, gap=100)
+                reqs.append((req, status(0, 0, 0)))
+            rf.call("MPI_Waitall", [i32(len(reqs)), arr32([q for q, _ in reqs]),
+                                    statuses([st for _, st in reqs])], dur=40_000, gap=100)
+        rf.call("MPI_Finalize", [], dur=1000)
+    return run
+
+
 if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "--stencil":
+        stencil_program(int(sys.argv[2])).write(Path(sys.argv[3]))
+        sys.exit(0)
+    if len(sys.argv) == 3 and sys.argv[1] == "--two-hosts":
+        two_host_program()[0].write(Path(sys.argv[2]))
+        sys.exit(0)
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("tests/dumpi/data")
     p2p_program().write(out / "p2p")

@@ -312,7 +312,8 @@ def test_plots_and_self_contained_html(tmp_path):
     doc = fake_doc()
     plots = plot_all(doc, tmp_path)
     names = [n for n, _ in plots]
-    assert names[:2] == ["ns-vs-queue.png", "depth-vs-n.png"] and "memory-vs-speedup.png" in names
+    assert names[:3] == ["speedup-heatmap.png", "ns-vs-queue.png", "depth-vs-n.png"]
+    assert "memory-vs-speedup.png" in names
     assert "sweep-f-shuffle-n.png" in names                    # n = 1024 and 4096
     for n in names:
         assert (tmp_path / n).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -438,3 +439,27 @@ def test_unwritable_outputs_fail_first(tmp_path):
         proc = run_cli("bench", "--suite", "quick", *args)
         assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
         assert "[1/" not in proc.stderr
+
+
+def test_speedup_heatmap_marks_the_best_and_ties_within_noise():
+    """The report's first picture: speed-up against list, workload by engine; the best of a
+    row is marked, and so is every engine whose q1-q3 spread overlaps the best's (a tie)."""
+    from mpimatch.bench.plots import heatmap_cells
+    doc = fake_doc()
+    records = [r for r in doc["records"] if r["ns_per_event"]["median"]]
+    rows, cols, values, marks = heatmap_cells(records)
+    assert sorted(cols) == ["bins", "hash", "list"]
+    c = {n: cols.index(n) for n in cols}
+    i = rows.index("shuffle:n=4096,rounds=8,seed=1")
+    assert values[i][c["list"]] == pytest.approx(1.0)
+    assert values[i][c["hash"]] == pytest.approx(100.0)
+    assert values[i][c["bins"]] == pytest.approx(20.0)
+    assert [marks[i][c[n]] for n in ("list", "hash", "bins")] == ["", "best", ""]
+    j = rows.index("burst:n=4096,rounds=8,seed=1")
+    assert values[j][c["bins"]] is None and marks[j][c["list"]] == "best"
+    # make bins' spread overlap hash's on shuffle n=4096: a tie, not a loss
+    for r in records:
+        if r["workload"]["spec"] == rows[i] and r["run"] in ("hash", "bins"):
+            r["ns_per_event"].update({"q1": 8.0, "q3": 60.0})
+    m = heatmap_cells(records)[3][i]
+    assert [m[c[n]] for n in ("list", "hash", "bins")] == ["", "best", "tie"]

@@ -3,6 +3,7 @@ DUMPI fixtures written by tests/dumpi/dumpi_writer.py, and bad inputs: truncated
 corrupted and foreign files, missing rank files, statuses that were not recorded."""
 from __future__ import annotations
 
+import json
 import shutil
 import struct
 import sys
@@ -168,3 +169,96 @@ def test_wildcard_receive_without_status_is_an_error(import_exe, tmp_path):
     run_.write(tmp_path / "in")
     expect_error(import_exe, tmp_path / "in", tmp_path / "t",
                  "offset 16: MPI_Recv: a wildcard receive or probe without its status")
+
+
+def test_calls_not_recorded_are_reported(import_exe, tmp_path):
+    """The DUMPI footer's ignored counts (calls made but not recorded, dumpi.conf)
+    are summed over the ranks, warned about per call and kept in index.json; convert
+    carries the flag into its own index.json and prints it."""
+    run_ = dw.p2p_program()
+    run_.rank(0).footer = {dw.LABELS["MPI_Isend"]: (100, 84), dw.LABELS["MPI_Allreduce"]: (5, 5)}
+    run_.rank(2).footer = {dw.LABELS["MPI_Isend"]: (10, 6)}
+    d = tmp_path / "in"
+    run_.write(d)
+    out = tmp_path / "trace"
+    p = run([import_exe, d, "--out", out])
+    assert p.returncode == 0, p.stderr
+    assert "PARTIAL TRACE" in p.stderr
+    assert "MPI_Isend 90 of 110" in p.stderr and "MPI_Allreduce 5 of 5" in p.stderr
+    imported = json.loads((out / "index.json").read_text())["imported"]
+    assert imported["partial"] is True
+    assert imported["not_recorded"] == {"MPI_Isend": 90, "MPI_Allreduce": 5}
+    assert imported["footers_read"] == 3 and imported["footers_missing"] == 0
+    streams = tmp_path / "streams"
+    p = run_cli("convert", out, "--out", streams)
+    assert p.returncode == 0, p.stderr
+    assert "PARTIAL TRACE" in p.stdout and "MPI_Isend 90" in p.stdout
+    partial = json.loads((streams / "index.json").read_text())["partial_trace"]
+    assert partial == {"partial": True, "not_recorded": {"MPI_Isend": 90, "MPI_Allreduce": 5},
+                       "files_cut_short": 0}
+
+
+def test_complete_import_is_not_partial(import_exe, tmp_path):
+    out = tmp_path / "trace"
+    p = run([import_exe, DATA / "p2p", "--out", out])
+    assert p.returncode == 0 and "PARTIAL" not in p.stderr
+    imported = json.loads((out / "index.json").read_text())["imported"]
+    assert imported["partial"] is False and imported["not_recorded"] == {}
+
+
+def test_replay_carries_the_partial_trace_flag(import_exe, tmp_path):
+    """`mpimatch replay STREAM_DIR` of a partial trace says so on the console, in
+    report.json and in report.html."""
+    run_ = dw.p2p_program()
+    run_.rank(1).footer = {dw.LABELS["MPI_Bcast"]: (3, 3)}
+    run_.write(tmp_path / "in")
+    p = run([import_exe, tmp_path / "in", "--out", tmp_path / "trace"])
+    assert p.returncode == 0, p.stderr
+    p = run_cli("convert", tmp_path / "trace", "--out", tmp_path / "streams", "--quiet")
+    assert p.returncode == 0, p.stderr
+    p = run_cli("replay", tmp_path / "streams", "--engine", "list", "--out", tmp_path / "rep")
+    assert p.returncode == 0, p.stderr
+    assert "PARTIAL TRACE" in p.stdout and "MPI_Bcast 3" in p.stdout
+    report = json.loads((tmp_path / "rep" / "report.json").read_text())
+    assert report["partial_trace"] == {"partial": True, "not_recorded": {"MPI_Bcast": 3},
+                                       "files_cut_short": 0}
+    assert "PARTIAL TRACE" in (tmp_path / "rep" / "report.html").read_text()
+
+
+def test_non_trace_files_are_ignored(import_exe, dump_exe, tmp_path):
+    """macOS resource forks (._*), editor backups (*~) and lock files (.#*) next to a
+    run are not taken for a second run or a rank file."""
+    d = fixture_copy(tmp_path)
+    for f in list(d.iterdir()):
+        (d / ("._" + f.name)).write_bytes(b"\0\5\26\7 mac resource fork")
+        (d / (f.name + "~")).write_bytes(f.read_bytes())
+    (d / (".#" + PREFIX + ".meta")).write_text("lock")
+    out = tmp_path / "trace"
+    p = run([import_exe, d, "--out", out])
+    assert p.returncode == 0, p.stderr
+    assert dump_all(dump_exe, out, 3) == (DATA / "p2p.expected").read_text()
+
+
+def test_convert_of_a_dumpi_run_suggests_the_import(tmp_path):
+    """`mpimatch convert` on a DUMPI folder says to import it first and leaves no
+    output folder behind; a bad trace leaves none either."""
+    out = tmp_path / "streams"
+    p = run_cli("convert", DATA / "p2p", "--out", out)
+    assert p.returncode == 2
+    assert "mpimatch import dumpi" in p.stderr and "SST DUMPI run" in p.stderr
+    assert not out.exists()
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "rank-000000.mmt").write_bytes(b"not a trace")
+    p = run_cli("convert", bad, "--out", out)
+    assert p.returncode == 2 and "MMTRACE" in p.stderr
+    assert not out.exists()
+
+
+def test_each_help_lists_its_own_exit_statuses():
+    for cmd in (["import", "--help"], ["import", "dumpi", "--help"], ["convert", "--help"]):
+        p = run_cli(*cmd)
+        assert p.returncode == 0 and "exit status: 0 ok; 1 internal error;" in p.stdout, cmd
+        assert "engines disagree" not in p.stdout, cmd
+    p = run_cli("replay", "--help")
+    assert "1 engines disagree or internal error" in p.stdout

@@ -198,3 +198,96 @@ def test_single_file_replay_unchanged(tmp_path, stream_exe):
     p = run_cli("replay", f, "--engine", "list", "--reps", "1", "--json", "-")
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["results"][0]["engine"] == "list"
+
+
+# ------------------------------------------------------------ which engine? (compare)
+
+def _rank(rank: int, events: int, times, skipped=None):
+    """A rank record as rank_record makes it: times = {engine: (q1, median, q3)}."""
+    return {"rank": rank, "events": events, "skipped": list(skipped or {}),
+            "skipped_why": dict(skipped or {}),
+            "engines": {n: {"ns_per_event": m, "ns_q1": a, "ns_q3": b}
+                        for n, (a, m, b) in times.items()}}
+
+
+def test_compare_names_a_winner_only_beyond_the_spread():
+    from mpimatch.replay_dir import compare
+    ranks = [_rank(0, 100, {"list": (9, 10, 11), "hash": (4, 5, 6), "bins": (8, 9, 12)},
+                   skipped={"rank": "needs no MPI_ANY_SOURCE"}),
+             _rank(1, 100, {"list": (9, 10, 11), "hash": (4, 5, 6), "bins": (8, 9, 12),
+                            "rank": (1, 1, 1)})]
+    agg = {n: {} for n in ("list", "hash", "bins")}
+    c = compare(ranks, agg)
+    assert [r["engine"] for r in c["order"]] == ["hash", "bins", "list"]   # by total time
+    hash_row = c["order"][0]
+    assert hash_row["total_ns"] == 1000 and hash_row["speedup_vs_list"] == pytest.approx(2.0)
+    assert hash_row["ranks_won"] == 2 and hash_row["ranks_won_clear"] == 2
+    assert c["within_noise"] == ["hash"]
+    assert c["recommendation"].startswith("hash is fastest") and "2.00x" in c["recommendation"]
+    # rank skipped on rank 0 with mpimatch-replay's reason; it ran on rank 1 only
+    assert c["skipped"] == [{"engine": "rank", "reason": "needs no MPI_ANY_SOURCE", "ranks": 1}]
+
+
+def test_compare_says_within_noise_when_spreads_overlap():
+    from mpimatch.replay_dir import compare
+    ranks = [_rank(0, 100, {"list": (9, 10, 14), "kmeans": (7, 9.5, 12), "nm": (20, 21, 22)})]
+    c = compare(ranks, {"list": {}, "kmeans": {}, "nm": {}})
+    assert c["within_noise"] == ["kmeans", "list"]
+    assert c["recommendation"].startswith("within noise: kmeans, list")
+    assert "fastest" not in c["recommendation"]
+    assert c["order"][0]["ranks_won"] == 1 and c["order"][0]["ranks_won_clear"] == 0
+
+
+def test_report_table_is_not_cut_when_piped(tmp_path, stream_exe):
+    """Output to a pipe: the table takes the width it needs (no 'col…'), sorted by total
+    time with speed-up against list; the recommendation and the per-rank plot follow."""
+    d = make_dir(tmp_path, stream_exe)
+    p = run_cli("replay", d, "--engine", "list,col+ll,col+pnp", "--reps", "3", "--out",
+                tmp_path / "out")
+    assert p.returncode == 0, p.stderr
+    assert "col+ll" in p.stdout and "col+pnp" in p.stdout and "col…" not in p.stdout
+    assert "vs list" in p.stdout and "recommendation: " in p.stdout
+    rep = json.loads((tmp_path / "out" / "report.json").read_text())
+    totals = [r["total_ns"] for r in rep["comparison"]["order"]]
+    assert totals == sorted(totals)
+    assert (tmp_path / "out" / "depth_by_rank.png").stat().st_size > 0
+
+
+def _mpi4py_usable() -> bool:
+    import shutil
+    from mpimatch.replay_mpi import DEBIAN_MPI4PY
+    if shutil.which("mpirun") is None:
+        return False
+    try:
+        import mpi4py  # noqa: F401
+        return True
+    except ImportError:
+        return (DEBIAN_MPI4PY / "__init__.py").exists()
+
+
+def _untimed(rep):
+    """What must not depend on how the replay was spread: everything but the timings."""
+    ranks = []
+    for r in rep["per_rank"]:
+        engines = {n: {k: v for k, v in e.items() if k not in ("ns_per_event", "ns_q1", "ns_q3")}
+                   for n, e in r["engines"].items()}
+        ranks.append((r["rank"], r["stream"], r["events"], engines, r["skipped"]))
+    return ranks, rep["heat_map"], rep["queue_series"], rep["ranks"], rep["events"]
+
+
+@pytest.mark.skipif(not _mpi4py_usable(), reason="mpirun or mpi4py not available")
+def test_distributed_replay_under_mpirun_gives_the_serial_report(tmp_path, stream_exe):
+    """mpirun -np 2: each process replays a shard of the ranks (0, 2 and 1), process 0
+    writes report.json; everything but the timings equals the serial run's."""
+    import sys
+
+    from conftest import python_cli_env
+    d = make_dir(tmp_path, stream_exe)
+    serial = replay_dir(d, tmp_path / "serial")
+    p = run(["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "2",
+             sys.executable, "-m", "mpimatch", "replay", d, "--engine", "all", "--reps", "1",
+             "--distributed", "--out", tmp_path / "dist", "--quiet"], env=python_cli_env())
+    assert p.returncode == 0, p.stderr
+    dist = json.loads((tmp_path / "dist" / "report.json").read_text())
+    assert _untimed(dist) == _untimed(serial)
+    assert set(dist["aggregate"]) == set(serial["aggregate"])

@@ -9,8 +9,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "convert.h"
+#include "json.h"
 #include "stream.h"
 #include "trace_read.h"
 
@@ -58,12 +60,27 @@ typedef struct cv_rank {
     mmt_header  h;
     mmt_record *rec;
     size_t      nrec;
-    int64_t     shift;      /* aligned time = t - shift                 */
+    int64_t     shift;      /* aligned time = t - shift - rate*(t - rbase) */
+    double      rate;       /* clock drift against the reference host  */
+    int64_t     rbase;
     int32_t     node;       /* host index                               */
     cv_evs      evs;
     cv_op      *ops;
     size_t      nops, capops;
 } cv_rank;
+
+/* A clock domain (a host) and what causal alignment found for it
+ * (conv_clock.c). Offsets are of the trace's own alignment: aligned time =
+ * time after --clock trace/first-record - corr - rate * that time. */
+typedef struct cv_dom {
+    int32_t  rank;          /* its first rank (the host's name is there) */
+    int64_t  base;          /* shift of the trace alignment vs host 0   */
+    int64_t  corr;          /* causal correction                        */
+    double   rate;          /* drift (ns per ns), 0 unless fitted       */
+    int64_t  lo, hi;        /* window of corr causality allows (CV_UNB) */
+    uint64_t sent, received;/* matched messages to and from other hosts */
+} cv_dom;
+#define CV_UNB INT64_MAX     /* an unbounded side of a window            */
 
 typedef struct cv_conv {
     const mm_conv_opts *o;
@@ -94,6 +111,22 @@ typedef struct cv_conv {
     int         refused_alg[32];
     const char *refused_rule[32];
     char        refused_why[32][160];
+    /* clocks (conv_clock.c) */
+    cv_dom     *dom;
+    int32_t     ndom;
+    const char *clock_result; /* one word: docs/convert.md, "Clocks"    */
+    uint64_t    clock_msgs;   /* matched messages between hosts         */
+    uint64_t    viol_trace;   /* of those, received before sent, with
+                                 the trace's alignment                  */
+    uint64_t    viol_final;   /* ... with the alignment used            */
+    uint64_t    viol_best;    /* ... with the best fit (inconsistent)   */
+    /* partial traces: calls the source did not record, as the trace's
+     * index.json lists them ("imported": {"not_recorded": {...}}), and
+     * rank files cut short */
+    char      **nr_name;
+    uint64_t   *nr_count;
+    size_t      n_nr;
+    uint64_t    cut_short;
 } cv_conv;
 
 /* conv_load.c */
@@ -111,10 +144,24 @@ int32_t cv_comm_id(const cv_conv *c, uint64_t tcomm);
 static inline uint64_t cv_time(const cv_rank *r, uint64_t t)
 {
     int64_t x = (int64_t)t - r->shift;
+    if (r->rate != 0)
+        x -= (int64_t)(r->rate * (double)((int64_t)t - r->rbase));
     return x > 0 ? (uint64_t)x : 0;
 }
+/* A progress bar line on o->progress (NULL: none): what, done of total. */
+void cv_progress(const cv_conv *c, const char *what, int64_t done, int64_t total);
 int  cv_push_ev(cv_evs *e, const cv_ev *x);
 int  cv_push_msg(cv_conv *c, const cv_msg *m);
+
+/* conv_clock.c: correct r->shift (the trace's alignment, before the
+ * earliest MPI_Init is made 0) by message causality; fills c->dom. */
+int  cv_clock(cv_conv *c, char *err, size_t errlen);
+/* What it found: lines on f (NULL: none), the "clock" member of index.json. */
+void cv_clock_print(const cv_conv *c, FILE *f);
+void cv_clock_json(const cv_conv *c, mmj *j);
+
+/* Is the trace partial (calls not recorded, files cut short)? */
+static inline int cv_partial(const cv_conv *c) { return c->n_nr > 0 || c->cut_short > 0; }
 
 /* conv_model.c */
 const mm_loggp *cv_link(const cv_conv *c, int32_t src_w, int32_t dst_w);
@@ -132,6 +179,8 @@ int  cv_pair(cv_conv *c, char *err, size_t errlen);
 int  cv_coll(cv_conv *c, char *err, size_t errlen);
 
 /* conv_write.c */
+/* A partial trace: a line on o->info and a warning (0 or MMS_ENOMEM). */
+int  cv_partial_note(cv_conv *c);
 int  cv_write(cv_conv *c, const size_t *order, char *err, size_t errlen);
 
 #endif /* MM_TOOLS_CONV_INTERNAL_H */

@@ -33,6 +33,21 @@ int cv_warn(cv_conv *c, const char *fmt, ...)
     return MMS_OK;
 }
 
+void cv_progress(const cv_conv *c, const char *what, int64_t done, int64_t total)
+{
+    FILE *f = c->o->progress;
+    if (!f || total <= 0)
+        return;
+    /* only when the whole percentage changes, and at the end */
+    if (done < total && done > 0 && (done * 100 / total) == ((done - 1) * 100 / total))
+        return;
+    int width = 30, fill = (int)(done * width / total);
+    fprintf(f, "\r%-16s [%.*s%*s] %lld/%lld%s", what, fill,
+            "##############################", width - fill, "", (long long)done,
+            (long long)total, done >= total ? "\n" : "");
+    fflush(f);
+}
+
 /* Grow *p (elements of size sz) to hold at least need; 0 or MMS_ENOMEM. */
 static int grow(void **p, size_t *cap, size_t need, size_t sz)
 {
@@ -113,49 +128,65 @@ static int load_rank(cv_conv *c, int32_t i, char *err, size_t errlen)
     if (rc < 0)
         return rc == MMT_ENOMEM ? MMS_ENOMEM : rc == MMT_EIO ? MMS_EIO : MMS_EFORMAT;
     const char *w = mmt_warning(r->rd);
+    c->cut_short += w != NULL;
     if (w && cv_warn(c, "%s (converted up to its last whole record)", w))
         return fail(MMS_ENOMEM, err, errlen, "out of memory");
     return MMS_OK;
 }
 
-/* Ranks on one host share CLOCK_MONOTONIC; hosts are aligned on the SYNC
- * record every rank writes right after the barrier in MPI_Init (t0 of the
- * header when a file has none). Then all times are shifted so that the
- * earliest MPI_Init return is 0. */
-static int align(cv_conv *c)
+/* Ranks on one host share CLOCK_MONOTONIC. The trace's alignment lines
+ * hosts up on the SYNC record every rank writes right after the barrier in
+ * MPI_Init (t0 of the header when a file has none); --clock first-record on
+ * the first record of each host's first rank. --clock causal (the default)
+ * then corrects that by message causality (conv_clock.c). Last, all times
+ * are shifted so that the earliest MPI_Init return is 0. */
+static int align(cv_conv *c, char *err, size_t errlen)
 {
     int32_t nodes = 0;
-    int64_t *lead = malloc((size_t)c->n * sizeof *lead); /* per node: base of its first rank */
-    if (!lead)
+    if (!(c->dom = calloc((size_t)c->n, sizeof *c->dom)))
         return MMS_ENOMEM;
     for (int32_t i = 0; i < c->n; i++) {
         cv_rank *r = &c->r[i];
         uint64_t b = r->h.t0;
-        for (size_t k = 0; k < r->nrec; k++)
-            if (r->rec[k].type == MMT_SYNC && r->rec[k].sub == 0) {
-                b = r->rec[k].t_start;
-                break;
-            }
+        if (c->o->clock == MM_CONV_CLOCK_FIRST) {
+            if (r->nrec)
+                b = r->rec[0].t_start;
+        } else {
+            for (size_t k = 0; k < r->nrec; k++)
+                if (r->rec[k].type == MMT_SYNC && r->rec[k].sub == 0) {
+                    b = r->rec[k].t_start;
+                    break;
+                }
+        }
         r->node = -1;
         for (int32_t j = 0; j < i && r->node < 0; j++)
             if (strncmp(c->r[j].h.host, r->h.host, sizeof r->h.host) == 0)
                 r->node = c->r[j].node;
         if (r->node < 0) {
             r->node = nodes++;
-            lead[r->node] = (int64_t)b;
+            c->dom[r->node].rank = i;
+            c->dom[r->node].base = (int64_t)b;
         }
     }
+    c->ndom = nodes;
+    for (int32_t d = nodes - 1; d >= 0; d--)
+        c->dom[d].base -= c->dom[0].base;
+    for (int32_t i = 0; i < c->n; i++)
+        c->r[i].shift = c->dom[c->r[i].node].base;
+    int rc = cv_clock(c, err, errlen);
+    if (rc)
+        return rc;
     int64_t lowest = INT64_MAX;
     for (int32_t i = 0; i < c->n; i++) {
         cv_rank *r = &c->r[i];
-        r->shift = lead[r->node] - lead[0];
         int64_t t0 = (int64_t)r->h.t0 - r->shift;
+        if (r->rate != 0)
+            t0 -= (int64_t)(r->rate * (double)((int64_t)r->h.t0 - r->rbase));
         if (t0 < lowest)
             lowest = t0;
     }
     for (int32_t i = 0; i < c->n; i++)
         c->r[i].shift += lowest;
-    free(lead);
     return MMS_OK;
 }
 
@@ -204,6 +235,53 @@ int32_t cv_comm_id(const cv_conv *c, uint64_t tcomm)
     return lo < c->ncomm && c->comm_ids[lo] == tcomm ? (int32_t)lo : -1;
 }
 
+/* The calls the trace's source did not record: the flat object
+ * "not_recorded": {"MPI_Isend": 84, ...} that `mpimatch import dumpi`
+ * writes in the trace's index.json (docs/dumpi.md). Anything else there is
+ * not read; an object that does not read so is a warning. */
+static int read_not_recorded(cv_conv *c, const char *idx)
+{
+    char *d = NULL, e[256];
+    size_t len;
+    if (mm_read_file(idx, &d, &len, e, sizeof e) != MMS_OK)
+        return cv_warn(c, "%s", e);
+    const char *p = strstr(d, "\"not_recorded\":");
+    int rc = MMS_OK;
+    if (!p)
+        goto out;
+    p = strchr(p, '{');
+    for (p = p ? p + 1 : NULL; p;) {
+        while (*p == ' ' || *p == '\n' || *p == ',')
+            p++;
+        if (*p == '}')
+            goto out;
+        const char *q = *p == '"' ? strchr(p + 1, '"') : NULL;
+        char *end = NULL;
+        if (!q || q[1] != ':' || q - p - 1 > 63)
+            break;
+        unsigned long long v = strtoull(q + 2, &end, 10);
+        if (end == q + 2)
+            break;
+        char **nn = realloc(c->nr_name, (c->n_nr + 1) * sizeof *nn);
+        if (nn)
+            c->nr_name = nn;
+        uint64_t *nc = realloc(c->nr_count, (c->n_nr + 1) * sizeof *nc);
+        if (nc)
+            c->nr_count = nc;
+        if (!nn || !nc || !(c->nr_name[c->n_nr] = strndup(p + 1, (size_t)(q - p - 1)))) {
+            rc = MMS_ENOMEM;
+            goto out;
+        }
+        c->nr_count[c->n_nr++] = v;
+        p = end;
+    }
+    rc = cv_warn(c, "%s: \"not_recorded\" does not read as {\"CALL\": COUNT, ...}: the calls "
+                    "the source did not record are unknown", idx);
+out:
+    free(d);
+    return rc;
+}
+
 int cv_load(cv_conv *c, char *err, size_t errlen)
 {
     const char *dir = c->o->trace_dir;
@@ -215,6 +293,10 @@ int cv_load(cv_conv *c, char *err, size_t errlen)
     if (!c->has_index &&
         cv_warn(c, "%s: missing (the run did not reach MPI_Finalize?); rank files found by their "
                    "names rank-NNNNNN.mmt", idx)) {
+        free(idx);
+        return fail(MMS_ENOMEM, err, errlen, "out of memory");
+    }
+    if (c->has_index && read_not_recorded(c, idx)) {
         free(idx);
         return fail(MMS_ENOMEM, err, errlen, "out of memory");
     }
@@ -235,10 +317,12 @@ int cv_load(cv_conv *c, char *err, size_t errlen)
     c->r = r;
     c->n = n;
     for (int32_t i = 1; i < n; i++) {
+        cv_progress(c, "reading trace", i, n);
         /* c->n counts the loaded ranks so cv_free frees exactly those */
         if ((rc = load_rank(c, i, err, errlen)))
             return rc;
     }
+    cv_progress(c, "reading trace", n, n);
     memcpy(c->mpi, c->r[0].h.mpi, sizeof c->mpi);
     c->mpi[sizeof c->mpi - 1] = '\0';
     for (int32_t i = 0; i < n; i++) {
@@ -253,8 +337,8 @@ int cv_load(cv_conv *c, char *err, size_t errlen)
             return fail(MMS_EFORMAT, err, errlen, "%s: offset %d: MPI '%s', but %s says '%s'",
                         c->r[i].path, MMT_H_MPI, h->mpi, c->r[0].path, c->mpi);
     }
-    if (align(c))
-        return fail(MMS_ENOMEM, err, errlen, "out of memory");
+    if ((rc = align(c, err, errlen)))
+        return rc == MMS_ENOMEM ? fail(MMS_ENOMEM, err, errlen, "out of memory") : rc;
     return number_comms(c, err, errlen);
 }
 
@@ -272,6 +356,11 @@ void cv_free(cv_conv *c)
     free(c->r);
     free(c->comm_ids);
     free(c->msg);
+    free(c->dom);
+    for (size_t i = 0; i < c->n_nr; i++)
+        free(c->nr_name[i]);
+    free(c->nr_name);
+    free(c->nr_count);
     for (size_t i = 0; i < c->nwarn; i++)
         free(c->warn[i]);
     free(c->warn);

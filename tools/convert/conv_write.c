@@ -195,6 +195,18 @@ static int write_index(cv_conv *c, const rank_info *ri, size_t nri, char ***done
         mmj_obj_end(&j);
     }
     mmj_arr_end(&j);
+    cv_clock_json(c, &j);
+    mmj_key(&j, "partial_trace");
+    mmj_obj(&j);
+    mmj_key(&j, "partial");
+    mmj_bool(&j, cv_partial(c));
+    mmj_key(&j, "not_recorded");
+    mmj_obj(&j);
+    for (size_t i = 0; i < c->n_nr; i++)
+        mmj_ku64(&j, c->nr_name[i], c->nr_count[i]);
+    mmj_obj_end(&j);
+    mmj_ku64(&j, "files_cut_short", c->cut_short);
+    mmj_obj_end(&j);
     mmj_key(&j, "counts");
     mmj_obj(&j);
     mmj_ku64(&j, "p2p_messages", c->p2p_msgs);
@@ -265,6 +277,36 @@ static int write_index(cv_conv *c, const rank_info *ri, size_t nri, char ***done
     return MMS_OK;
 }
 
+int cv_partial_note(cv_conv *c)
+{
+    if (!cv_partial(c))
+        return MMS_OK;
+    char buf[1024];
+    size_t n = 0;
+    uint64_t total = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < c->n_nr; i++) {
+        total += c->nr_count[i];
+        int w = snprintf(buf + n, sizeof buf - n, "%s%s %llu", n ? ", " : "", c->nr_name[i],
+                         (unsigned long long)c->nr_count[i]);
+        if (w < 0 || (size_t)w >= sizeof buf - n)
+            break;
+        n += (size_t)w;
+    }
+    char line[1400];
+    if (total)
+        snprintf(line, sizeof line, "PARTIAL TRACE: %llu calls were made but not recorded by the "
+                 "trace's source (%s)%s: their messages and receives are missing from the streams",
+                 (unsigned long long)total, buf, c->cut_short ? "; rank files cut short" : "");
+    else
+        snprintf(line, sizeof line, "PARTIAL TRACE: %llu rank files were cut short: what came "
+                 "after their last whole record is missing from the streams",
+                 (unsigned long long)c->cut_short);
+    if (c->o->info)
+        fprintf(c->o->info, "%s\n", line);
+    return total ? cv_warn(c, "%s", line) : MMS_OK; /* cut files are warned about already */
+}
+
 int cv_write(cv_conv *c, const size_t *order, char *err, size_t errlen)
 {
     /* Messages grouped by receiver, in model order (counting sort). */
@@ -294,6 +336,7 @@ int cv_write(cv_conv *c, const size_t *order, char *err, size_t errlen)
         free(fill);
     }
     for (int32_t w = 0; w < c->n; w++) {
+        cv_progress(c, "writing streams", w, c->n);
         if (c->o->want && (w >= c->o->nwant || !c->o->want[w]))
             continue;
         rank_info *x = &ri[nri++];
@@ -332,6 +375,7 @@ int cv_write(cv_conv *c, const size_t *order, char *err, size_t errlen)
                           (unsigned long long)x->res.first_differ)))
             goto out;
     }
+    cv_progress(c, "writing streams", c->n, c->n);
     if (c->unpaired && (rc = cv_warn(c, "%llu receives or probes found no matching send in the "
                                         "trace (a partial trace?)",
                                      (unsigned long long)c->unpaired)))

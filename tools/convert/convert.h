@@ -29,14 +29,24 @@ typedef struct mm_loggp {
 
 enum { MM_CONV_LIB_TRACE = -1 }; /* take the selection rules from the trace */
 
+/* How hosts' clocks are lined up (docs/convert.md, "Clocks"). */
+enum {
+    MM_CONV_CLOCK_CAUSAL = 0, /* trace alignment corrected by message causality */
+    MM_CONV_CLOCK_TRACE,      /* the SYNC record after MPI_Init's barrier      */
+    MM_CONV_CLOCK_FIRST       /* the first record of each host's first rank   */
+};
+
 typedef struct mm_conv_opts {
     const char *trace_dir, *out_dir;
     mm_loggp    intra, inter;   /* same host / different hosts             */
     int         lib;            /* MM_COLL_LIB_OMPI, _MPICH or MM_CONV_LIB_TRACE */
+    int         clock;          /* MM_CONV_CLOCK_*                         */
     int         text;           /* also write rank-NNNNNN.txt              */
     const uint8_t *want;        /* NULL: every rank; else want[r] (r < nwant) */
     int32_t     nwant;
     FILE       *log;            /* warnings as they happen (may be NULL)   */
+    FILE       *info;           /* the clock alignment found (may be NULL) */
+    FILE       *progress;       /* a progress bar (may be NULL)            */
 } mm_conv_opts;
 
 /* Documented defaults (docs/convert.md). */

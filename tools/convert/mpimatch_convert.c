@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "coll_algo.h"
@@ -27,7 +28,16 @@ static const char usage[] =
     "  --rank LIST            write only these ranks, e.g. 0,2,5-7 (all ranks are\n"
     "                         still read: their messages arrive at the others)\n"
     "  --text                 also write STREAM_DIR/rank-NNNNNN.txt (text streams)\n"
+    "  --clock causal|trace|first-record\n"
+    "                         how hosts' clocks are lined up: the trace's SYNC\n"
+    "                         records (trace), each host's first record\n"
+    "                         (first-record), or the trace's alignment corrected\n"
+    "                         so that no message is received before it was sent\n"
+    "                         (causal, the default; offsets in index.json \"clock\")\n"
     "  --quiet                no summary on standard output\n"
+    "  --progress, --no-progress\n"
+    "                         a progress bar on standard error (default: when it\n"
+    "                         is a terminal and not --quiet)\n"
     "\n"
     "Network model (ns; gap per byte in picoseconds; defaults in brackets):\n"
     "  --latency-intra NS [300]      --latency-inter NS [1000]        L\n"
@@ -116,7 +126,7 @@ int main(int argc, char **argv)
     cli_prog = "mpimatch-convert";
     uint8_t *want = NULL;
     int32_t nwant = 0;
-    int quiet = 0;
+    int quiet = 0, progress = -1; /* -1: when standard error is a terminal */
     const num_opt nums[] = {
         { "--latency-intra", &o.intra.latency_ns, NULL },
         { "--latency-inter", &o.inter.latency_ns, NULL },
@@ -147,6 +157,10 @@ int main(int argc, char **argv)
             quiet = 1;
             continue;
         }
+        if (strcmp(argv[i], "--progress") == 0 || strcmp(argv[i], "--no-progress") == 0) {
+            progress = argv[i][2] == 'p';
+            continue;
+        }
         for (size_t k = 0; k < sizeof nums / sizeof nums[0] && r == 0; k++)
             if ((r = cli_opt_int(argc, argv, &i, nums[k].name, 0, 1000000000000LL, &x)) > 0) {
                 *nums[k].a = (uint64_t)x;
@@ -162,6 +176,18 @@ int main(int argc, char **argv)
                 o.lib = MM_COLL_LIB_MPICH;
             } else {
                 cli_error("--mpi: expected 'openmpi' or 'mpich', not '%s'", v);
+                r = -1;
+            }
+        }
+        if (r == 0 && (r = cli_opt(argc, argv, &i, "--clock", &v)) > 0) {
+            if (strcmp(v, "causal") == 0) {
+                o.clock = MM_CONV_CLOCK_CAUSAL;
+            } else if (strcmp(v, "trace") == 0) {
+                o.clock = MM_CONV_CLOCK_TRACE;
+            } else if (strcmp(v, "first-record") == 0) {
+                o.clock = MM_CONV_CLOCK_FIRST;
+            } else {
+                cli_error("--clock: expected 'causal', 'trace' or 'first-record', not '%s'", v);
                 r = -1;
             }
         }
@@ -193,6 +219,9 @@ int main(int argc, char **argv)
     o.want = want;
     o.nwant = nwant;
     o.log = stderr;
+    o.info = quiet ? NULL : stdout;
+    if (progress > 0 || (progress < 0 && !quiet && isatty(fileno(stderr))))
+        o.progress = stderr;
     char err[2048];
     int rc = mm_convert(&o, err, sizeof err);
     free(want);

@@ -27,6 +27,16 @@ static int ends_with(const char *s, const char *suf)
     return a >= b && strcmp(s + a - b, suf) == 0;
 }
 
+/* Files that are never part of a run: macOS resource forks ("._NAME",
+ * copied along on non-Apple file systems), editor backups ("NAME~") and
+ * lock files (".#NAME"). */
+static int not_trace_file(const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(name, "._", 2) == 0 || strncmp(name, ".#", 2) == 0 ||
+           (n > 0 && name[n - 1] == '~');
+}
+
 /* NAME = PREFIX-DIGITS.bin: the rank, or -1. */
 static long bin_rank(const char *name, const char *prefix)
 {
@@ -133,7 +143,7 @@ int dumpi_find_run(dumpi_run *run, const char *input, char *err, size_t errlen)
         int nmeta = 0;
         char first[2][256] = { "", "" };
         while ((de = readdir(d))) {
-            if (!ends_with(de->d_name, ".meta"))
+            if (!ends_with(de->d_name, ".meta") || not_trace_file(de->d_name))
                 continue;
             if (nmeta < 2)
                 snprintf(first[nmeta], sizeof first[nmeta], "%s", de->d_name);
@@ -167,7 +177,7 @@ int dumpi_find_run(dumpi_run *run, const char *input, char *err, size_t errlen)
     struct dirent *de;
     int rc = 0;
     while ((de = readdir(d)) && rc == 0) {
-        long r = bin_rank(de->d_name, run->prefix);
+        long r = not_trace_file(de->d_name) ? -1 : bin_rank(de->d_name, run->prefix);
         if (r < 0)
             continue;
         if (r >= run->nranks) {

@@ -877,8 +877,32 @@ static int write_header(FILE *f, const dumpi_reader *rd, int32_t rank, int32_t n
 }
 
 /* Pass 2 on one file: write OUT (already open). */
+/* The footers' counts summed over the ranks (docs/dumpi.md, "Partial traces"). */
+typedef struct footer_sum {
+    uint64_t calls[DL_ALL_FUNCTIONS + 1], ignored[DL_ALL_FUNCTIONS + 1];
+    int32_t  with, without; /* ranks whose footer read, did not */
+} footer_sum;
+
+static void add_footer(footer_sum *fs, const dumpi_reader *rd, const dumpi_import_opts *o)
+{
+    const uint32_t *calls, *ignored;
+    const char *note;
+    if (!dumpi_footer(rd, &calls, &ignored, &note)) {
+        if (note && fs->without == 0)
+            warnf(o, "%s: %s", dumpi_path(rd), note);
+        fs->without++;
+        return;
+    }
+    fs->with++;
+    for (int i = 0; i <= DL_ALL_FUNCTIONS; i++) {
+        fs->calls[i] += calls[i];
+        fs->ignored[i] += ignored[i];
+    }
+}
+
 static int pass2(const dc_set *cs, int32_t rank, const char *path, FILE *out, const char *mpi,
-                 int time_src, const dumpi_import_opts *o, char *err, size_t errlen)
+                 int time_src, const dumpi_import_opts *o, footer_sum *fs, char *err,
+                 size_t errlen)
 {
     conv cv;
     memset(&cv, 0, sizeof cv);
@@ -916,6 +940,7 @@ static int pass2(const dc_set *cs, int32_t rank, const char *path, FILE *out, co
     }
     if (r < 0)
         goto out;
+    add_footer(fs, cv.rd, o);
     const char *w = dumpi_warning(cv.rd);
     if (w)
         warnf(o, "%s", w);
@@ -950,8 +975,35 @@ out:
     return rc;
 }
 
-static int write_index(const char *outdir, const dumpi_run *run, const char *mpi, char *err,
-                       size_t errlen)
+/* One warning listing every call the footers say was not recorded. */
+static void warn_unrecorded(const footer_sum *fs, const dumpi_run *run, const dumpi_import_opts *o)
+{
+    char buf[2048];
+    size_t n = 0;
+    uint64_t total = 0;
+    for (int i = 0; i <= DL_ALL_FUNCTIONS; i++) {
+        if (!fs->ignored[i])
+            continue;
+        total += fs->ignored[i];
+        const char *name = dumpi_call_name(i);
+        int w = snprintf(buf + n, sizeof buf - n, "%s%s %llu of %llu", n ? ", " : "",
+                         name ? name : "?", (unsigned long long)fs->ignored[i],
+                         (unsigned long long)(fs->calls[i] > fs->ignored[i] ? fs->calls[i]
+                                                                           : fs->ignored[i]));
+        if (w < 0 || (size_t)w >= sizeof buf - n) {
+            snprintf(buf + sizeof buf - 6, 6, ", ...");
+            break;
+        }
+        n += (size_t)w;
+    }
+    if (total)
+        warnf(o, "%s: PARTIAL TRACE: the DUMPI footers list %llu calls made but not recorded "
+                 "(dumpi.conf): %s; the streams lack their messages and receives",
+              run->meta, (unsigned long long)total, buf);
+}
+
+static int write_index(const char *outdir, const dumpi_run *run, const char *mpi,
+                       const footer_sum *fs, char *err, size_t errlen)
 {
     char *path = dumpi_join(outdir, "index.json");
     if (!path) {
@@ -984,6 +1036,21 @@ static int write_index(const char *outdir, const dumpi_run *run, const char *mpi
     mmj_obj(&j);
     mmj_kstr(&j, "format", "dumpi");
     mmj_kstr(&j, "meta", run->meta);
+    uint64_t total = 0;
+    for (int i = 0; i <= DL_ALL_FUNCTIONS; i++)
+        total += fs->ignored[i];
+    mmj_key(&j, "partial");
+    mmj_bool(&j, total > 0);
+    mmj_ki64(&j, "footers_read", fs->with);
+    mmj_ki64(&j, "footers_missing", fs->without);
+    mmj_key(&j, "not_recorded");
+    mmj_obj(&j);
+    for (int i = 0; i <= DL_ALL_FUNCTIONS; i++)
+        if (fs->ignored[i]) {
+            const char *name = dumpi_call_name(i);
+            mmj_ku64(&j, name ? name : "?", fs->ignored[i]);
+        }
+    mmj_obj_end(&j);
     mmj_obj_end(&j);
     mmj_obj_end(&j);
     if (mmj_finish(&j)) {
@@ -1010,8 +1077,9 @@ int dumpi_import(const char *input, const char *outdir, const dumpi_import_opts 
     int32_t ndone = 0;
     int rc = -1;
     int *tsrc = calloc((size_t)run.nranks, sizeof *tsrc);
+    footer_sum *fs = calloc(1, sizeof *fs);
     done = calloc((size_t)run.nranks, sizeof *done);
-    if (dc_init(&cs, run.nranks) || !tsrc || !done) {
+    if (dc_init(&cs, run.nranks) || !tsrc || !done || !fs) {
         snprintf(err, errlen, "out of memory");
         goto out;
     }
@@ -1045,7 +1113,7 @@ int dumpi_import(const char *input, const char *outdir, const dumpi_import_opts 
         }
         mm_outfile of = { 0 };
         if (mm_outfile_open(&of, path, err, errlen) ||
-            pass2(&cs, r, run.bin[r], of.f, o->mpi, tsrc[r], o, err, errlen) ||
+            pass2(&cs, r, run.bin[r], of.f, o->mpi, tsrc[r], o, fs, err, errlen) ||
             mm_outfile_commit(&of, err, errlen)) {
             mm_outfile_abort(&of);
             free(path);
@@ -1053,7 +1121,8 @@ int dumpi_import(const char *input, const char *outdir, const dumpi_import_opts 
         }
         done[ndone++] = path;
     }
-    if (write_index(outdir, &run, o->mpi, err, errlen))
+    warn_unrecorded(fs, &run, o);
+    if (write_index(outdir, &run, o->mpi, fs, err, errlen))
         goto out;
     rc = 0;
 out:
@@ -1064,6 +1133,7 @@ out:
     }
     free(done);
     free(tsrc);
+    free(fs);
     dc_free(&cs);
     dumpi_run_free(&run);
     return rc;

@@ -43,6 +43,10 @@ struct dumpi_reader {
     uint64_t nrec;
     int done;
     char warning[512];
+    /* the footer's counts by call label: calls made, calls not recorded */
+    uint32_t calls[DL_ALL_FUNCTIONS + 1], ignored[DL_ALL_FUNCTIONS + 1];
+    int have_footer;
+    char footer_note[256];
 };
 
 static int vfail(const char *path, uint64_t off, char *err, size_t errlen, const char *fmt,
@@ -79,6 +83,32 @@ static int read_at(dumpi_reader *r, uint64_t off, void *p, size_t n)
     if (fseeko(r->f, (off_t)off, SEEK_SET) != 0 || fread(p, 1, n, r->f) != n)
         return -1;
     return 0;
+}
+
+/* The footer (libdumpi writes it at MPI_Finalize): u64 magic f007fee7,
+ * then u32 call counts and u32 ignored (not recorded) counts, one per
+ * call label 0..DL_ALL_FUNCTIONS. A footer that does not read so leaves
+ * the counts unknown, with a note. */
+static void read_footer(dumpi_reader *r, uint64_t off, uint64_t limit)
+{
+    enum { N = DL_ALL_FUNCTIONS + 1 };
+    unsigned char p[8 + 8 * N];
+    if (off + sizeof p > limit || read_at(r, off, p, sizeof p)) {
+        snprintf(r->footer_note, sizeof r->footer_note,
+                 "offset %llu: the footer is shorter than %zu bytes: calls not recorded unknown",
+                 (unsigned long long)off, sizeof p);
+        return;
+    }
+    if (be_get64(p) != UINT64_C(0xf007fee7)) {
+        snprintf(r->footer_note, sizeof r->footer_note,
+                 "offset %llu: no footer magic: calls not recorded unknown", (unsigned long long)off);
+        return;
+    }
+    for (int i = 0; i < N; i++) {
+        r->calls[i] = be_get32(p + 8 + 4 * i);
+        r->ignored[i] = be_get32(p + 8 + 4 * (N + i));
+    }
+    r->have_footer = 1;
 }
 
 static int have_version(const dumpi_reader *r, int a, int b, int c)
@@ -219,6 +249,8 @@ int dumpi_open(dumpi_reader **out, const char *path, char *err, size_t errlen)
         }
         if (off[0] && (rc = read_sizes(r, off[0], err, errlen)))
             goto fail;
+        if (off[5])
+            read_footer(r, off[5], idx);
     } else {
         snprintf(r->warning, sizeof r->warning,
                  "%s: offset %llu: no index at the end of the file: the run did not finish "
@@ -621,6 +653,15 @@ int64_t dumpi_type_size(const dumpi_reader *r, int64_t dt)
     if (dt < 0 || (uint64_t)dt >= r->nsizes || r->sizes[dt] <= 0)
         return -1;
     return r->sizes[dt];
+}
+
+int dumpi_footer(const dumpi_reader *r, const uint32_t **calls, const uint32_t **ignored,
+                 const char **note)
+{
+    *calls = r->calls;
+    *ignored = r->ignored;
+    *note = r->footer_note[0] ? r->footer_note : NULL;
+    return r->have_footer;
 }
 
 const char *dumpi_call_name(int label)

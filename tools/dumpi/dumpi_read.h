@@ -89,6 +89,13 @@ int dumpi_fail_at(const dumpi_reader *r, uint64_t offset, char *err, size_t errl
 
 void dumpi_close(dumpi_reader *r);
 
+/* The footer's counts, by call label 0..DL_ALL_FUNCTIONS: calls made and
+ * calls made but not recorded (dumpi.conf's "ignore"/"off" settings).
+ * Returns 1 if the file has a footer that reads, else 0 with *note saying
+ * why (NULL: the file has no index). */
+int dumpi_footer(const dumpi_reader *r, const uint32_t **calls, const uint32_t **ignored,
+                 const char **note);
+
 /* Name of a call label ("MPI_Send"), or NULL. */
 const char *dumpi_call_name(int label);
 

@@ -24,7 +24,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColum
 from .. import specs, tools
 from . import core
 from .html import html_report
-from ..command import add_command
+from ..command import ENGINES_DISAGREE, add_command
 from ..atomic import check_writable, check_writable_dir, umask_mode, write_atomic
 from .output import csv_text, fnum, json_text, terminal_report
 from ..errors import MpimatchError
@@ -54,7 +54,7 @@ suites:
 def register(sub: Any) -> None:
     p = add_command(sub, "bench", cmd_bench,
                     help="run a benchmark suite: tables, plots, HTML report",
-                    description=DESCRIPTION)
+                    description=DESCRIPTION, exit_one=ENGINES_DISAGREE)
     p.add_argument("--suite", choices=sorted(SUITES), metavar="|".join(SUITES),
                    help=f"the suite to run (default: {DEFAULT_SUITE})")
     p.add_argument("--workload", action="append", default=[], metavar="NAME[:k=v,...]",

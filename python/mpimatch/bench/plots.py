@@ -12,6 +12,10 @@
                          (clusters.py; Ghazimirsaeed and Afsahi, HPCS 2017 fig. 3): one bar per
                          run, median ns/event and mean UMQ search depth
 
+  speedup-heatmap.png    first: speed-up against list, workload (rows) by engine
+                         (columns); the best of each row boxed, engines within
+                         noise of it (spreads overlap) boxed too, as ties
+
 plot_all() returns [(file name, caption)] in the order a report shows them.
 """
 from __future__ import annotations
@@ -221,6 +225,75 @@ def plot_bars(key: Tuple[str, str], records: Sequence[Mapping[str, Any]], path: 
     _save(fig, path)
 
 
+def heatmap_cells(records: Sequence[Mapping[str, Any]]
+                  ) -> Tuple[List[str], List[str], List[List[Any]], List[List[str]]]:
+    """Rows (workload specs), columns (engine runs), speed-ups (None: no run) and marks:
+    "best" for the fastest median of a row, "tie" for the runs whose q1..q3 spread
+    overlaps the best's (the best is not faster in every repetition's spread), "" else."""
+    rows = list(dict.fromkeys(r["workload"]["spec"] for r in records))
+    cols = list(dict.fromkeys(r["run"] for r in records))
+    at = {(r["workload"]["spec"], r["run"]): r for r in records}
+    values: List[List[Any]] = []
+    marks: List[List[str]] = []
+    for w in rows:
+        rs = [at.get((w, c)) for c in cols]
+        values.append([r["speedup_vs_list"] if r else None for r in rs])
+        present = [r for r in rs if r and r["ns_per_event"]["median"]]
+        best = min(present, key=lambda r: r["ns_per_event"]["median"]) if present else None
+        row_marks = []
+        for r in rs:
+            if not r or best is None:
+                row_marks.append("")
+            elif r is best:
+                row_marks.append("best")
+            else:
+                b, m = best["ns_per_event"], r["ns_per_event"]
+                clear = (b.get("q3") or b["median"]) < (m.get("q1") or m["median"])
+                row_marks.append("" if clear else "tie")
+        marks.append(row_marks)
+    return rows, cols, values, marks
+
+
+def plot_speedup_heatmap(records: Sequence[Mapping[str, Any]], path: Path) -> bool:
+    """Which engine where: speed-up against list, workload by engine, on a log colour scale
+    centred on 1 (green faster, red slower); the best of each row and its ties boxed."""
+    import math
+
+    from matplotlib.colors import TwoSlopeNorm
+    from matplotlib.patches import Rectangle
+    rows, cols, values, marks = heatmap_cells(records)
+    if not rows or not any(v for row in values for v in row):
+        return False
+    logs = [[math.log10(v) if v else float("nan") for v in row] for row in values]
+    span = max([abs(x) for row in logs for x in row if x == x] + [0.05])
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.2 + 0.75 * len(cols)),
+                                    max(2.5, 1.2 + 0.38 * len(rows))))
+    im = ax.imshow(logs, cmap="RdYlGn", norm=TwoSlopeNorm(0.0, -span, span), aspect="auto")
+    for i, row in enumerate(values):
+        for j, v in enumerate(row):
+            if v is None:
+                ax.text(j, i, "–", ha="center", va="center", fontsize=7, color="grey")
+                continue
+            ax.text(j, i, f"{v:.0f}x" if v >= 10 else f"{v:.2g}x", ha="center", va="center",
+                    fontsize=7)
+            if marks[i][j]:
+                ax.add_patch(Rectangle((j - 0.48, i - 0.48), 0.96, 0.96, fill=False,
+                                       lw=2.2 if marks[i][j] == "best" else 1.2,
+                                       ls="-" if marks[i][j] == "best" else "--", ec="black"))
+    ax.set_xticks(range(len(cols)), cols, rotation=45, ha="right", fontsize=8)
+    ax.set_yticks(range(len(rows)), rows, fontsize=7)
+    cb = fig.colorbar(im, ax=ax, fraction=0.04)
+    factors = [f for f in (0.001, 0.01, 0.1, 0.5, 1, 2, 10, 100, 1000)
+               if abs(math.log10(f)) <= span]
+    cb.set_ticks([math.log10(f) for f in factors], labels=[f"{f:g}x" for f in factors])
+    cb.ax.tick_params(labelsize=7)
+    cb.set_label("speed-up against list (median ns/event)", fontsize=8)
+    ax.set_title("Which engine where: speed-up against list.\nSolid box: fastest of the row; "
+                 "dashed: within noise of it (q1–q3 spreads overlap)", fontsize=8)
+    _save(fig, path)
+    return True
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9.]+", "-", text).strip("-") or "all"
 
@@ -231,6 +304,11 @@ def plot_all(doc: Mapping[str, Any], directory: Path) -> List[Tuple[str, str]]:
     if not records:
         return []
     made: List[Tuple[str, str]] = []
+    if plot_speedup_heatmap(records, directory / "speedup-heatmap.png"):
+        made.append(("speedup-heatmap.png",
+                     "Which engine where: speed-up against list (median ns/event), workload by "
+                     "engine; solid box the fastest of each row, dashed boxes the engines within "
+                     "noise of it (their q1–q3 spreads overlap), which tie with it."))
     plot_ns_vs_queue(records, directory / "ns-vs-queue.png")
     made.append(("ns-vs-queue.png", "Median ns per event against the longest queue, per engine."))
     if plot_depth_vs_n(records, directory / "depth-vs-n.png"):
