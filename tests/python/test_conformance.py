@@ -39,7 +39,9 @@ PROGRAMS: Dict[str, Tuple[Tuple[int, ...], float, bool]] = {
     "cancel": ((1, 2, 3), 30, True),
     "race": ((3, 8), 30, True),
     "ssend": ((2, 4), 30, False),
-    "ssend_mprobe": ((2, 4), 30, True),
+    # a known hang of Open MPI 4.1.4's mtl ofi (CM_FAILS): every cm stack waits out the
+    # timeout, so it runs with the default engine and list only, not per engine
+    "ssend_mprobe": ((2, 4), 15, False),
     "truncate": ((2, 3), 30, False),
     "persist": ((2, 5), 30, False),
     "persist_bsend": ((2, 3), 30, False),
