@@ -726,6 +726,11 @@ static int t_bad_env(void)
     ok &= bad_case("FI_MPIMATCH_ENGINE", "bins", "FI_MPIMATCH_PARAMS", "bins=0",
                    "FI_MPIMATCH_PARAMS", 0);
     ok &= bad_case("FI_MPIMATCH_ENGINE", "nope", NULL, NULL, "FI_MPIMATCH_ENGINE", 1);
+    ok &= bad_case("FI_MPIMATCH_FORCE_TCP", "some", NULL, NULL, "FI_MPIMATCH_FORCE_TCP", 0);
+    ok &= bad_case("FI_MPIMATCH_FORCE_TCP", "1,,2", NULL, NULL, "FI_MPIMATCH_FORCE_TCP", 0);
+    ok &= bad_case("FI_MPIMATCH_FORCE_TCP", "-1", NULL, NULL, "FI_MPIMATCH_FORCE_TCP", 0);
+    ok &= bad_case("FI_MPIMATCH_TCP_IFACE", "nosuchif0", NULL, NULL, "FI_MPIMATCH_TCP_IFACE", 0);
+    ok &= bad_case("FI_MPIMATCH_TCP_IFACE", "300.1.1.1", NULL, NULL, "FI_MPIMATCH_TCP_IFACE", 0);
     printf("bad_env: %s\n", ok ? "ok" : "FAILED");
     return ok ? 0 : 1;
 }
