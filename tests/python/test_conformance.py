@@ -106,6 +106,8 @@ def _cases() -> List:
         cases += [_param(f"mpimatch:{name}", p, np) for p, np in runs]
     for stack in mpistack.TCP_STACKS:
         cases += [_param(stack, p, np) for p, np in CORE_NP.items()]
+    # large rendezvous messages (to 64 MiB) and MPI_THREAD_MULTIPLE over the socket
+    cases += [_param("mpimatch-tcp", "sizes", 2), _param("mpimatch-tcp", "threads", 4)]
     # the wildcard receive that the TCP sender (rank 1) and a shared-memory one race for
     cases += [_param("mpimatch-mixed", "race", 3)] if CORE_NP.get("race") != 3 else []
     if RXM_OPT_IN:   # opt-in: not collected at all otherwise, so nothing is skipped
