@@ -190,6 +190,7 @@ typedef struct mmfi_conn {
     int         dead;       /* the peer process is gone                    */
     int         up;         /* ch->connect succeeded                       */
     int         bye;        /* the peer said it closed its endpoint in order (TCP) */
+    int         tx_err;     /* TCP: sending failed; progress fails the connection */
     /* tcp channel: one socket per direction (tcp.c) */
     int         tx_fd, rx_fd;   /* -1: none                                */
     char       *txb;            /* frames not yet written to tx_fd         */

@@ -176,11 +176,15 @@ static void tcp_disconnect(mmfi_conn *c)
     c->up = 0;
 }
 
+/* The callers (xfer.c) hold records of this connection: a failure found here
+ * is only noted, and mmfi_tcp_poll fails the connection at a safe point. */
 static mmfi_wire *tcp_reserve(mmfi_ep *ep, mmfi_conn *c, void **payload)
 {
+    if (c->tx_err)
+        return NULL;
     if (c->txb_cap - (c->txb_tail - c->txb_head) < FRAME_MAX) {
         if (flush(ep, c, 1)) {
-            mmfi_fail_conn(ep, (uint32_t)(c - ep->conns));
+            c->tx_err = 1;
             return NULL;
         }
         if (c->txb_cap - (c->txb_tail - c->txb_head) < FRAME_MAX) {
@@ -371,7 +375,10 @@ int mmfi_tcp_poll(mmfi_ep *ep, int force)
     /* Write everything pending, whatever poll said (EAGAIN costs little). */
     for (size_t i = 0; i < ep->nconns; i++) {
         mmfi_conn *c = &ep->conns[i];
-        if (!c->dead && c->tx_fd >= 0 && c->txb_head < c->txb_tail && flush(ep, c, 1))
+        if (!c->dead && c->tx_fd >= 0 && !c->tx_err && c->txb_head < c->txb_tail &&
+            flush(ep, c, 1))
+            c->tx_err = 1;
+        if (!c->dead && c->tx_err)
             mmfi_fail_conn(ep, (uint32_t)i);
     }
     if (got > 0) {
@@ -420,7 +427,7 @@ void mmfi_tcp_close(mmfi_ep *ep)
         mmfi_wire *w;
         if (c->ch != &mmfi_chan_tcp || !c->up || c->dead || c->tx_fd < 0)
             continue;
-        while (!(w = tcp_reserve(ep, c, &pl)) && !c->dead && mmfi_now_ns() - t0 < 1000000000u) {
+        while (!(w = tcp_reserve(ep, c, &pl)) && !c->tx_err && mmfi_now_ns() - t0 < 1000000000u) {
             struct pollfd p = {.fd = c->tx_fd, .events = POLLOUT};
             poll(&p, 1, 10);
         }
