@@ -410,6 +410,10 @@ int mmfi_tcp_poll(mmfi_ep *ep, int force)
             }
         }
     }
+    /* Whole frames left over when no record could be had: again now. */
+    for (size_t i = 0; i < ep->nconns; i++)
+        if (!ep->conns[i].dead && ep->conns[i].rxb_len >= sizeof(mmfi_wire))
+            parse(ep, (uint32_t)i);
     if (pf != stackp)
         free(pf);
     if (who != stackc)
