@@ -1,4 +1,4 @@
-"""The `mpimatch` command: engines, replay, stream, gen, threads, bench, profile, cluster.
+"""The `mpimatch` command: engines, replay, stream, gen, threads, bench, profile, cluster, run.
 
 A thin front end over the C executables (mpimatch-replay, mpimatch-stream,
 mpimatch-gen, ...): it passes arguments through and propagates their exit codes;
@@ -15,7 +15,7 @@ from typing import Any, List, Optional, Sequence
 
 from rich.console import Console
 
-from . import __version__, cluster_cli, tools
+from . import __version__, cluster_cli, run_cli, tools
 from .bench import cli as bench_cli
 from .command import ENGINES_DISAGREE, EXIT_STATUS, add_actions, add_command, formatter
 from .errors import EXIT_FAILURE, MpimatchError
@@ -357,7 +357,7 @@ def cmd_import_dumpi(args: argparse.Namespace, out: Console) -> int:
 
 REGISTER = (register_engines, register_replay, register_stream, register_gen, register_coll,
             register_threads, bench_cli.register, cluster_cli.register, register_trace, register_import,
-            register_convert)
+            register_convert, run_cli.register)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -10,6 +10,10 @@ Stacks (docs/conformance.md):
   mpimatch   --mca pml cm --mca mtl ofi on the mpimatch provider (libmpimatch-fi.so),
              the engine chosen with FI_MPIMATCH_ENGINE: "mpimatch" is the provider's
              default engine, "mpimatch:ENGINE" a named one.
+  mpimatch-tcp    the provider with every rank as if on its own host (FI_MPIMATCH_FORCE_TCP=all):
+                  all traffic over its TCP channel on loopback
+  mpimatch-mixed  the provider with rank 1 as if on another host (FI_MPIMATCH_FORCE_TCP=1):
+                  rank 1 talks TCP, the others shared memory among themselves
 """
 from __future__ import annotations
 
@@ -34,6 +38,10 @@ PROVIDER_LIB = "libmpimatch-fi.so"
 PROVIDER_ENV = "MPIMATCH_PROVIDER_LIB"   # the provider library's path, overriding the search
 ENGINE_ENV = "FI_MPIMATCH_ENGINE"
 HINTS_ENV = "FI_MPIMATCH_HINTS"         # MPI 4.0 assertions for engines that need them (hash)
+FORCE_TCP_ENV = "FI_MPIMATCH_FORCE_TCP"  # all, none, or AV indices (ranks) as if on other hosts
+STATS_ENV = "FI_MPIMATCH_STATS"
+# The provider stacks that use its TCP channel on one machine: name -> FI_MPIMATCH_FORCE_TCP.
+TCP_STACKS = {"mpimatch-tcp": "all", "mpimatch-mixed": "1"}
 SHM_DIR = Path("/dev/shm")
 
 
@@ -72,25 +80,36 @@ RXM = Stack("rxm", "Open MPI pml cm + mtl ofi on libfabric tcp;ofi_rxm over loop
              "--mca", "mtl_ofi_provider_exclude", ""), (("FI_TCP_IFACE", "lo"),))
 
 
+# Where `cmake --install` puts the provider (<prefix>/<libdir>/libfabric), common prefixes.
+INSTALLED_DIRS = ("/usr/local/lib/libfabric", "/usr/local/lib64/libfabric",
+                  "/usr/local/lib/x86_64-linux-gnu/libfabric", "/usr/lib/x86_64-linux-gnu/libfabric",
+                  "/usr/lib64/libfabric", "/usr/lib/libfabric")
+
+
 def provider_library() -> Optional[Path]:
     """libmpimatch-fi.so: $MPIMATCH_PROVIDER_LIB, else the checkout's build tree
-    (build/lib*, then anywhere under build/), else None."""
+    (build/lib*, then anywhere under build/), else an installed one, else None."""
     given = os.environ.get(PROVIDER_ENV)
     if given:
         return Path(given) if Path(given).is_file() else None
-    if not in_checkout():
-        return None
-    build = REPO_ROOT / "build"
-    for lib in sorted(build.glob(f"lib*/{PROVIDER_LIB}")) + sorted(build.rglob(PROVIDER_LIB)):
-        if lib.is_file():
-            return lib
+    if in_checkout():
+        build = REPO_ROOT / "build"
+        for lib in sorted(build.glob(f"lib*/{PROVIDER_LIB}")) + sorted(build.rglob(PROVIDER_LIB)):
+            if lib.is_file():
+                return lib
+    for d in INSTALLED_DIRS:
+        if (Path(d) / PROVIDER_LIB).is_file():
+            return Path(d) / PROVIDER_LIB
     return None
 
 
 def provider_stack(engine: Optional[str] = None, library: Optional[Path] = None,
-                   hints: Sequence[str] = ()) -> Stack:
+                   hints: Sequence[str] = (), force_tcp: Optional[str] = None,
+                   stats: Optional[Path] = None, name: Optional[str] = None) -> Stack:
     """The mpimatch provider under pml cm + mtl ofi; `engine` None is its default engine;
-    `hints` the assertions an engine needs (e.g. no_any_source, no_any_tag for hash)."""
+    `hints` the assertions an engine needs (e.g. no_any_source, no_any_tag for hash);
+    `force_tcp` FI_MPIMATCH_FORCE_TCP (all, or ranks as if on other hosts); `stats` a
+    directory for the statistics files (FI_MPIMATCH_STATS)."""
     lib = library or provider_library()
     if lib is None:
         raise FileNotFoundError(f"{PROVIDER_LIB} is not built (set {PROVIDER_ENV} or build it "
@@ -100,8 +119,13 @@ def provider_stack(engine: Optional[str] = None, library: Optional[Path] = None,
         env.append((ENGINE_ENV, engine))
     if hints:
         env.append((HINTS_ENV, ",".join(hints)))
-    return Stack("mpimatch" + (f":{engine}" if engine else ""),
-                 f"Open MPI pml cm + mtl ofi on the mpimatch provider ({engine or 'default'} engine)",
+    if force_tcp:
+        env.append((FORCE_TCP_ENV, force_tcp))
+    if stats is not None:
+        env.append((STATS_ENV, str(Path(stats).resolve())))
+    return Stack(name or ("mpimatch" + (f":{engine}" if engine else "")),
+                 f"Open MPI pml cm + mtl ofi on the mpimatch provider ({engine or 'default'} engine"
+                 + (f", TCP for {force_tcp}" if force_tcp else "") + ")",
                  ("--mca", "pml", "cm", "--mca", "mtl", "ofi",
                   "--mca", "mtl_ofi_provider_include", "mpimatch"), tuple(env), engine)
 

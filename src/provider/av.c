@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <arpa/inet.h>
+
 #include "mmfi.h"
 
 static int av_close(struct fid *fid)
@@ -80,10 +82,9 @@ static int av_insert(struct fid_av *fav, const void *addr, size_t count, fi_addr
         memcpy(&a, (const char *)addr + i * sizeof a, sizeof a);
         a.shm[sizeof a.shm - 1] = 0;
         int ok = a.magic == MMFI_ADDR_MAGIC;
-        if (ok && a.host != host) {
-            /* The TCP channel (next step of issue 12) will reach these. */
-            MMFI_WARN(FI_LOG_AV, "address of pid %d is on another host: only the "
-                      "shared-memory channel exists in this version\n", (int)a.pid);
+        if (ok && a.host != host && (!a.ip || !a.port)) {
+            MMFI_WARN(FI_LOG_AV, "address of pid %d is on another host and has no TCP "
+                      "address\n", (int)a.pid);
             ok = 0;
         }
         if (!ok) {
@@ -149,8 +150,10 @@ static const char *av_straddr(struct fid_av *fav, const void *addr, char *buf, s
     mmfi_addr a;
     memcpy(&a, addr, sizeof a);
     a.shm[sizeof a.shm - 1] = 0;
-    char tmp[128];
-    int n = snprintf(tmp, sizeof tmp, "mpimatch://%08x/%d/%u/%s", a.host, (int)a.pid, a.epid, a.shm);
+    char tmp[160], ip[INET_ADDRSTRLEN] = "0.0.0.0";
+    inet_ntop(AF_INET, &a.ip, ip, sizeof ip);
+    int n = snprintf(tmp, sizeof tmp, "mpimatch://%08x/%d/%u/%s/%s:%u", a.host, (int)a.pid,
+                     a.epid, a.shm, ip, (unsigned)ntohs(a.port));
     if (buf && *len)
         snprintf(buf, *len, "%s", tmp);
     *len = (size_t)n + 1;

@@ -29,7 +29,8 @@ static int conn_new(mmfi_ep *ep, const mmfi_addr *a, uint32_t *out)
     mmfi_conn *c = &ep->conns[ep->nconns];
     memset(c, 0, sizeof *c);
     c->peer = *a;
-    c->ch = &mmfi_chan_shm;
+    c->ch = NULL; /* chosen at the first connect (mmfi_chan_for) */
+    c->tx_fd = c->rx_fd = -1;
     c->fiaddr = mmfi_av_find(ep->av, a);
     c->rx_slot = -1;
     c->tx_seq = ep->dom->set.seq_start;
@@ -80,9 +81,12 @@ static void sync_av(mmfi_ep *ep)
         uint32_t ci;
         if (!ep->av->valid[a] || mmfi_conn_for_addr(ep, a, &ci))
             continue;
-        ep->expect_attach++;
         mmfi_conn *c = &ep->conns[ci];
-        if (!c->tx_slot && !c->dead)
+        if (!c->ch)
+            c->ch = mmfi_chan_for(ep, c);
+        if (c->ch == &mmfi_chan_shm)
+            ep->expect_attach++;
+        if (!c->up && !c->dead)
             (void)c->ch->connect(ep, c);
     }
 }
@@ -151,6 +155,7 @@ void mmfi_ep_progress(mmfi_ep *ep)
     if (ep->inbox_linked)
         mmfi_shm_unlink_when_attached(ep, ep->expect_attach);
     mmfi_shm_poll(ep, 64);
+    mmfi_tcp_poll(ep, 0);
     mmfi_push_pending(ep);
     if ((++ep->polls & 255) == 0) {
         uint64_t now = mmfi_now_ns();
@@ -160,9 +165,13 @@ void mmfi_ep_progress(mmfi_ep *ep)
             for (fi_addr_t a = 0; ep->av && a < ep->av->count; a++)
                 if (ep->av->valid[a])
                     (void)mmfi_conn_for_addr(ep, a, &ci);
+            mmfi_tcp_poll(ep, 1); /* goodbyes of peers that are gone, before kill(2) says so */
             for (size_t i = 0; i < ep->nconns; i++)
-                if (!ep->conns[i].dead && kill(ep->conns[i].peer.pid, 0) != 0 && errno == ESRCH)
+                if (!ep->conns[i].dead && mmfi_same_host(&ep->conns[i]) &&
+                    kill(ep->conns[i].peer.pid, 0) != 0 && errno == ESRCH) {
+                    mmfi_tcp_drain(ep, (uint32_t)i); /* its goodbye may be unread */
                     mmfi_fail_conn(ep, (uint32_t)i);
+                }
         }
     }
 }
@@ -175,13 +184,16 @@ static int ep_close(struct fid *fid)
     mmfi_domain *d = ep->dom;
     pthread_mutex_lock(&d->lock);
     if (ep->enabled) {
+        mmfi_ep_progress(ep); /* connects to every AV peer: all get our goodbye (tcp.c) */
         /* Push what can still be pushed (rendezvous data of matched sends). */
         for (int i = 0; i < 1000 && !mmfi_list_empty(&ep->sends); i++) {
             mmfi_shm_poll(ep, 64);
+            mmfi_tcp_poll(ep, 0);
             mmfi_push_pending(ep);
         }
         mmfi_stats_write(ep);
     }
+    mmfi_tcp_close(ep);
     mmfi_match_close(ep);
     while (!mmfi_list_empty(&ep->sends)) {
         mmfi_send *s = (mmfi_send *)ep->sends.next;
@@ -192,6 +204,7 @@ static int ep_close(struct fid *fid)
     for (size_t i = 0; i < ep->nconns; i++) {
         if (ep->conns[i].ch)
             ep->conns[i].ch->disconnect(&ep->conns[i]);
+        mmfi_tcp_conn_close(&ep->conns[i]);
         free(ep->conns[i].ctrl);
     }
     free(ep->conns);
@@ -620,6 +633,12 @@ int mmfi_ep_open(struct fid_domain *domain, struct fi_info *info, struct fid_ep 
     mmfi_shm_sweep_stale();
     int rc = mmfi_shm_open(ep);
     if (rc) {
+        free(ep);
+        return rc;
+    }
+    rc = mmfi_tcp_open(ep);
+    if (rc) {
+        mmfi_shm_close(ep);
         free(ep);
         return rc;
     }

@@ -48,6 +48,10 @@ typedef struct mmfi_settings {
     int      layout;       /* FI_MPIMATCH_LAYOUT                          */
     int      max_peers;    /* FI_MPIMATCH_MAX_PEERS: engine source range  */
     char     stats_dir[512]; /* FI_MPIMATCH_STATS                         */
+    uint32_t tcp_ip;       /* FI_MPIMATCH_TCP_IFACE: IPv4 to listen on (network order) */
+    int      force_tcp;    /* FI_MPIMATCH_FORCE_TCP: 0 none, 1 all, 2 the list */
+    uint32_t force_list[64]; /* AV indices (MPI ranks) treated as on another host */
+    uint32_t nforce;
 } mmfi_settings;
 
 enum { MMFI_LAYOUT_OMPI = 0, MMFI_LAYOUT_NONE = 1 };
@@ -60,7 +64,10 @@ typedef struct mmfi_addr {
     uint32_t host;      /* hash of the host name: same host <=> shm reachable */
     int32_t  pid;
     uint32_t epid;      /* endpoint number inside the process */
-    char     shm[48];   /* name of the endpoint's inbox segment */
+    char     shm[40];   /* name of the endpoint's inbox segment */
+    uint32_t ip;        /* TCP channel: listening IPv4 address (network order) */
+    uint16_t port;      /* and port (network order)                */
+    uint16_t pad;
 } mmfi_addr;
 
 /* ---- intrusive list of records ---- */
@@ -123,13 +130,14 @@ enum {
     W_DATA  = 4,  /* sender -> receiver: one segment of a rendezvous      */
     W_CREDIT = 5, /* receiver -> sender: eager bytes consumed             */
     W_DISCARD = 6, /* receiver -> sender: matched and discarded               */
-    W_FIN   = 7   /* receiver -> sender: read with process_vm_readv, done     */
+    W_FIN   = 7,  /* receiver -> sender: read with process_vm_readv, done     */
+    W_BYE   = 8   /* TCP: the sender closed its endpoint in order             */
 };
 enum { WF_TAGGED = 1, WF_DATA = 2, WF_CMA = 4 /* RTS: payload holds the sender's iov */ };
 
 typedef struct mmfi_wire {
     uint8_t  type, flags;
-    uint16_t pad0;
+    uint16_t plen;     /* TCP: payload bytes after the header (set at commit) */
     uint32_t seq;      /* per-peer wire sequence number (wraps)          */
     uint64_t len;      /* message length (EAGER/RTS), segment length (DATA), credit */
     uint64_t tag;
@@ -168,17 +176,27 @@ typedef struct mmfi_chan {
     void       (*disconnect)(struct mmfi_conn *c);
     /* a cell to fill, or NULL when the peer's ring is full */
     mmfi_wire *(*reserve)(struct mmfi_ep *ep, struct mmfi_conn *c, void **payload);
-    void       (*commit)(struct mmfi_conn *c);
+    void       (*commit)(struct mmfi_ep *ep, struct mmfi_conn *c);
     size_t     (*payload_max)(void);
 } mmfi_chan;
 
 extern const mmfi_chan mmfi_chan_shm;
+extern const mmfi_chan mmfi_chan_tcp;
 
 typedef struct mmfi_conn {
     mmfi_addr   peer;
     const mmfi_chan *ch;
     fi_addr_t   fiaddr;     /* in the bound AV, or FI_ADDR_NOTAVAIL        */
     int         dead;       /* the peer process is gone                    */
+    int         up;         /* ch->connect succeeded                       */
+    int         bye;        /* the peer said it closed its endpoint in order (TCP) */
+    int         tx_err;     /* TCP: sending failed; progress fails the connection */
+    /* tcp channel: one socket per direction (tcp.c) */
+    int         tx_fd, rx_fd;   /* -1: none                                */
+    char       *txb;            /* frames not yet written to tx_fd         */
+    size_t      txb_head, txb_tail, txb_cap;
+    char       *rxb;            /* bytes read from rx_fd, not yet handled  */
+    size_t      rxb_len;
     /* shm channel: my slot in the peer's inbox (sending side) */
     void       *seg;        /* mapping of the peer's inbox                 */
     size_t      seg_len;
@@ -206,6 +224,8 @@ typedef struct mmfi_counters {
     uint64_t matches, peek_hits, peek_misses, mpeek_hits, mpeek_misses, cancel_miss;
     uint64_t generic_ops, keyless_msgs, wildcard_refused, peer_deaths;
     uint64_t cma_reads, cma_bytes, cma_fallbacks, cma_fins;
+    uint64_t tcp_connects, tcp_accepts, tcp_cells_sent, tcp_cells_recv;
+    uint64_t tcp_bytes_sent, tcp_bytes_recv, tcp_tx_full, tcp_eof, tcp_errors;
 } mmfi_counters;
 
 struct mmfi_fabric;
@@ -289,6 +309,11 @@ typedef struct mmfi_ep {
     int             inbox_linked; /* the inbox still has its name           */
     size_t          expect_attach;/* same-host addresses in the AV          */
     int             cma_off;      /* process_vm_readv refused here: segmented copy */
+    /* tcp channel (tcp.c): listener and accepted sockets before their handshake */
+    int             tcp_lfd;
+    int            *tcp_pend;     /* accepted fds waiting for the peer's address */
+    size_t          ntcp_pend;
+    size_t          tcp_conns;    /* connections with a socket                */
     uint64_t        polls;
     uint64_t        last_check_ns;
     mmfi_counters   c;
@@ -367,6 +392,18 @@ void mmfi_shm_sweep_stale(void);
 int  mmfi_shm_peer_closed(const mmfi_conn *c);
 /* Unlink the inbox's name once `expected` senders hold a slot in it. */
 void mmfi_shm_unlink_when_attached(mmfi_ep *ep, size_t expected);
+
+/* ---- tcp.c: the TCP channel ---- */
+int  mmfi_tcp_open(mmfi_ep *ep);     /* listener; fills ep->name.ip/port */
+void mmfi_tcp_close(mmfi_ep *ep);    /* says BYE, flushes (bounded), closes */
+int  mmfi_tcp_poll(mmfi_ep *ep, int force); /* accept, read, write */
+void mmfi_tcp_conn_close(mmfi_conn *c);
+void mmfi_tcp_drain(mmfi_ep *ep, uint32_t ci); /* read what ci's socket holds now */
+/* The channel for a peer: TCP for other hosts and FI_MPIMATCH_FORCE_TCP. */
+const mmfi_chan *mmfi_chan_for(mmfi_ep *ep, const mmfi_conn *c);
+/* The peer closed its endpoint in order (either channel said so). */
+int  mmfi_peer_closed(const mmfi_conn *c);
+int  mmfi_same_host(const mmfi_conn *c);
 
 /* ---- cma.c: kernel-assisted copy ---- */
 int  mmfi_cma_read(mmfi_ep *ep, pid_t pid, const mmfi_rec *r, const struct iovec *rv, size_t rn,

@@ -17,6 +17,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
+
 #include "mmfi.h"
 
 #define MMFI_CAPS (FI_TAGGED | FI_MSG | FI_SEND | FI_RECV | FI_DIRECTED_RECV | FI_SOURCE | \
@@ -51,6 +55,10 @@ static const struct { const char *name, *help; } params[] = {
             "copy through the shared-memory ring"},
     {"layout", "tag layout decoded into engine keys: ompi (Open MPI mtl ofi, default) or none"},
     {"stats", "directory: write each process's statistics there as JSON at close"},
+    {"tcp_iface", "TCP channel: interface name or IPv4 address to listen on (default 127.0.0.1; "
+                  "set it to reach other hosts)"},
+    {"force_tcp", "TCP channel for peers on this host too: all, none (default), or AV indices "
+                  "(MPI ranks) a,b,c that behave as if on other hosts"},
 };
 
 FI_EXT_INI
@@ -83,6 +91,58 @@ static const char *env(const char *name)
     if (fi_param_get_str(&mmfi_prov, name, &v) != 0 || !v || !*v)
         return NULL;
     return v;
+}
+
+/* FI_MPIMATCH_TCP_IFACE and FI_MPIMATCH_FORCE_TCP; 0 or -FI_EINVAL (warned). */
+static int tcp_settings(mmfi_settings *s)
+{
+    const char *v = env("tcp_iface");
+    struct in_addr ia;
+    s->tcp_ip = htonl(INADDR_LOOPBACK);
+    if (v && inet_pton(AF_INET, v, &ia) == 1)
+        s->tcp_ip = ia.s_addr;
+    else if (v) {
+        struct ifaddrs *ifs = NULL, *i;
+        int found = 0;
+        if (getifaddrs(&ifs) == 0) {
+            for (i = ifs; i && !found; i = i->ifa_next)
+                if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && !strcmp(i->ifa_name, v)) {
+                    s->tcp_ip = ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
+                    found = 1;
+                }
+            freeifaddrs(ifs);
+        }
+        if (!found) {
+            MMFI_WARN(FI_LOG_CORE, "FI_MPIMATCH_TCP_IFACE=\"%s\": no such IPv4 interface or "
+                      "address\n", v);
+            return -1;
+        }
+    }
+    v = env("force_tcp");
+    s->force_tcp = 0;
+    s->nforce = 0;
+    if (!v || !strcmp(v, "none"))
+        return 0;
+    if (!strcmp(v, "all")) {
+        s->force_tcp = 1;
+        return 0;
+    }
+    s->force_tcp = 2;
+    for (const char *p = v;;) {
+        char *end = NULL;
+        errno = 0;
+        unsigned long x = strtoul(p, &end, 10);
+        if (errno || end == p || *p == '-' || x > UINT32_MAX ||
+            s->nforce == sizeof s->force_list / sizeof s->force_list[0] || (*end && *end != ',')) {
+            MMFI_WARN(FI_LOG_CORE, "FI_MPIMATCH_FORCE_TCP=\"%s\": expected all, none or up to "
+                      "64 comma-separated AV indices (MPI ranks)\n", v);
+            return -1;
+        }
+        s->force_list[s->nforce++] = (uint32_t)x;
+        if (!*end)
+            return 0;
+        p = end + 1;
+    }
 }
 
 /* An unsigned integer variable in [lo, hi]; 0 or -FI_EINVAL (warned). */
@@ -214,6 +274,8 @@ int mmfi_settings_read(mmfi_settings *s)
         return -FI_EINVAL;
     }
     snprintf(s->stats_dir, sizeof s->stats_dir, "%s", d ? d : "");
+    if (tcp_settings(s))
+        return -FI_EINVAL;
     /* The engine itself: unknown parameters, missing hints. */
     char err[256];
     mm_engine *eng = NULL;

@@ -97,7 +97,7 @@ static _Atomic uint32_t next_epid;
 
 int mmfi_shm_open(mmfi_ep *ep)
 {
-    char job[16];
+    char job[12]; /* the name must fit mmfi_addr.shm (40) */
     job_id(job, sizeof job);
     uint32_t epid = atomic_fetch_add(&next_epid, 1);
     mmfi_addr *a = &ep->name;
@@ -167,7 +167,7 @@ void mmfi_shm_close(mmfi_ep *ep)
 
 static int shm_connect(mmfi_ep *ep, mmfi_conn *c)
 {
-    if (c->tx_slot)
+    if (c->up)
         return 0;
     int fd = shm_open(c->peer.shm, O_RDWR, 0);
     if (fd < 0) {
@@ -204,6 +204,7 @@ static int shm_connect(mmfi_ep *ep, mmfi_conn *c)
             c->seg = p;
             c->seg_len = (size_t)st.st_size;
             c->tx_slot = s;
+            c->up = 1;
             return 0;
         }
     }
@@ -224,6 +225,7 @@ static void shm_disconnect(mmfi_conn *c)
         munmap(c->seg, c->seg_len);
     c->seg = NULL;
     c->tx_slot = NULL;
+    c->up = 0;
 }
 
 static mmfi_wire *shm_reserve(mmfi_ep *ep, mmfi_conn *c, void **payload)
@@ -240,8 +242,9 @@ static mmfi_wire *shm_reserve(mmfi_ep *ep, mmfi_conn *c, void **payload)
     return (mmfi_wire *)cell;
 }
 
-static void shm_commit(mmfi_conn *c)
+static void shm_commit(mmfi_ep *ep, mmfi_conn *c)
 {
+    (void)ep;
     slot_hdr *s = c->tx_slot;
     uint64_t tail = atomic_load_explicit(&s->tail, memory_order_relaxed);
     atomic_store_explicit(&s->tail, tail + 1, memory_order_release);

@@ -123,7 +123,7 @@ void mmfi_stats_write(mmfi_ep *ep)
                "\"segments_sent\": %llu, \"segments_recv\": %llu, \"ctrl_sent\": %llu, "
                "\"ring_full\": %llu, \"credit_stalls\": %llu, \"peers\": %zu}, "
                "\"cma\": {\"reads\": %llu, \"bytes\": %llu, \"fallbacks\": %llu, "
-               "\"fins\": %llu, \"off\": %s}}}\n",
+               "\"fins\": %llu, \"off\": %s}, ",
             (unsigned long long)c->eager_sent, (unsigned long long)c->eager_recv,
             (unsigned long long)c->rdv_sent, (unsigned long long)c->rdv_recv,
             (unsigned long long)c->bytes_sent, (unsigned long long)c->bytes_recv,
@@ -132,6 +132,17 @@ void mmfi_stats_write(mmfi_ep *ep)
             (unsigned long long)c->credit_stalls, ep->nconns, (unsigned long long)c->cma_reads,
             (unsigned long long)c->cma_bytes, (unsigned long long)c->cma_fallbacks,
             (unsigned long long)c->cma_fins, ep->cma_off || !ep->dom->set.cma ? "true" : "false");
+    size_t tcp_peers = 0;
+    for (size_t i = 0; i < ep->nconns; i++)
+        tcp_peers += ep->conns[i].ch == &mmfi_chan_tcp;
+    fprintf(f, "\"tcp\": {\"connects\": %llu, \"accepts\": %llu, \"cells_sent\": %llu, "
+               "\"cells_recv\": %llu, \"bytes_sent\": %llu, \"bytes_recv\": %llu, "
+               "\"tx_full\": %llu, \"eof\": %llu, \"errors\": %llu, \"peers\": %zu}}}\n",
+            (unsigned long long)c->tcp_connects, (unsigned long long)c->tcp_accepts,
+            (unsigned long long)c->tcp_cells_sent, (unsigned long long)c->tcp_cells_recv,
+            (unsigned long long)c->tcp_bytes_sent, (unsigned long long)c->tcp_bytes_recv,
+            (unsigned long long)c->tcp_tx_full, (unsigned long long)c->tcp_eof,
+            (unsigned long long)c->tcp_errors, tcp_peers);
     int bad = ferror(f);
     bad |= fclose(f) != 0;
     if (bad || rename(tmp, path) != 0) {

@@ -66,7 +66,9 @@ static int conn_ready(mmfi_ep *ep, uint32_t ci)
     mmfi_conn *c = &ep->conns[ci];
     if (c->dead)
         return -FI_EIO;
-    if (!c->tx_slot) {
+    if (!c->up) {
+        if (!c->ch)
+            c->ch = mmfi_chan_for(ep, c);
         int rc = c->ch->connect(ep, c);
         if (rc)
             return rc;
@@ -93,7 +95,9 @@ static void commit(mmfi_ep *ep, uint32_t ci, mmfi_wire *w)
 {
     mmfi_conn *c = &ep->conns[ci];
     w->seq = c->tx_seq++;
-    c->ch->commit(c);
+    c->ch->commit(ep, c);
+    if (c->ch == &mmfi_chan_tcp)
+        ep->c.tcp_cells_sent++;
 }
 
 /* A control cell (CTS, CREDIT, DISCARD): sent now, or queued in order. */
@@ -205,7 +209,7 @@ ssize_t mmfi_send_common(mmfi_ep *ep, const struct iovec *iov, size_t count, fi_
     }
     memset(w, 0, sizeof *w);
     w->type = W_RTS;
-    if (ep->dom->set.cma) { /* the sender's iov, for process_vm_readv */
+    if (ep->dom->set.cma && ep->conns[ci].ch == &mmfi_chan_shm) { /* the sender's iov, for process_vm_readv */
         wf |= WF_CMA;
         uint64_t *p = pl;
         p[0] = s->iov_count;
@@ -480,7 +484,6 @@ void mmfi_push_pending(mmfi_ep *ep)
             c->nctrl -= k;
         }
     }
-    size_t pmax = mmfi_shm_payload_max();
     mmfi_link *l = ep->sends.next;
     while (l != &ep->sends) {
         mmfi_send *s = (mmfi_send *)l;
@@ -488,6 +491,7 @@ void mmfi_push_pending(mmfi_ep *ep)
         if (s->state != 1)
             continue;
         mmfi_conn *c = &ep->conns[s->conn];
+        size_t pmax = c->ch->payload_max();
         void *pl;
         mmfi_wire *w;
         while (s->off < s->len && !c->dead && (w = c->ch->reserve(ep, c, &pl))) {
@@ -516,13 +520,13 @@ void mmfi_fail_conn(mmfi_ep *ep, uint32_t ci)
         return;
     c->dead = 1;
     ep->c.peer_deaths++;
-    if (mmfi_shm_peer_closed(c))
+    if (mmfi_peer_closed(c))
         FI_INFO(&mmfi_prov, FI_LOG_EP_DATA, "peer pid %d closed its endpoint and exited\n",
                 (int)c->peer.pid);
     else
         MMFI_WARN(FI_LOG_EP_DATA, "peer pid %d (%s) died: failing its operations\n",
                   (int)c->peer.pid, c->peer.shm);
-    if (kill(c->peer.pid, 0) != 0 && errno == ESRCH)
+    if (mmfi_same_host(c) && kill(c->peer.pid, 0) != 0 && errno == ESRCH)
         shm_unlink(c->peer.shm); /* its inbox, on its behalf */
     for (mmfi_link *l = ep->sends.next; l != &ep->sends;) {
         mmfi_send *s = (mmfi_send *)l;
@@ -543,7 +547,7 @@ void mmfi_fail_conn(mmfi_ep *ep, uint32_t ci)
      * crash (the peer never closed its endpoint) so may ANY_SOURCE receives:
      * fail those too rather than hang. A peer that closed in order may just
      * have finished before the others. */
-    int crashed = !mmfi_shm_peer_closed(c);
+    int crashed = !mmfi_peer_closed(c);
     for (mmfi_link *l = ep->posted.next; l != &ep->posted;) {
         mmfi_rec *r = (mmfi_rec *)l;
         l = l->next;

@@ -637,7 +637,17 @@ static int check_flood_stats(void)
             FT_EQ(json_num(text, "unexpected_max"), 40);
             FT_EQ(json_num(strstr(text, "\"umq\""), "max_length"), 40);
             const char *cma = getenv("FI_MPIMATCH_CMA");
-            if (cma && !strcmp(cma, "0")) { /* segmented copy through the ring */
+            const char *tcp = getenv("FI_MPIMATCH_FORCE_TCP");
+            if (tcp && !strcmp(tcp, "all")) { /* pulled over the socket once matched */
+                const char *t = strstr(text, "\"tcp\": {");
+                FT_CHECK(t != NULL);
+                FT_EQ(json_num(text, "reads"), 0);
+                FT_CHECK(json_num(text, "segments_recv") >= 40 * (256 * 1024 / 4032));
+                FT_CHECK(t && json_num(t, "cells_recv") >= 40 * (256 * 1024 / 4032));
+                FT_CHECK(t && json_num(t, "bytes_recv") >= 40 * 256 * 1024);
+                FT_EQ(json_num(text, "peers"), 2); /* shm block: itself and the sender */
+                FT_CHECK(t && json_num(t, "peers") == 2);
+            } else if (cma && !strcmp(cma, "0")) { /* segmented copy through the ring */
                 FT_EQ(json_num(text, "reads"), 0);
                 FT_CHECK(json_num(text, "segments_recv") >= 40 * (256 * 1024 / 4032));
             } else { /* one process_vm_readv per message */
@@ -716,6 +726,11 @@ static int t_bad_env(void)
     ok &= bad_case("FI_MPIMATCH_ENGINE", "bins", "FI_MPIMATCH_PARAMS", "bins=0",
                    "FI_MPIMATCH_PARAMS", 0);
     ok &= bad_case("FI_MPIMATCH_ENGINE", "nope", NULL, NULL, "FI_MPIMATCH_ENGINE", 1);
+    ok &= bad_case("FI_MPIMATCH_FORCE_TCP", "some", NULL, NULL, "FI_MPIMATCH_FORCE_TCP", 0);
+    ok &= bad_case("FI_MPIMATCH_FORCE_TCP", "1,,2", NULL, NULL, "FI_MPIMATCH_FORCE_TCP", 0);
+    ok &= bad_case("FI_MPIMATCH_FORCE_TCP", "-1", NULL, NULL, "FI_MPIMATCH_FORCE_TCP", 0);
+    ok &= bad_case("FI_MPIMATCH_TCP_IFACE", "nosuchif0", NULL, NULL, "FI_MPIMATCH_TCP_IFACE", 0);
+    ok &= bad_case("FI_MPIMATCH_TCP_IFACE", "300.1.1.1", NULL, NULL, "FI_MPIMATCH_TCP_IFACE", 0);
     printf("bad_env: %s\n", ok ? "ok" : "FAILED");
     return ok ? 0 : 1;
 }

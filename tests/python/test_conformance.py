@@ -5,7 +5,10 @@ every rank received) must equal the one ob1, the reference, prints.
 
 Stacks (python/mpimatch/mpistack.py): ob1 (reference), pml ucx, and the mpimatch provider
 (libmpimatch-fi.so, when built) with its default engine and `list` on the whole suite and
-every other engine on the core subset. Libfabric's stock tcp;ofi_rxm fails some programs
+every other engine on the core subset; its TCP channel on loopback with the default engine
+on the core subset: every rank over TCP (mpimatch-tcp), and rank 1 over TCP while the
+others share memory (mpimatch-mixed, where race.c's wildcard receive is raced for by a
+TCP and a shared-memory sender, and cancelled). Libfabric's stock tcp;ofi_rxm fails some programs
 here (hangs and truncation errors: docs/conformance.md), so its whole matrix is opt-in
 (MPIMATCH_CONFORMANCE_RXM=1, each known failure an expected failure); by default one test
 shows a known rxm hang is reported as a timeout, its processes killed.
@@ -103,6 +106,12 @@ def _cases() -> List:
         else:
             runs = list(CORE_NP.items())
         cases += [_param(f"mpimatch:{name}", p, np) for p, np in runs]
+    for stack in mpistack.TCP_STACKS:
+        cases += [_param(stack, p, np) for p, np in CORE_NP.items()]
+    # large rendezvous messages (to 64 MiB) and MPI_THREAD_MULTIPLE over the socket
+    cases += [_param("mpimatch-tcp", "sizes", 2), _param("mpimatch-tcp", "threads", 4)]
+    # the wildcard receive that the TCP sender (rank 1) and a shared-memory one race for
+    cases += [_param("mpimatch-mixed", "race", 3)] if CORE_NP.get("race") != 3 else []
     if RXM_OPT_IN:   # opt-in: not collected at all otherwise, so nothing is skipped
         cases += [_param("rxm", p, np) for p, np in full]
     return cases
@@ -135,6 +144,8 @@ def _stack(name: str) -> mpistack.Stack:
         pytest.skip(f"{name}: {why}")
     if name in fixed:
         return stack
+    if name in mpistack.TCP_STACKS:
+        return mpistack.provider_stack(force_tcp=mpistack.TCP_STACKS[name], name=name)
     engine = name.split(":", 1)[1] if ":" in name else None
     hints: Tuple[str, ...] = ()
     if engine:
