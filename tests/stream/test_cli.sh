@@ -119,6 +119,49 @@ run 2 "$REPLAY" "$DATA/wild.txt" --engine hash --matches keep.txt
 if [ "$(cat keep.txt)" = previous ]; then ok; else bad "keep.txt was changed"; fi
 no_temps
 
+# ---- outputs that are not regular files: written through, never replaced ----
+# A private device node (never the real /dev/null): same numbers as /dev/null.
+if mknod nulldev c 1 3 2>/dev/null; then
+    run 0 "$REPLAY" "$DATA/wild.txt" --engine list --json nulldev -q
+    run 0 "$STREAM" convert "$DATA/wild.txt" nulldev
+    if [ -c nulldev ]; then ok; else bad "nulldev is no longer a character device"; fi
+    # /dev/full's numbers: the write error is reported
+    mknod fulldev c 1 7
+    run 2 "$REPLAY" "$DATA/wild.txt" --engine list --json fulldev -q
+    has err "cannot write 'fulldev': No space left on device"
+    if [ -c fulldev ]; then ok; else bad "fulldev is no longer a character device"; fi
+else
+    echo "SKIP: mknod not permitted (device-node checks)"
+fi
+mkfifo fifo
+timeout 30 cat fifo > fifo.got &  # bounded: a writer that never opens it must not hang the test
+reader=$!
+run 0 "$STREAM" convert "$DATA/wild.txt" fifo --to text
+wait $reader
+if [ -p fifo ]; then ok; else bad "fifo is no longer a FIFO"; fi
+has fifo.got "# mpimatch stream v1"
+# A symlink is followed: its target is replaced, the link stays.
+echo old > real.json
+ln -s real.json link.json
+mkdir sub
+ln -s ../real2.json sub/rel.json
+ln -s made.json dangling.json
+run 0 "$REPLAY" "$DATA/wild.txt" --engine list --json link.json -q
+if [ -L link.json ]; then ok; else bad "link.json is no longer a symlink"; fi
+json_ok real.json
+run 0 "$REPLAY" "$DATA/wild.txt" --engine list --json sub/rel.json -q
+if [ -L sub/rel.json ]; then ok; else bad "sub/rel.json is no longer a symlink"; fi
+json_ok real2.json
+run 0 "$REPLAY" "$DATA/wild.txt" --engine list --json dangling.json -q
+if [ -L dangling.json ]; then ok; else bad "dangling.json is no longer a symlink"; fi
+json_ok made.json
+# The name of standard output is appended to, not renamed over.
+run 0 "$REPLAY" "$DATA/wild.txt" --engine list --json /dev/stdout -q
+json_ok out
+run 0 "$STREAM" convert "$DATA/wild.txt" /dev/stdout --to text
+has out "# mpimatch stream v1"
+no_temps
+
 # ---- mpimatch-stream ----
 run 0 "$STREAM" check "$DATA/wild.txt"
 has out "events               15 (R 5, M 4, P 2, X 1, C 3)"
