@@ -7,8 +7,10 @@ import argparse
 from typing import Any, Callable, Optional
 
 EXIT_STATUS = """\
-exit status: 0 ok; 1 engines disagree or internal error; 2 bad input or usage
-(the C tool's message names file:line); 127 the C executables were not found.
+exit status (the same in every mpimatch tool): 0 ok; 1 failure while running:
+out of memory, a write error (a full disk, /dev/full, a closed pipe), engines
+disagree; 2 usage error or bad input (the C tool's message names file:line), or
+an output path that cannot be created; 127 the C executables were not found.
 The C tools are looked for in $MPIMATCH_BIN_DIR, then <repo>/build/bin, then PATH."""
 
 Command = Callable[..., int]        # (args, console) -> exit status

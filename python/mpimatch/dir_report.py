@@ -24,8 +24,11 @@ PLOTS = {
 
 
 def aggregate_table(report: Dict[str, Any]) -> Table:
+    world = report.get("world_ranks", report["ranks"])
+    which = "all ranks" if world == report["ranks"] else \
+        f"{report['ranks']} of {world} ranks: " + ",".join(str(r["rank"]) for r in report["per_rank"])
     t = Table(title=f"{report['stream_dir']}: {report['ranks']} ranks, "
-                    f"{report['events']} events (all ranks)", title_justify="left")
+                    f"{report['events']} events ({which})", title_justify="left")
     for col in ("engine", "ns/event", "PRQ mean", "PRQ max", "UMQ mean", "UMQ max",
                 "PRQ len max", "UMQ len max", "queues max", "peak bytes max", "peak bytes sum"):
         t.add_column(col, justify="left" if col == "engine" else "right")

@@ -2,11 +2,12 @@
 # test_cli.sh - mpimatch-replay and mpimatch-stream end to end: outputs,
 # exit codes, error messages, and that failed runs leave no output files.
 #
-# usage: sh test_cli.sh MPIMATCH_REPLAY MPIMATCH_STREAM DATA_DIR
+# usage: sh test_cli.sh MPIMATCH_REPLAY MPIMATCH_STREAM DATA_DIR [MPIMATCH_TRACE_DUMP]
 set -u
 REPLAY=$1
 STREAM=$2
 DATA=$3
+DUMP=${4:-}
 LIB=$(cd "$(dirname "$0")/.." && pwd)/cli_lib.sh
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/mm_cli.XXXXXX") || exit 1
 trap 'rm -rf "$WORK"' EXIT
@@ -125,11 +126,23 @@ if mknod nulldev c 1 3 2>/dev/null; then
     run 0 "$REPLAY" "$DATA/wild.txt" --engine list --json nulldev -q
     run 0 "$STREAM" convert "$DATA/wild.txt" nulldev
     if [ -c nulldev ]; then ok; else bad "nulldev is no longer a character device"; fi
-    # /dev/full's numbers: the write error is reported
+    # /dev/full's numbers: a write error is reported, status 1 (every tool)
     mknod fulldev c 1 7
-    run 2 "$REPLAY" "$DATA/wild.txt" --engine list --json fulldev -q
+    run 1 "$REPLAY" "$DATA/wild.txt" --engine list --json fulldev -q
     has err "cannot write 'fulldev': No space left on device"
     if [ -c fulldev ]; then ok; else bad "fulldev is no longer a character device"; fi
+    # a full standard output: the table, the JSON, check, cat, convert, --list
+    for cmd in "$REPLAY $DATA/wild.txt --engine list" "$REPLAY $DATA/wild.txt --engine list --json -" \
+               "$REPLAY --list" "$STREAM check $DATA/wild.txt" "$STREAM cat $DATA/wild.txt" \
+               "$STREAM convert $DATA/wild.txt -"; do
+        # shellcheck disable=SC2086
+        $cmd >fulldev 2>err
+        rc=$?
+        if [ $rc -eq 1 ]; then ok; else bad "exit $rc, want 1: $cmd >fulldev"; fi
+        has err "error writing standard output: No space left on device"
+    done
+    run 1 "$STREAM" convert "$DATA/wild.txt" fulldev --to text
+    has err "cannot write 'fulldev': No space left on device"
 else
     echo "SKIP: mknod not permitted (device-node checks)"
 fi
@@ -188,6 +201,25 @@ run 2 "$STREAM" frob "$DATA/wild.txt"
 run 2 "$STREAM" convert "$DATA/wild.txt"
 run 2 "$STREAM" check "$DATA/wild.txt" --to text
 no_temps
+
+# ---- messages: CR-only line endings, np's range ----
+printf '# mpimatch stream v1\rR 1 0 0 0\rM 2 0 0 0\r' > cr.txt
+run 2 "$STREAM" check cr.txt
+has err "cr.txt:1: the lines end in CR only (classic Mac OS line endings)"
+printf '# mpimatch stream v1\n# np=0\nR 1 0 0 0\n' > np0.txt
+run 2 "$STREAM" check np0.txt
+has err "np0.txt:2: np '0' out of range 1..2147483647"
+run 2 "$STREAM" check "$DATA/wild.txt" --np 0
+has err "1..2147483647"
+
+# ---- mpimatch-trace-dump: a directory is a usage error ----
+if [ -n "$DUMP" ]; then
+    mkdir tracedir
+    run 2 "$DUMP" tracedir
+    has err "tracedir: is a directory; give its trace files (tracedir/rank-*.mmt)"
+    run 2 "$DUMP" no-such.mmt
+    has err "no-such.mmt: cannot open"
+fi
 
 # ---- check --check-resolved: resolved wildcard receives against the list replay ----
 printf '# mpimatch stream v1\nM 1 0 1 5\nM 2 0 2 6\nR 3 0 * * src_resolved=1 tag_resolved=5\nR 4 0 * 6 src_resolved=2\nR 5 0 2 *\n' > res.txt

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "outfile.h"
 
 /* Temporary files not yet committed, for the exit and signal cleanup.
@@ -246,14 +247,18 @@ int mm_outfile_commit(mm_outfile *o, char *err, size_t errlen)
         }
         o->f = NULL;
         o->through = 0;
-        if (bad && !through)
-            snprintf(err, errlen, "error writing standard output: %s", strerror(saved ? saved : EIO));
-        else if (bad)
-            snprintf(err, errlen, "cannot write '%s': %s", o->path, strerror(saved ? saved : EIO));
+        if (bad && !through) {
+            snprintf(err, errlen, "error writing standard output%s%s", saved ? ": " : "",
+                     saved ? strerror(saved) : "");
+            cli_stdout_reported();
+        } else if (bad) {
+            snprintf(err, errlen, "cannot write '%s'%s%s", o->path, saved ? ": " : "",
+                     saved ? strerror(saved) : "");
+        }
         return bad ? -1 : 0;
     }
     int bad = ferror(o->f);
-    int saved = errno;
+    int saved = 0; /* the reason of an earlier failed write is not known here */
     if (fclose(o->f) != 0 && !bad) {
         bad = 1;
         saved = errno;
@@ -264,7 +269,8 @@ int mm_outfile_commit(mm_outfile *o, char *err, size_t errlen)
         saved = errno;
     }
     if (bad) {
-        snprintf(err, errlen, "cannot write '%s': %s", o->path, strerror(saved ? saved : EIO));
+        snprintf(err, errlen, "cannot write '%s'%s%s", o->path, saved ? ": " : "",
+                 saved ? strerror(saved) : "");
         unlink(o->tmp);
     }
     track(o->tmp, 0);
@@ -272,6 +278,20 @@ int mm_outfile_commit(mm_outfile *o, char *err, size_t errlen)
     free(o->target);
     o->tmp = o->target = NULL;
     return bad ? -1 : 0;
+}
+
+int mm_outfile_fail(mm_outfile *o, char *err, size_t errlen)
+{
+    int saved = errno ? errno : EIO;
+    const char *path = o->path ? o->path : "?";
+    if (o->f == stdout && !o->tmp) {
+        snprintf(err, errlen, "error writing standard output: %s", strerror(saved));
+        cli_stdout_reported();
+    } else {
+        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(saved));
+    }
+    mm_outfile_abort(o);
+    return -1;
 }
 
 void mm_outfile_abort(mm_outfile *o)

@@ -39,6 +39,10 @@ int  mm_outfile_open(mm_outfile *o, const char *path, char *err, size_t errlen);
  * or -1 (the temporary file is removed) with a message in err, also when
  * a write failed earlier (a full disk, /dev/full). */
 int  mm_outfile_commit(mm_outfile *o, char *err, size_t errlen);
+/* A write to o->f failed (call it at once, while errno tells why): put
+ * "cannot write 'PATH': reason" (or "error writing standard output:
+ * reason") in err and discard as mm_outfile_abort does. Returns -1. */
+int  mm_outfile_fail(mm_outfile *o, char *err, size_t errlen);
 /* Discard: close and remove the temporary file (write-through: close; what
  * was written stays). Safe to call twice and on a zeroed or committed
  * outfile. */

@@ -161,7 +161,8 @@ int mm_replay_run(mm_replay *r, const mm_engine_info *info, const mm_config *cfg
         int rc = mm_create_from(&eng, info, cfg, cerr, sizeof cerr);
         if (rc < 0 || !eng) {
             res->lib_status = rc;
-            return fail(err, errlen, MMR_ECREATE, "cannot create engine '%s': %s", engine,
+            return fail(err, errlen, rc == MM_ENOMEM ? MMR_ENOMEM : MMR_ECREATE,
+                        "cannot create engine '%s': %s", engine,
                         cerr[0] ? cerr : mm_strerror(rc));
         }
         if (s->nslots)
@@ -189,7 +190,8 @@ int mm_replay_run(mm_replay *r, const mm_engine_info *info, const mm_config *cfg
             res->lib_status = rc;
             mm_stream_where(s, s->ev[at].line, where, sizeof where);
             if (rc < 0)
-                return fail(err, errlen, MMR_ELIB, "%sengine '%s': %s", where, engine, mm_strerror(rc));
+                return fail(err, errlen, rc == MM_ENOMEM ? MMR_ENOMEM : MMR_ELIB, "%sengine '%s': %s",
+                            where, engine, mm_strerror(rc));
             return fail(err, errlen, MMR_EENGINE, "%sengine '%s' returned unexpected status %d",
                         where, engine, rc);
         }

@@ -27,7 +27,7 @@ enum {
     MMR_ECREATE  = -2, /* mm_create failed (unknown engine, bad params)  */
     MMR_EUNSTABLE = -3, /* repetitions produced different outcomes       */
     MMR_EENGINE  = -4, /* the engine answered something impossible      */
-    MMR_ENOMEM   = -5,
+    MMR_ENOMEM   = -5, /* out of memory (also the library's MM_ENOMEM)   */
     MMR_ESTATE   = -6  /* unfinalized stream, zero repetitions          */
 };
 
