@@ -305,3 +305,19 @@ def test_closed_pipe_is_an_error(tmp_path):
     assert proc.returncode == 1, proc.stderr
     no_traceback(proc)
     assert "error writing standard output: Broken pipe" in proc.stderr
+
+
+def test_replay_reports_the_harness_floor(replay_exe):
+    """The floor is measured in the same run and subtracted: engine-only = total - floor."""
+    proc = run([replay_exe, "--workload", "shuffle:n=1024", "--engine", "list,hash", "--reps", "3",
+                "--json", "-", "-q"])
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    floor = data["floor_ns_per_event"]
+    assert floor > 0
+    for r in data["results"]:
+        assert r["floor_ns_per_event"] == floor
+        assert abs(r["engine_ns_per_event"] - (r["ns_per_event"]["median"] - floor)) < 1e-6
+    # list on shuffle searches ~1000 elements an event: far above the null call
+    lst = next(r for r in data["results"] if r["engine"] == "list")
+    assert lst["ns_per_event"]["median"] > 5 * floor

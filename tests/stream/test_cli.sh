@@ -38,6 +38,10 @@ has r.json '"tool": "mpimatch-replay"'
 has r.json '"reps": 2'
 has r.json '"engine": "list"'
 has r.json '"ns_per_event"'
+has r.json '"floor_ns_per_event"'
+has r.json '"engine_ns_per_event"'
+has out "floor "
+has out "engine ns"
 has r.json '"peak_bytes"'
 has r.json '"skipped"'
 has err "note: skipping engine 'hash'"

@@ -513,7 +513,15 @@ static int replay_main(run *r)
         cli_error("out of memory");
         return CLI_FAIL;
     }
-    if ((rc = check_engines(r)) || (rc = run_engines(r)))
+    if ((rc = check_engines(r)))
+        return rc;
+    /* The harness floor, measured in this run before the engines, with
+     * as many repetitions (reported beside each engine). */
+    if (mm_replay_floor(&r->rep, a->reps, &r->plan.floor_ns, err, sizeof err) != MMR_OK) {
+        cli_error("%s", err);
+        return CLI_FAIL;
+    }
+    if ((rc = run_engines(r)))
         return rc;
     return write_outputs(r);
 }

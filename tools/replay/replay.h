@@ -79,6 +79,13 @@ int  mm_replay_run(mm_replay *r, const mm_engine_info *engine, const mm_config *
                    unsigned warmup, unsigned reps, mm_replay_result *res,
                    char *err, size_t errlen);
 
+/* The harness floor: the same loop over the same events, each handed to a
+ * null path (a call that searches nothing, answers "queued" or "not
+ * found") instead of the library; one warm-up, then `reps` timed runs.
+ * *ns_median: the median ns per event, what every engine's time includes
+ * besides the API layer and the engine itself. Leaves r->out undefined. */
+int  mm_replay_floor(mm_replay *r, unsigned reps, double *ns_median, char *err, size_t errlen);
+
 /* ---- outcomes (outcomes.c) ---- */
 
 /* The outcome line of event i ("3 7", "P 9 -", "C 4 ok") without newline;
