@@ -95,27 +95,33 @@ typedef struct dispatch {
 static const dispatch api_dispatch = { mm_post, mm_arrive, mm_probe, mm_mprobe, mm_cancel };
 
 /* The null path: a call that searches nothing and queues everything. Not
- * inlined, and opaque to the optimizer (the empty asm), so each event still
- * pays a real call, as through the API. */
+ * inlined, not specialized (gcc's noipa: no clone that drops the unused
+ * arguments), and opaque to the optimizer (the empty asm), so each event
+ * still pays a real call with its arguments, as through the API. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define NULL_FN __attribute__((noipa))
+#else
+#define NULL_FN __attribute__((noinline))
+#endif
 #define NULL_BODY(ret) do { __asm__ volatile("" ::: "memory"); return ret; } while (0)
-static __attribute__((noinline)) int null_post(mm_engine *e, const mm_entry *x, mm_handle *h,
+static NULL_FN int null_post(mm_engine *e, const mm_entry *x, mm_handle *h,
                                                uintptr_t *p)
 {
     (void)e, (void)x, (void)h, (void)p;
     NULL_BODY(MM_QUEUED);
 }
-static __attribute__((noinline)) int null_arrive(mm_engine *e, const mm_entry *x, uintptr_t *p)
+static NULL_FN int null_arrive(mm_engine *e, const mm_entry *x, uintptr_t *p)
 {
     (void)e, (void)x, (void)p;
     NULL_BODY(MM_QUEUED);
 }
-static __attribute__((noinline)) int null_probe(mm_engine *e, int32_t c, int32_t s, int32_t t,
+static NULL_FN int null_probe(mm_engine *e, int32_t c, int32_t s, int32_t t,
                                                 uintptr_t *p)
 {
     (void)e, (void)c, (void)s, (void)t, (void)p;
     NULL_BODY(MM_NOTFOUND);
 }
-static __attribute__((noinline)) int null_cancel(mm_engine *e, mm_handle h)
+static NULL_FN int null_cancel(mm_engine *e, mm_handle h)
 {
     (void)e, (void)h;
     NULL_BODY(MM_NOTFOUND);
