@@ -77,6 +77,15 @@ else
     absent oom.txt
 fi
 
+# ---- collide: keys that collide under the fixed hash; every engine agrees ----
+for kind in tags sources bins; do
+    run 0 "$REPLAY" --workload "collide:n=300,kind=$kind,bits=12" --engine all --reps 1 -q
+done
+run 0 "$GEN" collide:n=64,kind=sources,bits=8 -o col.txt
+has col.txt "# np="
+run 2 "$GEN" collide:n=1048576,bits=24
+has err "collide: n * 2^bits = 17592186044416 keys to search, more than 2^31; lower n or bits"
+
 # ---- bad input: exit 2, a clear message, no output file ----
 echo keep >kept.txt
 run 2 "$GEN" nosuch -o kept.txt

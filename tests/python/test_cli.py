@@ -174,7 +174,7 @@ def test_replay_prints_the_c_tools_table(tmp_path, replay_exe):
     assert proc.returncode == 0, proc.stderr
     c = run([replay_exe, TINY, "--engine", "list,rank", "--reps", "2"])
     head = [ln.split()[0] for ln in proc.stdout.splitlines()]
-    assert head == [ln.split()[0] for ln in c.stdout.splitlines()] == ["stream", "engine", "list", "rank"]
+    assert head == [ln.split()[0] for ln in c.stdout.splitlines()] == ["stream", "floor", "engine", "list", "rank"]
     data = json.loads(js.read_text())
     assert [r["engine"] for r in data["results"]] == ["list", "rank"]
     assert data["reps"] == 2
