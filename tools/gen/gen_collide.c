@@ -1,7 +1,7 @@
 /*
  * gen_collide.c - keys chosen to collide under the library's fixed, unseeded
  * key hash (mm_key_hash, src/core/elem.h): what a sender that picks its tags
- * or a job's ranks could do to a receiver's hash table or bins (issue 13).
+ * or a job's ranks could do to a receiver's hash table or bins (hash flooding).
  *
  * Shaped like shuffle (one round: n receives posted, then n messages in a
  * seeded random order, the same order every round), but the n keys are not
@@ -102,6 +102,6 @@ const mm_gen mm_gen_collide = {
     "collide",
     "shuffle with keys whose fixed, unseeded hash (mm_key_hash) shares `bits` bits: one probe "
     "run or one bin for every key of a seedless table",
-    "the colliding-key attack of issue 13 (a sender choosing tags or sources)",
-    1, collide_params, sizeof collide_params / sizeof collide_params[0], collide_run,
+    "hash flooding: a sender choosing tags, or a job its ranks, that collide in a seedless table",
+    0, collide_params, sizeof collide_params / sizeof collide_params[0], collide_run,
 };
