@@ -74,13 +74,6 @@ void mm_replay_free(mm_replay *r)
 
 /* Expected statuses: post/arrive queue or match; probe/mprobe/cancel match
  * or find nothing. Anything else non-negative is an engine bug. */
-static int status_ok(int type, int rc)
-{
-    if (type == MM_EV_RECV || type == MM_EV_MSG)
-        return rc == MM_QUEUED || rc == MM_MATCHED;
-    return rc == MM_MATCHED || rc == MM_NOTFOUND;
-}
-
 /* How the loop hands an event over: the library's API, or the null path of
  * the floor measurement (mm_replay_floor). One loop serves both, so the
  * floor costs exactly what the loop costs around each call. */
@@ -141,46 +134,52 @@ static inline __attribute__((always_inline)) int run_loop(mm_replay *r, mm_engin
     mm_handle *hs = r->handles;
     uint8_t *queued = r->queued;
 
+    /* Each case checks its own status (R, M: QUEUED or MATCHED, 0..1; P, X,
+     * C: MATCHED or NOTFOUND, 1..2) with one unsigned compare, and the
+     * common cases come first: no second look at the type per event. */
     for (size_t i = 0; i < n; i++) {
         const mm_timed_event *x = &ev[i];
         uintptr_t partner = 0;
         int rc;
-        switch (x->type) {
-        case MM_EV_RECV:
-        case MM_EV_MSG:
-            if (x->type == MM_EV_MSG) {
-                rc = d->arrive(eng, &x->en, &partner);
-            } else if (x->ref) {
-                /* Some C names this receive: keep its handle. */
-                rc = d->post(eng, &x->en, &hs[x->ref - 1], &partner);
-                queued[x->ref - 1] = rc == MM_QUEUED;
-            } else {
+        unsigned type = x->type;
+        if (type == MM_EV_MSG) {
+            rc = d->arrive(eng, &x->en, &partner);
+            if ((unsigned)rc > MM_MATCHED)
+                goto bad;
+        } else if (type == MM_EV_RECV) {
+            uint32_t ref = x->ref;
+            if (!ref) {
                 rc = d->post(eng, &x->en, NULL, &partner);
+            } else {
+                /* Some C names this receive: keep its handle. */
+                rc = d->post(eng, &x->en, &hs[ref - 1], &partner);
+                queued[ref - 1] = rc == MM_QUEUED;
             }
-            break;
-        case MM_EV_PROBE:
-            rc = d->probe(eng, x->en.comm, x->en.src, x->en.tag, &partner);
-            break;
-        case MM_EV_MPROBE:
-            rc = d->mprobe(eng, x->en.comm, x->en.src, x->en.tag, &partner);
-            break;
-        default: { /* MM_EV_CANCEL; ref is its R's handle slot */
-            uint32_t slot = x->ref;
-            /* A receive matched at post time never had a handle: a miss.
-             * Otherwise the library answers NOTFOUND for a matched or
-             * already cancelled receive. */
-            rc = queued[slot] ? d->cancel(eng, hs[slot]) : MM_NOTFOUND;
-            if (rc == MM_MATCHED)
-                queued[slot] = 0; /* a second C on it is a miss */
-            partner = (uintptr_t)r->s->ev[i].ref;
-            break;
-        }
-        }
-        if (!status_ok(x->type, rc)) {
-            *at = i;
-            return rc;
+            if ((unsigned)rc > MM_MATCHED)
+                goto bad;
+        } else {
+            if (type == MM_EV_PROBE) {
+                rc = d->probe(eng, x->en.comm, x->en.src, x->en.tag, &partner);
+            } else if (type == MM_EV_MPROBE) {
+                rc = d->mprobe(eng, x->en.comm, x->en.src, x->en.tag, &partner);
+            } else { /* MM_EV_CANCEL; ref is its R's handle slot */
+                uint32_t slot = x->ref;
+                /* A receive matched at post time never had a handle: a miss.
+                 * Otherwise the library answers NOTFOUND for a matched or
+                 * already cancelled receive. */
+                rc = queued[slot] ? d->cancel(eng, hs[slot]) : MM_NOTFOUND;
+                if (rc == MM_MATCHED)
+                    queued[slot] = 0; /* a second C on it is a miss */
+                partner = (uintptr_t)r->s->ev[i].ref;
+            }
+            if ((unsigned)(rc - MM_MATCHED) > MM_NOTFOUND - MM_MATCHED)
+                goto bad;
         }
         out[i] = rc == MM_MATCHED ? (uint64_t)partner : MM_OUT_NONE;
+        continue;
+    bad:
+        *at = i;
+        return rc;
     }
     return MM_QUEUED;
 }
