@@ -8,7 +8,9 @@ Every subcommand is registered the same way (command.add_command).
 from __future__ import annotations
 
 import argparse
+import errno
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, List, Optional, Sequence
@@ -18,7 +20,7 @@ from rich.console import Console
 from . import __version__, cluster_cli, run_cli, tools
 from .bench import cli as bench_cli
 from .command import ENGINES_DISAGREE, EXIT_STATUS, add_actions, add_command, formatter
-from .errors import EXIT_FAILURE, MpimatchError
+from .errors import EXIT_FAILURE, MpimatchError, raise_broken_pipe
 from .replay import list_engines, run_tool
 from .report import engines_view
 
@@ -263,6 +265,14 @@ def cmd_replay(args: argparse.Namespace, out: Console) -> int:
             raise MpimatchError(f"--paths times the paths of one stream; {args.stream} is a "
                                 f"directory of per-rank streams (replay one rank's file)")
         return cmd_replay_dir(args, out)
+    dir_only = [opt for opt, given in (("--out", args.out is not None),
+                                       ("--jobs", args.jobs is not None),
+                                       ("--every", args.every != 1),
+                                       ("--per-rank", args.per_rank)) if given]
+    if dir_only:
+        raise MpimatchError(f"{', '.join(dir_only)}: for a directory of per-rank streams; "
+                            f"{args.stream} is one stream (write its results with --json FILE "
+                            f"or --matches FILE)")
     # One renderer: mpimatch-replay prints its own table (and --paths tables).
     argv = [args.stream, *_replay_args(args, args.reps)] + ["--paths"] * args.paths
     if args.matches:
@@ -373,6 +383,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         # a log or a pipe: tables take the width they need instead of being cut to 80
         # columns (where "col+ll" and "col+pnp" would both print as "col…")
         out = Console(width=UNLIMITED_WIDTH)
+    out.on_broken_pipe = raise_broken_pipe  # type: ignore[method-assign]
     try:
         return args.func(args, out)
     except MpimatchError as err:
@@ -381,8 +392,29 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print("mpimatch: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
+    except OSError as err:
+        if err.errno not in _WRITE_ERRNOS:
+            raise
+        where = err.filename if err.filename is not None else "standard output"
+        print(f"mpimatch: error writing {where}: {err.strerror or err}", file=sys.stderr)
+        _silence_stdout()
         return EXIT_FAILURE
+
+
+# A write that failed (a full disk, /dev/full, a closed pipe, a quota):
+# a message and status 1, not a traceback.
+_WRITE_ERRNOS = (errno.ENOSPC, errno.EPIPE, errno.EIO, errno.EDQUOT, errno.EFBIG)
+
+
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null, so the interpreter's final flush of what
+    could not be written does not fail again (and print a second error)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

@@ -7,11 +7,13 @@ import argparse
 from typing import Any, Callable, Optional
 
 
-
 def exit_status(one: str = "internal error") -> str:
-    """The exit-status epilog of a command whose status 1 means `one`."""
-    return (f"exit status: 0 ok; 1 {one}; 2 bad input or usage\n"
-            "(the C tool's message names file:line); 127 the C executables were not found.\n"
+    """The exit-status epilog of a command whose status 1 means `one` (and, in every
+    mpimatch tool, out of memory or a write error, always with a message)."""
+    return (f"exit status: 0 ok; 1 {one}; 1 also out of memory or a write error\n"
+            "(a full disk, /dev/full, a closed pipe), always with a message; 2 usage error or\n"
+            "bad input (the C tool's message names file:line), or an output path that cannot be\n"
+            "created; 127 the C executables were not found.\n"
             "The C tools are looked for in $MPIMATCH_BIN_DIR, then <repo>/build/bin, then PATH.")
 
 

@@ -37,8 +37,11 @@ def human_ns(ns: float) -> str:
 def aggregate_table(report: Dict[str, Any]) -> Table:
     """Engines sorted by total time (fastest first), with speed-up against list and the
     ranks each wins; engines that did not run on every rank are listed below the table."""
+    world = report.get("world_ranks", report["ranks"])
+    which = "all ranks" if world == report["ranks"] else \
+        f"{report['ranks']} of {world} ranks: " + ",".join(str(r["rank"]) for r in report["per_rank"])
     t = Table(title=f"{report['stream_dir']}: {report['ranks']} ranks, "
-                    f"{report['events']} events (all ranks)", title_justify="left")
+                    f"{report['events']} events ({which})", title_justify="left")
     for col in ("engine", "total time", "vs list", "ranks won", "ns/event", "PRQ mean",
                 "PRQ max", "UMQ mean", "UMQ max", "PRQ len max", "UMQ len max", "queues max",
                 "peak bytes max", "peak bytes sum"):

@@ -12,3 +12,9 @@ class MpimatchError(Exception):
     def __init__(self, message: str, exit_code: int = EXIT_USAGE) -> None:
         super().__init__(message)
         self.exit_code = exit_code
+
+
+def raise_broken_pipe() -> None:
+    """A rich Console's on_broken_pipe: raise, so that the command line reports it
+    (rich itself exits 1 without a word)."""
+    raise BrokenPipeError(32, "Broken pipe")

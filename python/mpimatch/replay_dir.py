@@ -33,7 +33,9 @@ RANK_FILE = re.compile(r"rank-(\d+)\.mms$")
 
 
 def load_dir(directory: Path) -> Tuple[Dict[str, Any], List[Path]]:
-    """The index (or a minimal one) and the rank stream files, rank order."""
+    """The index (or a minimal one) and the rank stream files, rank order. The index's
+    "rank_numbers" (added here) gives each file's rank: all ranks 0..ranks-1, or the ranks
+    `mpimatch convert --rank` wrote (files named rank-NNNNNN.mms)."""
     index_path = directory / "index.json"
     if not directory.is_dir():
         raise MpimatchError(f"{directory}: not a directory")
@@ -42,7 +44,8 @@ def load_dir(directory: Path) -> Tuple[Dict[str, Any], List[Path]]:
         if not files:
             raise MpimatchError(f"{directory}: no index.json and no rank-*.mms stream files")
         return {"format": INDEX_FORMAT, "version": INDEX_VERSION, "ranks": len(files),
-                "files": [p.name for p in files], "warnings": []}, files
+                "files": [p.name for p in files], "warnings": [],
+                "rank_numbers": list(range(len(files)))}, files
     try:
         index = json.loads(index_path.read_text())
     except (OSError, ValueError) as err:
@@ -56,9 +59,21 @@ def load_dir(directory: Path) -> Tuple[Dict[str, Any], List[Path]]:
     ranks, names = index.get("ranks"), index.get("files")
     if not isinstance(ranks, int) or ranks < 1:
         raise MpimatchError(f"{index_path}: 'ranks' must be a positive integer")
-    if not isinstance(names, list) or len(names) != ranks or \
+    if not isinstance(names, list) or not 1 <= len(names) <= ranks or \
             not all(isinstance(n, str) and n for n in names):
-        raise MpimatchError(f"{index_path}: 'files' must list {ranks} file names, one per rank")
+        raise MpimatchError(f"{index_path}: 'files' must list 1 to {ranks} file names: "
+                            f"one per rank, or those of the ranks converted (--rank)")
+    if len(names) == ranks:
+        numbers = list(range(ranks))
+    else:  # a subset (convert --rank): each file's rank is in its name
+        found = [RANK_FILE.match(Path(n).name) for n in names]
+        numbers = [int(m.group(1)) if m else -1 for m in found]
+        if any(r < 0 or r >= ranks for r in numbers) or len(set(numbers)) != len(numbers) \
+                or numbers != sorted(numbers):
+            raise MpimatchError(f"{index_path}: 'files' lists {len(names)} of {ranks} ranks; "
+                                f"their names must be rank-NNNNNN.mms, distinct ranks below "
+                                f"{ranks}, in rank order")
+    index = {**index, "rank_numbers": numbers}
     files = []
     for name in names:
         path = directory / name

@@ -29,10 +29,11 @@ def partial_trace(index: Dict[str, Any]) -> Dict[str, Any]:
 
 def build_report(directory: Path, index: Dict[str, Any], results: List[Dict[str, Any]],
                  replay_args: Sequence[str], every: int) -> Dict[str, Any]:
-    ranks = [rank_record(i, r) for i, r in enumerate(results)]
+    numbers = index.get("rank_numbers") or list(range(len(results)))
+    ranks = [rank_record(numbers[i], r) for i, r in enumerate(results)]
     agg = aggregate(ranks)
     busiest = busiest_rank(ranks)
-    rows = results[busiest]["series"]
+    rows = results[numbers.index(busiest)]["series"]
     series: Dict[str, Any] = {"rank": busiest, "every": every,
                               "x": "t" if any(row[1] for row in rows) else "event", "rows": rows}
     warnings = list(index.get("warnings") or [])
@@ -43,13 +44,15 @@ def build_report(directory: Path, index: Dict[str, Any], results: List[Dict[str,
             series["measured"] = samples
             series["measured_from"] = str(trace)
     return {"tool": "mpimatch replay", "version": __version__, "stream_dir": str(directory),
-            "ranks": len(ranks), "events": sum(r["events"] for r in ranks),
+            "ranks": len(ranks), "world_ranks": int(index.get("ranks") or len(ranks)),
+            "events": sum(r["events"] for r in ranks),
             "args": list(replay_args),
             "index": {k: index.get(k) for k in ("source", "mpi", "model", "clock") if k in index},
             "partial_trace": partial_trace(index),
             "warnings": warnings, "aggregate": agg, "comparison": compare(ranks, agg),
             "per_rank": ranks,
-            "heat_map": heat_maps(results, len(ranks)), "queue_series": series}
+            "heat_map": heat_maps(results, int(index.get("ranks") or len(ranks))),
+            "queue_series": series}
 
 
 def replay_dir(args: argparse.Namespace, replay_args: List[str], out: Console) -> int:

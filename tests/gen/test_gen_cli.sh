@@ -31,6 +31,61 @@ has out '"choices"'
 run 0 "$GEN" --list --json -o list.json
 json_ok list.json
 
+# ---- sizes computed from the spec: rejected before generating (at once) ----
+run 2 timeout 60 "$GEN" miniamr:n=16384,iters=1000000 -o big.txt
+has err "miniamr: the workload would have 84960000 events, more than the limit of 16777216; lower iters or n"
+absent big.txt
+run 2 timeout 60 "$GEN" nbody:n=512,iters=1000000
+has err "nbody: the workload would have"
+run 2 timeout 60 "$GEN" radix:n=512,iters=1000000
+has err "radix: the workload would have"
+run 2 timeout 60 "$GEN" fds:n=512,iters=1000000
+has err "fds: the"
+run 2 timeout 60 "$GEN" allreduce:n=16384,calls=1000000
+has err "allreduce: the"
+run 2 timeout 60 "$REPLAY" --workload miniamr:n=16384,iters=1000000 --engine list
+has err "the workload would have 84960000 events"
+
+# ---- write errors and out of memory: status 1 with a message ----
+if mknod fulldev c 1 7 2>/dev/null; then
+    run 1 "$GEN" burst:n=64 -o fulldev
+    has err "cannot write 'fulldev': No space left on device"
+    "$GEN" burst:n=64 >fulldev 2>err
+    if [ $? -eq 1 ]; then ok; else bad "gen >fulldev: want exit 1"; fi
+    has err "error writing standard output: No space left on device"
+    "$GEN" --list >fulldev 2>err
+    if [ $? -eq 1 ]; then ok; else bad "gen --list >fulldev: want exit 1"; fi
+    has err "error writing standard output: No space left on device"
+else
+    echo "SKIP: mknod not permitted (write-error checks)"
+fi
+# An address-space limit makes the collective expansion run out of memory
+# (not under a sanitizer: it reserves terabytes of address space).
+if ldd "$GEN" 2>/dev/null | grep -q 'lib[at]san'; then
+    echo "SKIP: sanitizer build (out-of-memory checks)"
+else
+    for spec in radix:n=4096,iters=50 shuffle:n=1000000; do
+        (ulimit -v 40000; "$GEN" "$spec" -o oom.txt) >out 2>err
+        rc=$?
+        if [ $rc -eq 1 ]; then ok; else bad "exit $rc, want 1 (out of memory): $GEN $spec"; fi
+        has err "out of memory"
+        (ulimit -v 40000; "$REPLAY" --workload "$spec" --engine list -q) >out 2>err
+        rc=$?
+        if [ $rc -eq 1 ]; then ok; else bad "exit $rc, want 1 (out of memory): $REPLAY --workload $spec"; fi
+        has err "out of memory"
+    done
+    absent oom.txt
+fi
+
+# ---- collide: keys that collide under the fixed hash; every engine agrees ----
+for kind in tags sources bins; do
+    run 0 "$REPLAY" --workload "collide:n=300,kind=$kind,bits=12" --engine all --reps 1 -q
+done
+run 0 "$GEN" collide:n=64,kind=sources,bits=8 -o col.txt
+has col.txt "# np="
+run 2 "$GEN" collide:n=1048576,bits=24
+has err "collide: n * 2^bits = 17592186044416 keys to search, more than 2^31; lower n or bits"
+
 # ---- bad input: exit 2, a clear message, no output file ----
 echo keep >kept.txt
 run 2 "$GEN" nosuch -o kept.txt

@@ -3,6 +3,9 @@ bad input gives exit 2 and names file:line, nothing half-written, tables print."
 from __future__ import annotations
 
 import json
+import os
+import stat
+import subprocess
 import sys
 from pathlib import Path
 
@@ -171,7 +174,7 @@ def test_replay_prints_the_c_tools_table(tmp_path, replay_exe):
     assert proc.returncode == 0, proc.stderr
     c = run([replay_exe, TINY, "--engine", "list,rank", "--reps", "2"])
     head = [ln.split()[0] for ln in proc.stdout.splitlines()]
-    assert head == [ln.split()[0] for ln in c.stdout.splitlines()] == ["stream", "engine", "list", "rank"]
+    assert head == [ln.split()[0] for ln in c.stdout.splitlines()] == ["stream", "floor", "engine", "list", "rank"]
     data = json.loads(js.read_text())
     assert [r["engine"] for r in data["results"]] == ["list", "rank"]
     assert data["reps"] == 2
@@ -263,3 +266,58 @@ def test_replay_json_to_stdout(replay_exe):
     assert [r["engine"] for r in data["results"]] == ["list", "nm"]
     assert data["results"][0]["outcomes"]["matches"] == sum(
         1 for line in (EXAMPLES / "tiny.matches").read_text().splitlines() if line[0].isdigit())
+
+
+# ---------------------------------------------------------------- write errors
+
+def _full_device(tmp_path: Path) -> Path:
+    """A private node with /dev/full's numbers (every write fails with ENOSPC)."""
+    dev = tmp_path / "full"
+    try:
+        os.mknod(dev, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
+    except PermissionError:
+        pytest.skip("mknod is not permitted here (needs CAP_MKNOD)")
+    return dev
+
+
+@pytest.mark.parametrize("args", [["engines"], ["engines", "--json"], ["gen", "--list"],
+                                  ["replay", str(TINY), "--engine", "list", "--reps", "1"],
+                                  ["stream", "check", str(TINY)]])
+def test_full_stdout_is_an_error(tmp_path, args):
+    """A full standard output: a message and exit 1, never a traceback or exit 0."""
+    dev = _full_device(tmp_path)
+    with open(dev, "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "mpimatch", *args], stdout=full,
+                              stderr=subprocess.PIPE, text=True, env=python_cli_env(), timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    no_traceback(proc)
+    assert "error writing standard output: No space left on device" in proc.stderr
+
+
+def test_closed_pipe_is_an_error(tmp_path):
+    """A reader that went away (EPIPE): a message and exit 1, no traceback."""
+    code = ("import sys, runpy; sys.argv = ['mpimatch', 'engines']; "
+            "import os; r, w = os.pipe(); os.close(r); os.dup2(w, 1); "
+            "import signal; signal.signal(signal.SIGPIPE, signal.SIG_IGN); "
+            "from mpimatch.cli import main; sys.exit(main(['engines']))")
+    proc = subprocess.run([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True,
+                          env=python_cli_env(), timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    no_traceback(proc)
+    assert "error writing standard output: Broken pipe" in proc.stderr
+
+
+def test_replay_reports_the_harness_floor(replay_exe):
+    """The floor is measured in the same run and subtracted: engine-only = total - floor."""
+    proc = run([replay_exe, "--workload", "shuffle:n=1024", "--engine", "list,hash", "--reps", "3",
+                "--json", "-", "-q"])
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    floor = data["floor_ns_per_event"]
+    assert floor > 0
+    for r in data["results"]:
+        assert r["floor_ns_per_event"] == floor
+        assert abs(r["engine_ns_per_event"] - (r["ns_per_event"]["median"] - floor)) < 1e-6
+    # list on shuffle searches ~1000 elements an event: far above the null call
+    lst = next(r for r in data["results"] if r["engine"] == "list")
+    assert lst["ns_per_event"]["median"] > 5 * floor

@@ -145,3 +145,16 @@ def test_replay_agrees(converted: Path) -> None:
     for f in sorted(converted.glob("*.mms")):
         proc = run([replay, f, "--engine", "all", "--reps", "1"])
         assert proc.returncode == 0, proc.stderr
+
+
+def test_rank_subset_replays(converted: Path, tmp_path: Path) -> None:
+    """`convert --rank` writes an index listing only those ranks; `replay` takes it."""
+    out = tmp_path / "rank0"
+    proc = run_cli("convert", converted.parent / "trace", "--out", out, "--rank", "0,2", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    index = json.loads((out / "index.json").read_text())
+    assert index["ranks"] == 4 and index["files"] == ["rank-000000.mms", "rank-000002.mms"]
+    proc = run_cli("replay", out, "--engine", "list", "--reps", "1", "--out", tmp_path / "rep")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads((tmp_path / "rep" / "report.json").read_text())
+    assert [r["rank"] for r in report["per_rank"]] == [0, 2] and report["world_ranks"] == 4

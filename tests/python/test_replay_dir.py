@@ -168,7 +168,8 @@ def test_measured_source_relative_to_where_convert_ran(tmp_path, stream_exe, mon
     ("version", "unsupported version 2 (this reader knows 1)"),
     ("format", "not a stream directory index"),
     ("missing", "rank-000002.mms: missing (listed in"),
-    ("files", "'files' must list 3 file names"),
+    ("files", "'files' lists 2 of 3 ranks; their names must be rank-NNNNNN.mms"),
+    ("too-many", "'files' must list 1 to 3 file names"),
 ])
 def test_bad_dirs(tmp_path, stream_exe, case, message):
     if case == "empty":
@@ -184,12 +185,43 @@ def test_bad_dirs(tmp_path, stream_exe, case, message):
         elif case == "missing":
             (d / "rank-000002.mms").unlink()
         elif case == "files":
-            idx["files"] = idx["files"][:2]
+            idx["files"] = ["rank-000000.mms", "rank-000002.mms"][::-1]  # not in rank order
+        elif case == "too-many":
+            idx["files"] = idx["files"] + ["rank-000000.mms"]
         (d / "index.json").write_text(json.dumps(idx))
     p = run_cli("replay", d, "--reps", "1", "--out", tmp_path / "out")
     assert p.returncode == 2, p.stderr
     assert message in p.stderr
     assert not (tmp_path / "out" / "report.json").exists()
+
+
+def test_subset_of_ranks(tmp_path, stream_exe):
+    """A directory `mpimatch convert --rank 0,2` wrote: index.json lists some ranks' files;
+    each file's rank is in its name, the heat maps keep a column per rank of the run."""
+    d = make_dir(tmp_path, stream_exe)
+    idx = json.loads((d / "index.json").read_text())
+    idx["files"] = ["rank-000000.mms", "rank-000002.mms"]
+    (d / "index.json").write_text(json.dumps(idx))
+    (d / "rank-000001.mms").unlink()
+    rep = replay_dir(d, tmp_path / "out")
+    assert [r["rank"] for r in rep["per_rank"]] == [0, 2]
+    assert rep["ranks"] == 2 and rep["world_ranks"] == 3
+    assert rep["heat_map"]["umq"] == [UMQ[0], UMQ[2]]
+    assert rep["heat_map"]["prq"] == [PRQ[0], PRQ[2]]
+    p = run_cli("replay", d, "--engine", "list", "--reps", "1")
+    assert p.returncode == 0, p.stderr
+    assert "2 of 3 ranks: 0,2" in p.stdout
+
+
+@pytest.mark.parametrize("opt", [["--out", "X"], ["--jobs", "2"], ["--every", "5"], ["--per-rank"]])
+def test_directory_options_with_one_stream(tmp_path, opt):
+    """They used to be ignored silently for one stream: now an error, and nothing is written."""
+    f = tmp_path / "one.mms"
+    f.write_text(RANK0)
+    p = run_cli("replay", f, "--engine", "list", *opt, cwd=tmp_path)
+    assert p.returncode == 2, p.stderr
+    assert f"{opt[0]}: for a directory of per-rank streams" in p.stderr
+    assert not (tmp_path / "X").exists()
 
 
 def test_single_file_replay_unchanged(tmp_path, stream_exe):

@@ -2,11 +2,12 @@
 # test_cli.sh - mpimatch-replay and mpimatch-stream end to end: outputs,
 # exit codes, error messages, and that failed runs leave no output files.
 #
-# usage: sh test_cli.sh MPIMATCH_REPLAY MPIMATCH_STREAM DATA_DIR
+# usage: sh test_cli.sh MPIMATCH_REPLAY MPIMATCH_STREAM DATA_DIR [MPIMATCH_TRACE_DUMP]
 set -u
 REPLAY=$1
 STREAM=$2
 DATA=$3
+DUMP=${4:-}
 LIB=$(cd "$(dirname "$0")/.." && pwd)/cli_lib.sh
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/mm_cli.XXXXXX") || exit 1
 trap 'rm -rf "$WORK"' EXIT
@@ -37,6 +38,10 @@ has r.json '"tool": "mpimatch-replay"'
 has r.json '"reps": 2'
 has r.json '"engine": "list"'
 has r.json '"ns_per_event"'
+has r.json '"floor_ns_per_event"'
+has r.json '"engine_ns_per_event"'
+has out "floor "
+has out "engine ns"
 has r.json '"peak_bytes"'
 has r.json '"skipped"'
 has err "note: skipping engine 'hash'"
@@ -119,6 +124,61 @@ run 2 "$REPLAY" "$DATA/wild.txt" --engine hash --matches keep.txt
 if [ "$(cat keep.txt)" = previous ]; then ok; else bad "keep.txt was changed"; fi
 no_temps
 
+# ---- outputs that are not regular files: written through, never replaced ----
+# A private device node (never the real /dev/null): same numbers as /dev/null.
+if mknod nulldev c 1 3 2>/dev/null; then
+    run 0 "$REPLAY" "$DATA/wild.txt" --engine list --json nulldev -q
+    run 0 "$STREAM" convert "$DATA/wild.txt" nulldev
+    if [ -c nulldev ]; then ok; else bad "nulldev is no longer a character device"; fi
+    # /dev/full's numbers: a write error is reported, status 1 (every tool)
+    mknod fulldev c 1 7
+    run 1 "$REPLAY" "$DATA/wild.txt" --engine list --json fulldev -q
+    has err "cannot write 'fulldev': No space left on device"
+    if [ -c fulldev ]; then ok; else bad "fulldev is no longer a character device"; fi
+    # a full standard output: the table, the JSON, check, cat, convert, --list
+    for cmd in "$REPLAY $DATA/wild.txt --engine list" "$REPLAY $DATA/wild.txt --engine list --json -" \
+               "$REPLAY --list" "$STREAM check $DATA/wild.txt" "$STREAM cat $DATA/wild.txt" \
+               "$STREAM convert $DATA/wild.txt -"; do
+        # shellcheck disable=SC2086
+        $cmd >fulldev 2>err
+        rc=$?
+        if [ $rc -eq 1 ]; then ok; else bad "exit $rc, want 1: $cmd >fulldev"; fi
+        has err "error writing standard output: No space left on device"
+    done
+    run 1 "$STREAM" convert "$DATA/wild.txt" fulldev --to text
+    has err "cannot write 'fulldev': No space left on device"
+else
+    echo "SKIP: mknod not permitted (device-node checks)"
+fi
+mkfifo fifo
+timeout 30 cat fifo > fifo.got &  # bounded: a writer that never opens it must not hang the test
+reader=$!
+run 0 "$STREAM" convert "$DATA/wild.txt" fifo --to text
+wait $reader
+if [ -p fifo ]; then ok; else bad "fifo is no longer a FIFO"; fi
+has fifo.got "# mpimatch stream v1"
+# A symlink is followed: its target is replaced, the link stays.
+echo old > real.json
+ln -s real.json link.json
+mkdir sub
+ln -s ../real2.json sub/rel.json
+ln -s made.json dangling.json
+run 0 "$REPLAY" "$DATA/wild.txt" --engine list --json link.json -q
+if [ -L link.json ]; then ok; else bad "link.json is no longer a symlink"; fi
+json_ok real.json
+run 0 "$REPLAY" "$DATA/wild.txt" --engine list --json sub/rel.json -q
+if [ -L sub/rel.json ]; then ok; else bad "sub/rel.json is no longer a symlink"; fi
+json_ok real2.json
+run 0 "$REPLAY" "$DATA/wild.txt" --engine list --json dangling.json -q
+if [ -L dangling.json ]; then ok; else bad "dangling.json is no longer a symlink"; fi
+json_ok made.json
+# The name of standard output is appended to, not renamed over.
+run 0 "$REPLAY" "$DATA/wild.txt" --engine list --json /dev/stdout -q
+json_ok out
+run 0 "$STREAM" convert "$DATA/wild.txt" /dev/stdout --to text
+has out "# mpimatch stream v1"
+no_temps
+
 # ---- mpimatch-stream ----
 run 0 "$STREAM" check "$DATA/wild.txt"
 has out "events               15 (R 5, M 4, P 2, X 1, C 3)"
@@ -145,6 +205,25 @@ run 2 "$STREAM" frob "$DATA/wild.txt"
 run 2 "$STREAM" convert "$DATA/wild.txt"
 run 2 "$STREAM" check "$DATA/wild.txt" --to text
 no_temps
+
+# ---- messages: CR-only line endings, np's range ----
+printf '# mpimatch stream v1\rR 1 0 0 0\rM 2 0 0 0\r' > cr.txt
+run 2 "$STREAM" check cr.txt
+has err "cr.txt:1: the lines end in CR only (classic Mac OS line endings)"
+printf '# mpimatch stream v1\n# np=0\nR 1 0 0 0\n' > np0.txt
+run 2 "$STREAM" check np0.txt
+has err "np0.txt:2: np '0' out of range 1..2147483647"
+run 2 "$STREAM" check "$DATA/wild.txt" --np 0
+has err "1..2147483647"
+
+# ---- mpimatch-trace-dump: a directory is a usage error ----
+if [ -n "$DUMP" ]; then
+    mkdir tracedir
+    run 2 "$DUMP" tracedir
+    has err "tracedir: is a directory; give its trace files (tracedir/rank-*.mmt)"
+    run 2 "$DUMP" no-such.mmt
+    has err "no-such.mmt: cannot open"
+fi
 
 # ---- check --check-resolved: resolved wildcard receives against the list replay ----
 printf '# mpimatch stream v1\nM 1 0 1 5\nM 2 0 2 6\nR 3 0 * * src_resolved=1 tag_resolved=5\nR 4 0 * 6 src_resolved=2\nR 5 0 2 *\n' > res.txt

@@ -113,12 +113,15 @@ static const struct bad_case {
     { H "R 1 0 0 0 coll=\n", 0, 2, "unknown collective ''" },
     { H "P 1 0 0 0 bytes=1\n", 0, 2, "P takes no attributes; unexpected 'bytes=1'" },
     { H "X 1 0 * * extra\n", 0, 2, "X takes no attributes; unexpected 'extra'" },
-    { H "# np=0\n", 0, 2, "np must be at least 1" },
+    { H "# np=0\n", 0, 2, "np '0' out of range 1..2147483647" },
     { H "# np=x\n", 0, 2, "bad np 'x'" },
     { H "# np=\n", 0, 2, "bad np ''" },
-    { H "# np=2147483648\n", 0, 2, "np '2147483648' out of range 0..2147483647" },
+    { H "# np=2147483648\n", 0, 2, "np '2147483648' out of range 1..2147483647" },
+    { H "# np=-1\n", 0, 2, "bad np '-1': expected a positive decimal integer" },
     { H "# np=2\n#np=3\n", 0, 3, "duplicate '# np=' line (first at line 2)" },
     { H "# np=2 processes\n", 0, 2, "bad np '2 processes'" },
+    /* CR-only line endings are named as such, not as a bad version string */
+    { "# mpimatch stream v1\rR 1 0 0 0\rM 1 0 0 0\r", 0, 1, "the lines end in CR only" },
     /* line counting survives CRLF, blank lines, comments, no final newline */
     { "# mpimatch stream v1\r\nR 1 0 0 0\r\nM 1 0 0 0\r\n", 0, 3, "duplicate id 1 (first used at line 2)" },
     { H "R 1 0 0 0\nM 1 0 0 0", 0, 3, "duplicate id 1" },

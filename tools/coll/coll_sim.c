@@ -177,6 +177,25 @@ int mm_csim_collective(mm_csim *s, const mm_csim_plan *p, char *err, size_t errl
     return MMS_OK;
 }
 
+mm_csim_cost mm_csim_plan_cost(const mm_csim *s, const mm_csim_plan *p)
+{
+    mm_csim_cost c = {0, p->nx};
+    for (size_t k = 0; k < p->nx; k++)
+        c.events += 2 * (p->x[k].dst == s->rank);
+    return c;
+}
+
+mm_csim_cost mm_csim_p2p_cost(const mm_csim *s, mm_csim_from_fn from, const void *ctx)
+{
+    mm_csim_cost c = {0, 0};
+    for (int32_t p = 0; p < s->n; p++)
+        for (int i = 0; from(ctx, p, i) >= 0; i++) {
+            c.transfers++;
+            c.events += 2 * (p == s->rank);
+        }
+    return c;
+}
+
 int mm_csim_p2p(mm_csim *s, mm_csim_from_fn from, const void *ctx, uint64_t bytes,
                 int32_t tag, int anysrc, char *err, size_t errlen)
 {

@@ -93,6 +93,15 @@ typedef int32_t (*mm_csim_from_fn)(const void *ctx, int32_t p, int i);
 int  mm_csim_p2p(mm_csim *s, mm_csim_from_fn from, const void *ctx, uint64_t bytes,
                  int32_t tag, int anysrc, char *err, size_t errlen);
 
+/* What one call costs, for checking a run's size before simulating it:
+ * events at the observed rank (a receive and a message per transfer into
+ * it) and simulated transfers (every rank's). */
+typedef struct mm_csim_cost {
+    uint64_t events, transfers;
+} mm_csim_cost;
+mm_csim_cost mm_csim_plan_cost(const mm_csim *s, const mm_csim_plan *p);
+mm_csim_cost mm_csim_p2p_cost(const mm_csim *s, mm_csim_from_fn from, const void *ctx);
+
 /* Write the collected events, in time order, into s_out (declaring np = n)
  * and forget them. */
 int  mm_csim_write(mm_csim *s, mm_stream *out, char *err, size_t errlen);

@@ -50,8 +50,8 @@ static const char usage[] =
     "\n"
     "Example: mpimatch-coll --op bcast --n 8 --bytes 4096 --pairs\n"
     "\n"
-    "Exit status: 0 ok, 1 internal failure (out of memory, output error), 2 usage\n"
-    "error, unknown operation or algorithm, or a call the algorithm cannot do.\n";
+    CLI_EXIT_STATUS_1 CLI_EXIT_STATUS_2 ";\n"
+    "     an unknown operation or algorithm, or a call the algorithm cannot do\n";
 
 typedef struct args {
     mm_coll_query q;
@@ -364,10 +364,8 @@ static int run(args *a)
         rc = print_json(a, &c, x, nx, p, np) ? CLI_FAIL : CLI_OK;
     else
         print_text(a, &c, x, nx, p, np);
-    if (fflush(stdout) || ferror(stdout)) {
-        cli_error("cannot write standard output");
+    if (cli_flush_stdout())
         rc = CLI_FAIL;
-    }
     free(p);
     free(x);
     return rc;
@@ -375,7 +373,7 @@ static int run(args *a)
 
 int main(int argc, char **argv)
 {
-    cli_prog = "mpimatch-coll";
+    cli_init("mpimatch-coll");
     args a;
     int r = parse_args(argc, argv, &a);
     if (r < 0)

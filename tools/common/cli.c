@@ -1,14 +1,58 @@
 /*
  * cli.c - helpers shared by the command-line tools.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
 const char *cli_prog = "mpimatch";
+
+static int stdout_reported;
+
+void cli_stdout_reported(void)
+{
+    stdout_reported = 1;
+}
+
+static void check_stdout(void)
+{
+    errno = 0;
+    int bad = fflush(stdout) != 0;
+    int saved = errno;
+    if ((!bad && !ferror(stdout)) || stdout_reported)
+        return;
+    /* The reason is known when this flush failed; an earlier failed write
+     * (the tool flushed itself) left only the error flag. */
+    if (bad && saved)
+        fprintf(stderr, "%s: error writing standard output: %s\n", cli_prog, strerror(saved));
+    else
+        fprintf(stderr, "%s: error writing standard output\n", cli_prog);
+    _exit(CLI_FAIL);
+}
+
+int cli_flush_stdout(void)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return 0;
+    int saved = errno;
+    fprintf(stderr, "%s: error writing standard output%s%s\n", cli_prog, saved ? ": " : "",
+            saved ? strerror(saved) : "");
+    stdout_reported = 1;
+    return CLI_FAIL;
+}
+
+void cli_init(const char *prog)
+{
+    cli_prog = prog;
+    atexit(check_stdout);
+}
 
 void cli_error(const char *fmt, ...)
 {

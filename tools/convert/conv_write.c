@@ -122,14 +122,13 @@ static int write_one(const char *dir, const char *name, const mm_stream *s, int 
     }
     int rc = binary ? mm_stream_write_binary(s, mm_sink_file, o.f) : mm_stream_write_text(s, mm_sink_file, o.f);
     if (rc != MMS_OK) {
-        mm_outfile_abort(&o);
-        snprintf(err, errlen, "%s: cannot write", path);
+        mm_outfile_fail(&o, err, errlen);
         free(path);
-        return MMS_EIO;
+        return MM_CONV_EWRITE;
     }
     if (mm_outfile_commit(&o, err, errlen)) {
         free(path);
-        return MMS_EIO;
+        return MM_CONV_EWRITE;
     }
     d[(*ndone)++] = path;
     return MMS_OK;
@@ -258,14 +257,13 @@ static int write_index(cv_conv *c, const rank_info *ri, size_t nri, char ***done
     mmj_arr_end(&j);
     mmj_obj_end(&j);
     if (mmj_finish(&j) || fputc('\n', o.f) == EOF) {
-        mm_outfile_abort(&o);
-        snprintf(err, errlen, "%s: cannot write", path);
+        mm_outfile_fail(&o, err, errlen);
         free(path);
-        return MMS_EIO;
+        return MM_CONV_EWRITE;
     }
     if (mm_outfile_commit(&o, err, errlen)) {
         free(path);
-        return MMS_EIO;
+        return MM_CONV_EWRITE;
     }
     char **d = realloc(*done, (*ndone + 1) * sizeof *d);
     if (d) {

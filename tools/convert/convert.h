@@ -52,9 +52,13 @@ typedef struct mm_conv_opts {
 /* Documented defaults (docs/convert.md). */
 void mm_conv_defaults(mm_conv_opts *o);
 
+/* A write to an opened output failed (a full disk): mm_convert's status. */
+#define MM_CONV_EWRITE (-16)
+
 /* Convert. Returns 0, or MMS_EFORMAT (bad trace, message names the file and
- * offset), MMS_EIO (cannot create or write the output), MMS_ENOMEM, with
- * the reason in err. The output directory is created first; on an error no
+ * offset), MMS_EIO (cannot read the trace or create the output),
+ * MM_CONV_EWRITE (writing an output failed), MMS_ENOMEM, with the reason
+ * in err. The output directory is created first; on an error no
  * stream or index file is left behind (each is written atomically; files of
  * ranks written before the error are removed). */
 int mm_convert(const mm_conv_opts *o, char *err, size_t errlen);

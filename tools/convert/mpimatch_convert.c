@@ -47,8 +47,8 @@ static const char usage[] =
     "  --overhead NS, --gap NS, --gap-per-byte PS set both classes.\n"
     "Ranks whose trace headers name the same host use the intra-node values.\n"
     "\n"
-    "Exit status: 0 ok (warnings are printed on standard error and kept in\n"
-    "index.json), 1 internal failure, 2 usage error, bad trace or output error.\n";
+    "Warnings are printed on standard error and kept in index.json (exit 0).\n"
+    CLI_EXIT_STATUS;
 
 /* "0,2,5-7" -> want[0..n); 0 or -1 (message printed). */
 static int parse_ranks(const char *s, uint8_t **want, int32_t *nwant)
@@ -123,7 +123,7 @@ int main(int argc, char **argv)
 {
     mm_conv_opts o;
     mm_conv_defaults(&o);
-    cli_prog = "mpimatch-convert";
+    cli_init("mpimatch-convert");
     uint8_t *want = NULL;
     int32_t nwant = 0;
     int quiet = 0, progress = -1; /* -1: when standard error is a terminal */
@@ -227,7 +227,7 @@ int main(int argc, char **argv)
     free(want);
     if (rc != MMS_OK) {
         cli_error("%s", err);
-        return rc == MMS_ENOMEM ? CLI_FAIL : CLI_USAGE;
+        return rc == MMS_ENOMEM || rc == MM_CONV_EWRITE ? CLI_FAIL : CLI_USAGE;
     }
     if (!quiet)
         printf("%s: streams and index.json written\n", o.out_dir);

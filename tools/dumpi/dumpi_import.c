@@ -1054,8 +1054,7 @@ static int write_index(const char *outdir, const dumpi_run *run, const char *mpi
     mmj_obj_end(&j);
     mmj_obj_end(&j);
     if (mmj_finish(&j)) {
-        snprintf(err, errlen, "%s: cannot write", path);
-        mm_outfile_abort(&of);
+        mm_outfile_fail(&of, err, errlen);
         goto out;
     }
     rc = mm_outfile_commit(&of, err, errlen);

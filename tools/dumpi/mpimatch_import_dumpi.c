@@ -25,7 +25,7 @@ static const char usage[] =
     "A rank file cut short (no index: the run died) is read up to its last whole\n"
     "record with a warning. A corrupted or foreign file is an error naming the file,\n"
     "the offset and the reason; then no output is left behind.\n"
-    "Exit status: 0 ok, 1 internal failure, 2 usage error or bad input.\n";
+    CLI_EXIT_STATUS;
 
 static void warn(void *ctx, const char *msg)
 {
@@ -35,7 +35,7 @@ static void warn(void *ctx, const char *msg)
 
 int main(int argc, char **argv)
 {
-    cli_prog = "mpimatch-import-dumpi";
+    cli_init("mpimatch-import-dumpi");
     const char *in = NULL, *out = NULL, *mpi = "openmpi";
     int quiet = 0;
     for (int i = 1; i < argc; i++) {

@@ -22,6 +22,7 @@
 #include <stdio.h>
 
 #include "coll_sim.h"
+#include "gen_emit.h"
 
 static const char *const lib_choices[] = {"ompi", "mpich", NULL};
 static const char *const gather_algs[] = {"auto", "linear", "direct", "binomial", NULL};
@@ -48,7 +49,8 @@ typedef struct app {
     mm_csim      sim;
     mm_csim_plan plan[6];
     int          nplans;
-    int          failed; /* a plan could not be made: err says why */
+    int          failed; /* a plan could not be made: its MMS_E* code (out of
+                            memory or a refused call), err says why     */
     int          lib;
     char        *err;
     size_t       errlen;
@@ -81,9 +83,10 @@ static int app_plan(app *a, int op, int alg, int32_t root, uint64_t bytes)
     mm_csim_plan *p = &a->plan[a->nplans];
     if (a->failed)
         return -1;
-    if (mm_csim_plan_make(&a->sim, p, op, alg, a->lib, root, bytes, why, sizeof why) != MMS_OK) {
+    int rc = mm_csim_plan_make(&a->sim, p, op, alg, a->lib, root, bytes, why, sizeof why);
+    if (rc != MMS_OK) {
         snprintf(a->err, a->errlen, "%s: %s", a->name, why);
-        a->failed = 1;
+        a->failed = rc;
         return -1;
     }
     return a->nplans++;
@@ -102,6 +105,29 @@ static int app_finish(app *a, mm_stream *s, int rc)
         mm_csim_plan_free(&a->plan[i]);
     mm_csim_free(&a->sim);
     return rc;
+}
+
+/* A run's size, added up before simulating it (mm_gen_check_size):
+ * `times` calls of a plan or of a point-to-point pattern. */
+typedef struct app_size {
+    uint64_t events, transfers;
+} app_size;
+
+static void size_add(app_size *z, uint64_t times, mm_csim_cost c)
+{
+    z->events = mm_gen_muladd(times, c.events, z->events);
+    z->transfers = mm_gen_muladd(times, c.transfers, z->transfers);
+}
+
+static void size_plan(app_size *z, const app *a, uint64_t times, int plan)
+{
+    size_add(z, times, mm_csim_plan_cost(&a->sim, &a->plan[plan]));
+}
+
+static int app_check(app *a, mm_stream *s, const app_size *z, const char *what)
+{
+    int rc = mm_gen_check_size(a->name, z->events, z->transfers, what, a->err, a->errlen);
+    return rc == MMS_OK ? MMS_OK : app_finish(a, s, rc);
 }
 
 /* A 3D process grid px * py * pz = n, as cubic as n allows (MPI_Dims_create
@@ -183,9 +209,19 @@ static int run_radix(mm_stream *s, const int64_t *v, uint64_t seed, char *err, s
     int ar = app_plan(&a, MM_COLL_ALLREDUCE, MM_ALG_AUTO, 0, cb);
     int red = app_plan(&a, MM_COLL_REDUCE, MM_ALG_AUTO, 0, 64);
     if (a.failed)
-        return app_finish(&a, s, MMS_EFORMAT);
+        return app_finish(&a, s, a.failed);
     offsets o = {a.sim.n, 0, {0}};
     o.k = (int32_t)v[A_X1] < a.sim.n - 1 ? (int32_t)v[A_X1] : a.sim.n - 1;
+    for (int32_t i = 0; i < o.k; i++)
+        o.off[i] = i + 1; /* for the size: every pass has o.k senders */
+    uint64_t iters = (uint64_t)v[A_ITERS];
+    app_size z = {0, 0};
+    size_plan(&z, &a, iters, iag);
+    size_plan(&z, &a, iters, ar);
+    size_plan(&z, &a, iters, red);
+    size_add(&z, iters, mm_csim_p2p_cost(&a.sim, offsets_from, &o));
+    if ((rc = app_check(&a, s, &z, "iters, n or peers")) != MMS_OK)
+        return rc;
     for (int64_t it = 0; rc == MMS_OK && it < v[A_ITERS]; it++) {
         mm_csim_compute(&a.sim, (uint64_t)v[A_COMPUTE]);
         if ((rc = app_coll(&a, iag)) != MMS_OK || (rc = app_coll(&a, ar)) != MMS_OK)
@@ -241,8 +277,17 @@ static int run_nbody(mm_stream *s, const int64_t *v, uint64_t seed, char *err, s
     int bc = app_plan(&a, MM_COLL_BCAST, MM_ALG_AUTO, 0, 64);
     int red = app_plan(&a, MM_COLL_REDUCE, MM_ALG_AUTO, 0, 64);
     if (a.failed)
-        return app_finish(&a, s, MMS_EFORMAT);
+        return app_finish(&a, s, a.failed);
     int32_t n = a.sim.n;
+    uint64_t iters = (uint64_t)v[A_ITERS];
+    app_size z = {0, 0};
+    size_plan(&z, &a, (iters + 9) / 10, bc);
+    size_add(&z, iters * (uint64_t)(n - 1), mm_csim_p2p_cost(&a.sim, ring_from, &n));
+    size_plan(&z, &a, iters, ag);
+    size_plan(&z, &a, iters, ar);
+    size_plan(&z, &a, iters / 10, red);
+    if ((rc = app_check(&a, s, &z, "iters or n")) != MMS_OK)
+        return rc;
     for (int64_t it = 0; rc == MMS_OK && it < v[A_ITERS]; it++) {
         if (it % 10 == 0 && (rc = app_coll(&a, bc)) != MMS_OK)
             break;
@@ -288,8 +333,19 @@ static int run_miniamr(mm_stream *s, const int64_t *v, uint64_t seed, char *err,
     int red = app_plan(&a, MM_COLL_REDUCE, MM_ALG_AUTO, 0, 1024);
     int bc = app_plan(&a, MM_COLL_BCAST, MM_ALG_AUTO, 0, 156);
     if (a.failed)
-        return app_finish(&a, s, MMS_EFORMAT);
+        return app_finish(&a, s, a.failed);
     grid g = grid_make(a.sim.n);
+    uint64_t iters = (uint64_t)v[A_ITERS], refine = (uint64_t)v[A_X1];
+    app_size z = {0, 0};
+    for (g.dir = 0; g.dir < 3; g.dir++)
+        size_add(&z, iters, mm_csim_p2p_cost(&a.sim, grid_from, &g));
+    size_plan(&z, &a, iters, ck);
+    size_plan(&z, &a, 8 * (iters / refine), cnt);
+    size_plan(&z, &a, iters / refine, ag);
+    size_plan(&z, &a, iters / (10 * refine), red);
+    size_plan(&z, &a, iters / (10 * refine), bc);
+    if ((rc = app_check(&a, s, &z, "iters or n")) != MMS_OK)
+        return rc;
     for (int64_t it = 0; rc == MMS_OK && it < v[A_ITERS]; it++) {
         mm_csim_compute(&a.sim, (uint64_t)v[A_COMPUTE]);
         for (g.dir = 0; rc == MMS_OK && g.dir < 3; g.dir++)
@@ -340,8 +396,17 @@ static int run_fds(mm_stream *s, const int64_t *v, uint64_t seed, char *err, siz
     int ar = app_plan(&a, MM_COLL_ALLREDUCE, MM_ALG_AUTO, 0, 8);
     int agv = app_plan(&a, MM_COLL_ALLGATHERV, MM_ALG_AUTO, 0, 64);
     if (a.failed)
-        return app_finish(&a, s, MMS_EFORMAT);
+        return app_finish(&a, s, a.failed);
     grid g = grid_make(a.sim.n);
+    uint64_t iters = (uint64_t)v[A_ITERS];
+    app_size z = {0, 0};
+    size_add(&z, iters, mm_csim_p2p_cost(&a.sim, grid_from, &g));
+    size_plan(&z, &a, iters, ar);
+    size_plan(&z, &a, iters, gv);
+    size_plan(&z, &a, iters / 10, ga);
+    size_plan(&z, &a, iters / 10, agv);
+    if ((rc = app_check(&a, s, &z, "iters or n")) != MMS_OK)
+        return rc;
     for (int64_t it = 0; rc == MMS_OK && it < v[A_ITERS]; it++) {
         mm_csim_compute(&a.sim, (uint64_t)v[A_COMPUTE]);
         if ((rc = mm_csim_p2p(&a.sim, grid_from, &g, (uint64_t)v[A_P2P_BYTES], 0, 0,

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "coll_sim.h"
+#include "gen_emit.h"
 
 static const char *const lib_choices[] = {"ompi", "mpich", NULL};
 
@@ -86,10 +87,6 @@ static const mm_gen_param reduce_scatter_block_params[] = {
 static const mm_gen_param scan_params[] = {
     COLL_PARAMS(scan_algs, "bytes of the reduced vector", 64, 1)};
 
-/* The simulated transfers of a run must stay within reason (time); the
- * simulation itself bounds the events (MM_CSIM_MAX_EVENTS). */
-#define MAX_SIM_TRANSFERS 4000000000ull
-
 static int run_family(const char *name, int fam, const char *const *algs, int rooted,
                       mm_stream *s, const int64_t *v, uint64_t seed, char *err, size_t errlen)
 {
@@ -119,11 +116,9 @@ static int run_family(const char *name, int fam, const char *const *algs, int ro
         return rc;
     }
     uint64_t calls = (uint64_t)v[P_CALLS];
-    if ((uint64_t)plan.nx * calls > MAX_SIM_TRANSFERS) {
-        snprintf(err, errlen, "%s: %llu calls of %zu transfers each is too much to simulate; "
-                 "lower calls or n", name, (unsigned long long)calls, plan.nx);
-        rc = MMS_EFORMAT;
-    }
+    mm_csim_cost cost = mm_csim_plan_cost(&sim, &plan);
+    rc = mm_gen_check_size(name, mm_gen_muladd(calls, cost.events, 0),
+                           mm_gen_muladd(calls, cost.transfers, 0), "calls or n", err, errlen);
     for (uint64_t c = 0; rc == MMS_OK && c < calls; c++) {
         mm_csim_compute(&sim, (uint64_t)v[P_COMPUTE]);
         rc = mm_csim_collective(&sim, &plan, err, errlen);

@@ -18,16 +18,36 @@ int mm_gen_nomem(mm_gen_out *o)
     return MMS_ENOMEM;
 }
 
-int mm_gen_reserve(mm_gen_out *o, uint64_t events, const char *what)
+int mm_gen_check_size(const char *name, uint64_t events, uint64_t transfers, const char *what,
+                      char *err, size_t errlen)
 {
-    if (events > MM_GEN_MAX_EVENTS || o->s->n + events > MM_GEN_MAX_EVENTS) {
-        if (o->err && o->errlen)
-            snprintf(o->err, o->errlen,
-                     "the workload would have %" PRIu64 " events, more than the limit of %" PRIu64
+    const char *sep = name ? ": " : "";
+    if (events > MM_GEN_MAX_EVENTS) {
+        if (err && errlen)
+            snprintf(err, errlen,
+                     "%s%sthe workload would have %s%" PRIu64 " events, more than the limit of %" PRIu64
                      "; lower %s",
-                     events, MM_GEN_MAX_EVENTS, what);
+                     name ? name : "", sep, events == UINT64_MAX ? "over " : "", events,
+                     MM_GEN_MAX_EVENTS, what);
         return MMS_EFORMAT;
     }
+    if (transfers > MM_GEN_MAX_SIM_TRANSFERS) {
+        if (err && errlen)
+            snprintf(err, errlen,
+                     "%s%sthe simulation would model %s%" PRIu64 " transfers, more than the limit of %"
+                     PRIu64 " (it would take hours); lower %s",
+                     name ? name : "", sep, transfers == UINT64_MAX ? "over " : "", transfers,
+                     (uint64_t)MM_GEN_MAX_SIM_TRANSFERS, what);
+        return MMS_EFORMAT;
+    }
+    return MMS_OK;
+}
+
+int mm_gen_reserve(mm_gen_out *o, uint64_t events, const char *what)
+{
+    uint64_t total = mm_gen_muladd(1, o->s->n, events); /* with those already there */
+    if (total > MM_GEN_MAX_EVENTS)
+        return mm_gen_check_size(NULL, total, 0, what, o->err, o->errlen);
     return mm_stream_reserve(o->s, (size_t)events, o->err, o->errlen);
 }
 

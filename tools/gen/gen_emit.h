@@ -16,6 +16,27 @@
  * n=1000000,rounds=1000 fails at once instead of exhausting memory. */
 #define MM_GEN_MAX_EVENTS ((uint64_t)1 << 24)
 
+/* The most transfers a simulated run (tools/coll/coll_sim.h) may model:
+ * the simulation's time grows with every rank's transfers, not only with
+ * the observed rank's events. */
+#define MM_GEN_MAX_SIM_TRANSFERS 4000000000ull
+
+/* a * b + c, saturating at UINT64_MAX: sizes computed from a spec. */
+static inline uint64_t mm_gen_muladd(uint64_t a, uint64_t b, uint64_t c)
+{
+    uint64_t m;
+    if (__builtin_mul_overflow(a, b, &m) || m > UINT64_MAX - c)
+        return UINT64_MAX;
+    return m + c;
+}
+
+/* Check a workload's size computed from its spec, before generating it:
+ * MMS_OK, or MMS_EFORMAT with "NAME: the workload would have N events,
+ * more than the limit of M; lower WHAT" (or the same for simulated
+ * transfers; transfers 0 when nothing is simulated) in err. */
+int mm_gen_check_size(const char *name, uint64_t events, uint64_t transfers, const char *what,
+                      char *err, size_t errlen);
+
 /* Where a generator appends events: ids count up from 1. */
 typedef struct mm_gen_out {
     mm_stream *s;

@@ -12,6 +12,7 @@ extern const mm_gen mm_gen_reverse, mm_gen_reverse_groups;
 extern const mm_gen mm_gen_stencil_naive, mm_gen_stencil2d, mm_gen_stencil3d;
 extern const mm_gen mm_gen_stencil_linear;
 extern const mm_gen mm_gen_random_keys;
+extern const mm_gen mm_gen_collide;
 
 static const mm_gen *const generators[] = {
     /* point-to-point microbenchmarks (papers 001, 002, 003) */
@@ -27,6 +28,7 @@ static const mm_gen *const generators[] = {
     &mm_gen_stencil3d,
     &mm_gen_stencil_linear,
     &mm_gen_random_keys,
+    &mm_gen_collide,
     /* collectives at one rank, expanded into point-to-point (docs/collectives.md) */
     &mm_gen_gather,
     &mm_gen_bcast,

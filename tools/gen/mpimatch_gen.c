@@ -25,7 +25,9 @@ static const char usage[] =
     "  --json               with --list: as JSON\n"
     "  --help               this text\n"
     "\n"
-    "Exit status: 0 ok, 1 internal failure (out of memory), 2 usage error or bad SPEC.\n";
+    CLI_EXIT_STATUS_1 CLI_EXIT_STATUS_2 ";\n"
+    "     a bad SPEC, or one whose size (computed before generating) is over the\n"
+    "     limit\n";
 
 typedef struct args {
     const char *spec, *out;
@@ -108,8 +110,9 @@ static int run(const args *a)
     }
     if (a->list) {
         if (mm_gen_list(o.f, a->json)) {
-            cli_error("cannot write the generator list");
-            rc = CLI_USAGE;
+            mm_outfile_fail(&o, err, sizeof err);
+            cli_error("%s", err);
+            rc = CLI_FAIL;
         }
     } else {
         int g = mm_gen_build_parsed(&sp, &s, err, sizeof err);
@@ -121,14 +124,15 @@ static int run(const args *a)
             int w = a->binary ? mm_stream_write_binary(&s, mm_sink_file, o.f)
                               : mm_stream_write_text(&s, mm_sink_file, o.f);
             if (w != MMS_OK) {
-                cli_error("cannot write '%s'", a->out ? a->out : "standard output");
-                rc = CLI_USAGE;
+                mm_outfile_fail(&o, err, sizeof err);
+                cli_error("%s", err);
+                rc = CLI_FAIL;
             }
         }
     }
     if (rc == CLI_OK && mm_outfile_commit(&o, err, sizeof err)) {
         cli_error("%s", err);
-        rc = CLI_USAGE;
+        rc = CLI_FAIL; /* a write error */
     }
     mm_outfile_abort(&o);
     if (have_stream)
@@ -139,7 +143,7 @@ static int run(const args *a)
 int main(int argc, char **argv)
 {
     args a;
-    cli_prog = "mpimatch-gen";
+    cli_init("mpimatch-gen");
     int rc = parse_args(argc, argv, &a);
     if (rc)
         return rc < 0 ? CLI_OK : rc;

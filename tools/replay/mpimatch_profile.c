@@ -30,7 +30,7 @@ static const char usage[] =
     "                 receivers R, R+1, ... in the order given\n"
     "  --help         this text\n"
     "\n"
-    "Exit status: 0 ok, 1 internal failure, 2 usage error or bad input.\n";
+    CLI_EXIT_STATUS;
 
 #define MAX_STREAMS 4096
 
@@ -213,7 +213,7 @@ int main(int argc, char **argv)
 {
     static args a;
     char err[1024];
-    cli_prog = "mpimatch-profile";
+    cli_init("mpimatch-profile");
     int rc = parse_args(argc, argv, &a);
     if (rc)
         return rc < 0 ? CLI_OK : rc;
@@ -228,11 +228,12 @@ int main(int argc, char **argv)
         rc = CLI_USAGE;
     } else if ((rc = profile_all(&a, ps, names)) == 0) {
         if (write_profile(o.f, &a, ps, names)) {
-            cli_error("cannot write '%s'", a.out);
-            rc = CLI_USAGE;
+            mm_outfile_fail(&o, err, sizeof err);
+            cli_error("%s", err);
+            rc = CLI_FAIL;
         } else if (mm_outfile_commit(&o, err, sizeof err)) {
             cli_error("%s", err);
-            rc = CLI_USAGE;
+            rc = CLI_FAIL;
         }
     }
     mm_outfile_abort(&o);

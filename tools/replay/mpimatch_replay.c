@@ -57,8 +57,10 @@ static const char usage[] =
     "  --list               list the engines and their parameters\n"
     "  --help               this text\n"
     "\n"
-    "Exit status: 0 ok, 1 engines disagree or internal failure,\n"
-    "2 usage error, bad input or library error.\n";
+    CLI_EXIT_STATUS_1 ";\n"
+    "     engines disagree, or an engine answers something impossible"
+    CLI_EXIT_STATUS_2 ";\n"
+    "     the library rejects a stream's event or an engine's parameters\n";
 
 #define MAX_ARGS_LIST 256
 
@@ -210,13 +212,13 @@ static int do_list(const args *a)
         return CLI_USAGE;
     }
     if (mm_report_list(o.f, a->json != NULL)) {
-        mm_outfile_abort(&o);
-        cli_error("cannot write the engine list");
-        return CLI_USAGE;
+        mm_outfile_fail(&o, err, sizeof err);
+        cli_error("%s", err);
+        return CLI_FAIL;
     }
     if (mm_outfile_commit(&o, err, sizeof err)) {
         cli_error("%s", err);
-        return CLI_USAGE;
+        return CLI_FAIL;
     }
     return CLI_OK;
 }
@@ -320,7 +322,8 @@ static int engine_done(run *r, mm_plan_engine *e, size_t i, int *printed_head)
         if (!(*printed_head)++)
             mm_report_table_head(stdout, &r->s, &r->plan);
         mm_report_table_row(stdout, &r->plan, e);
-        fflush(stdout);
+        if (cli_flush_stdout())
+            return CLI_FAIL; /* no use timing the other engines */
     }
     return 0;
 }
@@ -411,14 +414,16 @@ static int write_outputs(run *r)
     char err[1024];
     if (r->a.matches) {
         if (mm_outcomes_write(&r->s, r->ref_out, mm_sink_file, r->matches.f) != MMS_OK) {
-            cli_error("cannot write '%s'", r->a.matches);
-            return CLI_USAGE;
+            mm_outfile_fail(&r->matches, err, sizeof err);
+            cli_error("%s", err);
+            return CLI_FAIL;
         }
     }
     if (r->a.json &&
         mm_report_json(r->json.f, &r->s, &r->plan, r->a.reps, r->wl.gen ? &r->wl : NULL)) {
-        cli_error("cannot write '%s'", r->a.json);
-        return CLI_USAGE;
+        mm_outfile_fail(&r->json, err, sizeof err);
+        cli_error("%s", err);
+        return CLI_FAIL;
     }
     if (r->a.peer || r->a.series) {
         mm_analysis an;
@@ -428,22 +433,23 @@ static int write_outputs(run *r)
         mm_analysis_free(&an);
         if (rc != MMS_OK) {
             cli_error("%s", rc == MMS_ENOMEM ? "out of memory" : "cannot write the analyses");
-            return rc == MMS_ENOMEM ? CLI_FAIL : CLI_USAGE;
+            return CLI_FAIL;
         }
     }
-    /* Commit only when all are complete: no half of a result set. */
+    /* Commit only when all are complete: no half of a result set. A
+     * failure here is a write error. */
     if (r->a.matches && mm_outfile_commit(&r->matches, err, sizeof err)) {
         cli_error("%s", err);
-        return CLI_USAGE;
+        return CLI_FAIL;
     }
     if (r->a.json && mm_outfile_commit(&r->json, err, sizeof err)) {
         cli_error("%s", err);
-        return CLI_USAGE;
+        return CLI_FAIL;
     }
     if ((r->a.peer && mm_outfile_commit(&r->peer, err, sizeof err)) ||
         (r->a.series && mm_outfile_commit(&r->series, err, sizeof err))) {
         cli_error("%s", err);
-        return CLI_USAGE;
+        return CLI_FAIL;
     }
     return 0;
 }
@@ -507,7 +513,15 @@ static int replay_main(run *r)
         cli_error("out of memory");
         return CLI_FAIL;
     }
-    if ((rc = check_engines(r)) || (rc = run_engines(r)))
+    if ((rc = check_engines(r)))
+        return rc;
+    /* The harness floor, measured in this run before the engines, with
+     * as many repetitions (reported beside each engine). */
+    if (mm_replay_floor(&r->rep, a->reps, &r->plan.floor_ns, err, sizeof err) != MMR_OK) {
+        cli_error("%s", err);
+        return CLI_FAIL;
+    }
+    if ((rc = run_engines(r)))
         return rc;
     return write_outputs(r);
 }
@@ -528,7 +542,7 @@ static void keep_freed_memory(void)
 int main(int argc, char **argv)
 {
     static run r; /* zeroed: the cleanup below is safe whatever failed */
-    cli_prog = "mpimatch-replay";
+    cli_init("mpimatch-replay");
     keep_freed_memory();
     int rc = parse_args(argc, argv, &r.a);
     if (rc)

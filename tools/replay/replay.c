@@ -74,16 +74,59 @@ void mm_replay_free(mm_replay *r)
 
 /* Expected statuses: post/arrive queue or match; probe/mprobe/cancel match
  * or find nothing. Anything else non-negative is an engine bug. */
-static int status_ok(int type, int rc)
+/* How the loop hands an event over: the library's API, or the null path of
+ * the floor measurement (mm_replay_floor). One loop serves both, so the
+ * floor costs exactly what the loop costs around each call. */
+typedef struct dispatch {
+    int (*post)(mm_engine *, const mm_entry *, mm_handle *, uintptr_t *);
+    int (*arrive)(mm_engine *, const mm_entry *, uintptr_t *);
+    int (*probe)(mm_engine *, int32_t, int32_t, int32_t, uintptr_t *);
+    int (*mprobe)(mm_engine *, int32_t, int32_t, int32_t, uintptr_t *);
+    int (*cancel)(mm_engine *, mm_handle);
+} dispatch;
+
+static const dispatch api_dispatch = { mm_post, mm_arrive, mm_probe, mm_mprobe, mm_cancel };
+
+/* The null path: a call that searches nothing and queues everything. Not
+ * inlined, not specialized (gcc's noipa: no clone that drops the unused
+ * arguments), and opaque to the optimizer (the empty asm), so each event
+ * still pays a real call with its arguments, as through the API. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define NULL_FN __attribute__((noipa))
+#else
+#define NULL_FN __attribute__((noinline))
+#endif
+#define NULL_BODY(ret) do { __asm__ volatile("" ::: "memory"); return ret; } while (0)
+static NULL_FN int null_post(mm_engine *e, const mm_entry *x, mm_handle *h,
+                                               uintptr_t *p)
 {
-    if (type == MM_EV_RECV || type == MM_EV_MSG)
-        return rc == MM_QUEUED || rc == MM_MATCHED;
-    return rc == MM_MATCHED || rc == MM_NOTFOUND;
+    (void)e, (void)x, (void)h, (void)p;
+    NULL_BODY(MM_QUEUED);
 }
+static NULL_FN int null_arrive(mm_engine *e, const mm_entry *x, uintptr_t *p)
+{
+    (void)e, (void)x, (void)p;
+    NULL_BODY(MM_QUEUED);
+}
+static NULL_FN int null_probe(mm_engine *e, int32_t c, int32_t s, int32_t t,
+                                                uintptr_t *p)
+{
+    (void)e, (void)c, (void)s, (void)t, (void)p;
+    NULL_BODY(MM_NOTFOUND);
+}
+static NULL_FN int null_cancel(mm_engine *e, mm_handle h)
+{
+    (void)e, (void)h;
+    NULL_BODY(MM_NOTFOUND);
+}
+
+static const dispatch null_dispatch = { null_post, null_arrive, null_probe, null_probe,
+                                        null_cancel };
 
 /* One pass over the stream. Returns the library status that stopped it
  * (negative or unexpected) and sets *at, or MM_QUEUED when all went well. */
-static int run_events(mm_replay *r, mm_engine *eng, size_t *at)
+static inline __attribute__((always_inline)) int run_loop(mm_replay *r, mm_engine *eng, size_t *at,
+                                                          const dispatch *d)
 {
     const mm_timed_event *ev = r->tev;
     const size_t n = r->s->n;
@@ -91,48 +134,59 @@ static int run_events(mm_replay *r, mm_engine *eng, size_t *at)
     mm_handle *hs = r->handles;
     uint8_t *queued = r->queued;
 
+    /* Each case checks its own status (R, M: QUEUED or MATCHED, 0..1; P, X,
+     * C: MATCHED or NOTFOUND, 1..2) with one unsigned compare, and the
+     * common cases come first: no second look at the type per event. */
     for (size_t i = 0; i < n; i++) {
         const mm_timed_event *x = &ev[i];
         uintptr_t partner = 0;
         int rc;
-        switch (x->type) {
-        case MM_EV_RECV:
-        case MM_EV_MSG:
-            if (x->type == MM_EV_MSG) {
-                rc = mm_arrive(eng, &x->en, &partner);
-            } else if (x->ref) {
-                /* Some C names this receive: keep its handle. */
-                rc = mm_post(eng, &x->en, &hs[x->ref - 1], &partner);
-                queued[x->ref - 1] = rc == MM_QUEUED;
+        unsigned type = x->type;
+        if (type == MM_EV_MSG) {
+            rc = d->arrive(eng, &x->en, &partner);
+            if ((unsigned)rc > MM_MATCHED)
+                goto bad;
+        } else if (type == MM_EV_RECV) {
+            uint32_t ref = x->ref;
+            if (!ref) {
+                rc = d->post(eng, &x->en, NULL, &partner);
             } else {
-                rc = mm_post(eng, &x->en, NULL, &partner);
+                /* Some C names this receive: keep its handle. */
+                rc = d->post(eng, &x->en, &hs[ref - 1], &partner);
+                queued[ref - 1] = rc == MM_QUEUED;
             }
-            break;
-        case MM_EV_PROBE:
-            rc = mm_probe(eng, x->en.comm, x->en.src, x->en.tag, &partner);
-            break;
-        case MM_EV_MPROBE:
-            rc = mm_mprobe(eng, x->en.comm, x->en.src, x->en.tag, &partner);
-            break;
-        default: { /* MM_EV_CANCEL; ref is its R's handle slot */
-            uint32_t slot = x->ref;
-            /* A receive matched at post time never had a handle: a miss.
-             * Otherwise the library answers NOTFOUND for a matched or
-             * already cancelled receive. */
-            rc = queued[slot] ? mm_cancel(eng, hs[slot]) : MM_NOTFOUND;
-            if (rc == MM_MATCHED)
-                queued[slot] = 0; /* a second C on it is a miss */
-            partner = (uintptr_t)r->s->ev[i].ref;
-            break;
-        }
-        }
-        if (!status_ok(x->type, rc)) {
-            *at = i;
-            return rc;
+            if ((unsigned)rc > MM_MATCHED)
+                goto bad;
+        } else {
+            if (type == MM_EV_PROBE) {
+                rc = d->probe(eng, x->en.comm, x->en.src, x->en.tag, &partner);
+            } else if (type == MM_EV_MPROBE) {
+                rc = d->mprobe(eng, x->en.comm, x->en.src, x->en.tag, &partner);
+            } else { /* MM_EV_CANCEL; ref is its R's handle slot */
+                uint32_t slot = x->ref;
+                /* A receive matched at post time never had a handle: a miss.
+                 * Otherwise the library answers NOTFOUND for a matched or
+                 * already cancelled receive. */
+                rc = queued[slot] ? d->cancel(eng, hs[slot]) : MM_NOTFOUND;
+                if (rc == MM_MATCHED)
+                    queued[slot] = 0; /* a second C on it is a miss */
+                partner = (uintptr_t)r->s->ev[i].ref;
+            }
+            if ((unsigned)(rc - MM_MATCHED) > MM_NOTFOUND - MM_MATCHED)
+                goto bad;
         }
         out[i] = rc == MM_MATCHED ? (uint64_t)partner : MM_OUT_NONE;
+        continue;
+    bad:
+        *at = i;
+        return rc;
     }
     return MM_QUEUED;
+}
+
+static int run_events(mm_replay *r, mm_engine *eng, size_t *at)
+{
+    return run_loop(r, eng, at, &api_dispatch);
 }
 
 /* Integer nanoseconds: a double would lose precision on long uptimes. */
@@ -161,7 +215,8 @@ int mm_replay_run(mm_replay *r, const mm_engine_info *info, const mm_config *cfg
         int rc = mm_create_from(&eng, info, cfg, cerr, sizeof cerr);
         if (rc < 0 || !eng) {
             res->lib_status = rc;
-            return fail(err, errlen, MMR_ECREATE, "cannot create engine '%s': %s", engine,
+            return fail(err, errlen, rc == MM_ENOMEM ? MMR_ENOMEM : MMR_ECREATE,
+                        "cannot create engine '%s': %s", engine,
                         cerr[0] ? cerr : mm_strerror(rc));
         }
         if (s->nslots)
@@ -189,7 +244,8 @@ int mm_replay_run(mm_replay *r, const mm_engine_info *info, const mm_config *cfg
             res->lib_status = rc;
             mm_stream_where(s, s->ev[at].line, where, sizeof where);
             if (rc < 0)
-                return fail(err, errlen, MMR_ELIB, "%sengine '%s': %s", where, engine, mm_strerror(rc));
+                return fail(err, errlen, rc == MM_ENOMEM ? MMR_ENOMEM : MMR_ELIB, "%sengine '%s': %s",
+                            where, engine, mm_strerror(rc));
             return fail(err, errlen, MMR_EENGINE, "%sengine '%s' returned unexpected status %d",
                         where, engine, rc);
         }
@@ -218,5 +274,26 @@ int mm_replay_run(mm_replay *r, const mm_engine_info *info, const mm_config *cfg
     res->ns_q1 = q.q1;
     res->ns_median = q.median;
     res->ns_q3 = q.q3;
+    return MMR_OK;
+}
+
+int mm_replay_floor(mm_replay *r, unsigned reps, double *ns_median, char *err, size_t errlen)
+{
+    const mm_stream *s = r->s;
+    if (reps == 0 || reps > r->reps_cap)
+        return fail(err, errlen, MMR_ESTATE, "replay: bad repetition count %u", reps);
+    for (unsigned run = 0; run < 1 + reps; run++) { /* one warm-up */
+        size_t at = 0;
+        if (s->nslots)
+            memset(r->queued, 0, s->nslots);
+        int64_t t0 = now_ns();
+        int rc = run_loop(r, NULL, &at, &null_dispatch);
+        int64_t t1 = now_ns();
+        if (rc != MM_QUEUED)
+            return fail(err, errlen, MMR_EENGINE, "replay: the null path stopped at event %zu", at);
+        if (run > 0)
+            r->times[run - 1] = s->n ? (double)(t1 - t0) / (double)s->n : 0.0;
+    }
+    *ns_median = mm_quartiles_of(r->times, reps).median;
     return MMR_OK;
 }

@@ -27,7 +27,7 @@ enum {
     MMR_ECREATE  = -2, /* mm_create failed (unknown engine, bad params)  */
     MMR_EUNSTABLE = -3, /* repetitions produced different outcomes       */
     MMR_EENGINE  = -4, /* the engine answered something impossible      */
-    MMR_ENOMEM   = -5,
+    MMR_ENOMEM   = -5, /* out of memory (also the library's MM_ENOMEM)   */
     MMR_ESTATE   = -6  /* unfinalized stream, zero repetitions          */
 };
 
@@ -78,6 +78,13 @@ void mm_replay_free(mm_replay *r);
 int  mm_replay_run(mm_replay *r, const mm_engine_info *engine, const mm_config *cfg,
                    unsigned warmup, unsigned reps, mm_replay_result *res,
                    char *err, size_t errlen);
+
+/* The harness floor: the same loop over the same events, each handed to a
+ * null path (a call that searches nothing, answers "queued" or "not
+ * found") instead of the library; one warm-up, then `reps` timed runs.
+ * *ns_median: the median ns per event, what every engine's time includes
+ * besides the API layer and the engine itself. Leaves r->out undefined. */
+int  mm_replay_floor(mm_replay *r, unsigned reps, double *ns_median, char *err, size_t errlen);
 
 /* ---- outcomes (outcomes.c) ---- */
 

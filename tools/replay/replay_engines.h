@@ -35,6 +35,8 @@ typedef struct mm_plan {
     size_t          n;
     uint32_t        hints;   /* asserted                                   */
     int             interleaved; /* repetitions taken in turn (--interleave) */
+    double          floor_ns;    /* the harness floor, ns/event (mm_replay_floor);
+                                    engine-only time = ns_median - floor_ns */
 } mm_plan;
 
 #define MM_HINTS_AUTO UINT32_MAX

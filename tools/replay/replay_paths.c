@@ -266,7 +266,8 @@ int mm_paths_run(mm_paths *p, mm_replay *r, const mm_engine_info *info, const mm
         cerr[0] = '\0';
         int rc = mm_create_from(&eng, info, cfg, cerr, sizeof cerr);
         if (rc < 0 || !eng)
-            return mms_fail(MMR_ECREATE, err, errlen, "cannot create engine '%s': %s", engine,
+            return mms_fail(rc == MM_ENOMEM ? MMR_ENOMEM : MMR_ECREATE, err, errlen,
+                            "cannot create engine '%s': %s", engine,
                             cerr[0] ? cerr : mm_strerror(rc));
         if (s->nslots)
             memset(r->queued, 0, s->nslots);
@@ -275,7 +276,8 @@ int mm_paths_run(mm_paths *p, mm_replay *r, const mm_engine_info *info, const mm
         rc = run_segments(p, r, eng, acc, &bad);
         mm_destroy(eng);
         if (rc && bad.status < 0)
-            return mms_fail_at(s, s->ev[bad.at].line, MMR_ELIB, err, errlen,
+            return mms_fail_at(s, s->ev[bad.at].line,
+                               bad.status == MM_ENOMEM ? MMR_ENOMEM : MMR_ELIB, err, errlen,
                                "engine '%s' (--paths run %u): %s", engine, run + 1,
                                mm_strerror(bad.status));
         if (rc)

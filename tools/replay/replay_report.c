@@ -36,8 +36,11 @@ void mm_report_table_head(FILE *f, const mm_stream *s, const mm_plan *p)
 {
     fprintf(f, "stream %s (%s), events %zu, np %d, hints %s\n", s->name, format_name(s), s->n,
             (int)s->np, mm_hints_str(p->hints));
-    fprintf(f, "%-*s %10s %9s %15s %15s %9s %9s %11s %12s\n", name_width(p), "engine", "ns/event",
-            "Mev/s", "PRQ depth", "UMQ depth", "PRQ len", "UMQ len", "queues", "peak bytes");
+    fprintf(f, "floor %.2f ns/event (the replay loop with a null call per event, measured now); "
+               "engine ns = ns/event - floor\n", p->floor_ns);
+    fprintf(f, "%-*s %10s %10s %9s %15s %15s %9s %9s %11s %12s\n", name_width(p), "engine",
+            "ns/event", "engine ns", "Mev/s", "PRQ depth", "UMQ depth", "PRQ len", "UMQ len",
+            "queues", "peak bytes");
 }
 
 void mm_report_table_row(FILE *f, const mm_plan *p, const mm_plan_engine *e)
@@ -50,8 +53,9 @@ void mm_report_table_row(FILE *f, const mm_plan *p, const mm_plan_engine *e)
              (unsigned long long)r->stats.umq.max_depth);
     snprintf(qs, sizeof qs, "%llu/%llu", (unsigned long long)r->stats.prq.max_queues,
              (unsigned long long)r->stats.umq.max_queues);
-    fprintf(f, "%-*s %10.2f %9.2f %15s %15s %9llu %9llu %11s %12llu\n", name_width(p),
-            e->info->name, r->ns_median, r->ns_median > 0 ? 1e3 / r->ns_median : 0.0, pd, ud,
+    fprintf(f, "%-*s %10.2f %10.2f %9.2f %15s %15s %9llu %9llu %11s %12llu\n", name_width(p),
+            e->info->name, r->ns_median, r->ns_median - p->floor_ns,
+            r->ns_median > 0 ? 1e3 / r->ns_median : 0.0, pd, ud,
             (unsigned long long)r->stats.prq.max_length,
             (unsigned long long)r->stats.umq.max_length, qs,
             (unsigned long long)r->stats.peak_bytes);
@@ -88,7 +92,7 @@ static void json_qstats(mmj *j, const char *key, const mm_qstats *q)
     mmj_obj_end(j);
 }
 
-static void json_result(mmj *j, const mm_plan_engine *e)
+static void json_result(mmj *j, const mm_plan *p, const mm_plan_engine *e)
 {
     const mm_replay_result *r = &e->res;
     mmj_obj(j);
@@ -109,6 +113,8 @@ static void json_result(mmj *j, const mm_plan_engine *e)
     mmj_knum(j, "q3", r->ns_q3);
     mmj_knum(j, "min", r->ns_min);
     mmj_obj_end(j);
+    mmj_knum(j, "floor_ns_per_event", p->floor_ns);
+    mmj_knum(j, "engine_ns_per_event", r->ns_median - p->floor_ns);
     mmj_knum(j, "events_per_second", r->ns_median > 0 ? 1e9 / r->ns_median : 0.0);
     mmj_key(j, "outcomes");
     mmj_obj(j);
@@ -161,13 +167,14 @@ int mm_report_json(FILE *f, const mm_stream *s, const mm_plan *p, unsigned reps,
     mmj_key(&j, "hints");
     json_hints(&j, p->hints);
     mmj_ku64(&j, "reps", reps);
+    mmj_knum(&j, "floor_ns_per_event", p->floor_ns);
     mmj_key(&j, "interleaved");
     mmj_bool(&j, p->interleaved);
     mmj_key(&j, "results");
     mmj_arr(&j);
     for (size_t i = 0; i < p->n; i++)
         if (!p->e[i].skipped)
-            json_result(&j, &p->e[i]);
+            json_result(&j, p, &p->e[i]);
     mmj_arr_end(&j);
     mmj_key(&j, "skipped");
     mmj_arr(&j);

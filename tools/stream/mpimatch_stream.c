@@ -32,7 +32,7 @@ static const char usage[] =
     "           naming the first that does not\n"
     "  --help   this text\n"
     "\n"
-    "Exit status: 0 ok, 1 internal failure, 2 usage error or bad input.\n";
+    CLI_EXIT_STATUS;
 
 typedef struct args {
     const char *cmd, *in, *out, *to;
@@ -132,13 +132,13 @@ static int write_stream(const mm_stream *s, const char *path, int binary)
     int rc = binary ? mm_stream_write_binary(s, mm_sink_file, o.f)
                     : mm_stream_write_text(s, mm_sink_file, o.f);
     if (rc != MMS_OK) {
-        mm_outfile_abort(&o);
-        cli_error("cannot write '%s'", path);
-        return CLI_USAGE;
+        mm_outfile_fail(&o, err, sizeof err);
+        cli_error("%s", err);
+        return CLI_FAIL;
     }
     if (mm_outfile_commit(&o, err, sizeof err)) {
         cli_error("%s", err);
-        return CLI_USAGE;
+        return CLI_FAIL;
     }
     return 0;
 }
@@ -178,7 +178,7 @@ static int check(const mm_stream *s)
            : m.first_any_source                  ? "no_any_tag"
            : m.first_any_tag                     ? "no_any_source"
                                                  : "no_any_source,no_any_tag");
-    return fflush(stdout) == 0 ? 0 : CLI_FAIL;
+    return cli_flush_stdout();
 }
 
 /* --check-resolved: every resolved receive gets the partner the trace says. */
@@ -196,7 +196,7 @@ static int check_resolved(const mm_stream *s)
            (unsigned long long)rep.differ, (unsigned long long)rep.unmatched);
     printf("  left queued          %llu receives, %llu messages\n",
            (unsigned long long)rep.recv_pending, (unsigned long long)rep.msg_pending);
-    if (fflush(stdout) != 0)
+    if (cli_flush_stdout())
         return CLI_FAIL;
     if (rep.differ) {
         size_t i = 0;
@@ -230,7 +230,7 @@ int main(int argc, char **argv)
 {
     args a;
     mm_stream s;
-    cli_prog = "mpimatch-stream";
+    cli_init("mpimatch-stream");
     int rc = parse_args(argc, argv, &a);
     if (rc)
         return rc < 0 ? CLI_OK : rc;

@@ -262,13 +262,15 @@ static int parse_comment(parser *ps, const char *p, size_t n)
         return MMS_OK;
     tok v = { p + i + 3, n - i - 3 };
     uint64_t np;
+    char q[MMS_QUOTE_MAX];
     if (ps->np_line)
         return FAIL(ps, "duplicate '# np=' line (first at line %llu)", (unsigned long long)ps->np_line);
-    int rc = field_u64(ps, v, "np", INT32_MAX, &np);
-    if (rc)
-        return rc;
-    if (np == 0)
-        return FAIL(ps, "np must be at least 1");
+    int num = parse_u64(v.p, v.n, INT32_MAX, &np);
+    if (num == NUM_BIG || (num == NUM_OK && np == 0))
+        return FAIL(ps, "np '%s' out of range 1..%d", mms_quote(v.p, v.n, q, sizeof q), INT32_MAX);
+    if (num != NUM_OK)
+        return FAIL(ps, "bad np '%s': expected a positive decimal integer",
+                    mms_quote(v.p, v.n, q, sizeof q));
     ps->np_line = ps->line;
     ps->s->np_decl = (int32_t)np;
     return MMS_OK;
@@ -280,6 +282,10 @@ static int parse_header(parser *ps, const char *p, size_t n)
     size_t hl = sizeof HEADER - 1, pl = sizeof HEADER_PREFIX - 1;
     if (n == hl && memcmp(p, HEADER, hl) == 0)
         return MMS_OK;
+    const char *cr = memchr(p, '\r', n);
+    if (cr && cr + 1 < p + n) /* a CR inside the line, not a CRLF's */
+        return FAIL(ps, "the lines end in CR only (classic Mac OS line endings); a stream's lines "
+                        "end in LF or CRLF (convert with: tr '\\r' '\\n')");
     if (n > pl && memcmp(p, HEADER_PREFIX, pl) == 0)
         return FAIL(ps, "unsupported stream version '%s' (this reader knows v1)",
                     mms_quote(p + pl, n - pl, q, sizeof q));

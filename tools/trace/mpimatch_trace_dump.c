@@ -4,6 +4,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "trace_read.h"
@@ -21,8 +22,9 @@ static const char usage[] =
     "  --help     this text\n"
     "\n"
     "A trace cut short by a crash is printed up to its last whole record with a\n"
-    "warning on standard error (exit 0). Exit status: 0 ok, 1 internal failure,\n"
-    "2 usage error or bad input (the message names file, offset and reason).\n";
+    "warning on standard error (exit 0). A directory is a usage error: give its\n"
+    "rank-*.mmt files.\n"
+    CLI_EXIT_STATUS;
 
 static const char *rank_str(int32_t v, char *buf, size_t len)
 {
@@ -189,10 +191,15 @@ static int dump(const char *path, int summary)
 {
     char err[512];
     mmt_reader *rd;
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        cli_error("%s: is a directory; give its trace files (%s/rank-*.mmt)", path, path);
+        return CLI_USAGE;
+    }
     int rc = mmt_open(&rd, path, err, sizeof err);
     if (rc) {
         cli_error("%s", err);
-        return rc == MMT_EFORMAT ? CLI_USAGE : CLI_FAIL;
+        return rc == MMT_ENOMEM ? CLI_FAIL : CLI_USAGE;
     }
     print_header(rd);
     uint64_t count[MMT_TYPE_MAX + 1] = { 0 };
@@ -211,7 +218,7 @@ static int dump(const char *path, int summary)
         fflush(stdout);
         cli_error("%s", err);
         mmt_close(rd);
-        return rc == MMT_EFORMAT ? CLI_USAGE : CLI_FAIL;
+        return rc == MMT_ENOMEM ? CLI_FAIL : CLI_USAGE;
     }
     if (summary) {
         printf("# counts");
@@ -230,7 +237,7 @@ static int dump(const char *path, int summary)
 
 int main(int argc, char **argv)
 {
-    cli_prog = "mpimatch-trace-dump";
+    cli_init("mpimatch-trace-dump");
     int summary = 0, nfiles = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -257,9 +264,7 @@ int main(int argc, char **argv)
         if (rc > worst)
             worst = rc;
     }
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        cli_error("error writing standard output");
+    if (cli_flush_stdout())
         return CLI_FAIL;
-    }
     return worst;
 }

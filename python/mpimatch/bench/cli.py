@@ -27,7 +27,7 @@ from .html import html_report
 from ..command import ENGINES_DISAGREE, add_command
 from ..atomic import check_writable, check_writable_dir, umask_mode, write_atomic
 from .output import csv_text, fnum, json_text, terminal_report
-from ..errors import MpimatchError
+from ..errors import MpimatchError, raise_broken_pipe
 from ..replay import list_engines
 from .suites import SUITES, Item, StreamFile, Suite
 
@@ -233,6 +233,7 @@ def cmd_bench(args: argparse.Namespace, out: Console) -> int:
     report = write_outputs(doc, outdir, json_copy)
     if not out.is_terminal:                 # a log or a pipe: no reason to wrap at 80
         out = Console(width=max(out.width, WIDE), highlight=False)
+        out.on_broken_pipe = raise_broken_pipe  # type: ignore[method-assign]
     out.print(terminal_report(doc, out.width))
     out.print(f"\n{len(doc['records'])} runs in {time.perf_counter() - t0:.0f} s "
               f"(workloads built by {generator}). Outputs in {outdir}/: results.json, "

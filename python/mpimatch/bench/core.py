@@ -335,10 +335,12 @@ class Target:
     workload: str
     n: int
     engine: str
-    measure: str           # "speedup" (list / engine), "slowdown" (engine / list), "rate"
+    measure: str           # "speedup" (list / engine), "slowdown" (engine / list), "rate",
+                           # "vs_shuffle" (engine here / the same engine on shuffle, same n)
     relation: str          # ">=" or "<="
     wanted: float
     unit: str
+    params: Tuple[Tuple[str, Any], ...] = ()   # further workload parameters the run must have
 
 
 TARGETS = [
@@ -350,13 +352,25 @@ TARGETS = [
            "burst", 4096, "hash", "slowdown", "<=", 1.5, "x"),
     Target("shuffle-hash-rate", "replay of shuffle n=4096 through hash: at least 10 M events/s",
            "shuffle", 4096, "hash", "rate", ">=", 10e6, "events/s"),
+    # Keys a sender chose to collide under the fixed key hash (issue 13): a seeded
+    # table must stay within 2x of random keys of the same size.
+    Target("collide-seeded-hash", "collide n=4096 (kind=tags): hash within 2x of shuffle n=4096",
+           "collide", 4096, "hash", "vs_shuffle", "<=", 2.0, "x", (("kind", "tags"),)),
+    Target("collide-seeded-nm", "collide n=4096 (kind=tags): nm within 2x of shuffle n=4096",
+           "collide", 4096, "nm", "vs_shuffle", "<=", 2.0, "x", (("kind", "tags"),)),
+    Target("collide-seeded-bins", "collide n=4096 (kind=bins): bins within 2x of shuffle n=4096",
+           "collide", 4096, "bins", "vs_shuffle", "<=", 2.0, "x", (("kind", "bins"),)),
 ]
 
 
-def _find(records: Sequence[Mapping[str, Any]], t: Target, engine: str) -> Optional[Mapping[str, Any]]:
+def _find(records: Sequence[Mapping[str, Any]], t: Target, engine: str,
+          workload: Optional[str] = None) -> Optional[Mapping[str, Any]]:
+    name = workload or t.workload
+    want = () if workload else t.params
     for r in records:
-        if (r["workload"]["name"] == t.workload and r["workload"]["params"].get("n") == t.n
-                and r["run"] == engine):
+        p = r["workload"]["params"]
+        if (r["workload"]["name"] == name and p.get("n") == t.n and r["run"] == engine
+                and all(p.get(k) == v for k, v in want)):
             return r
     return None
 
@@ -367,6 +381,11 @@ def measure(t: Target, records: Sequence[Mapping[str, Any]]) -> Optional[float]:
         return None
     if t.measure == "rate":
         return mine.get("events_per_second")
+    if t.measure == "vs_shuffle":
+        base = _find(records, t, t.engine, workload="shuffle")
+        a = (base or {}).get("ns_per_event", {}).get("median")
+        b = mine["ns_per_event"]["median"]
+        return b / a if a and b else None
     # A paired run timed list in its own process, repetitions in turn: compare
     # with that (same load); else with the list run of the same workload.
     base = mine.get("paired_list") or _find(
@@ -384,7 +403,8 @@ def check_targets(records: Sequence[Mapping[str, Any]]) -> List[Dict[str, Any]]:
         met = None if got is None else (got >= t.wanted if t.relation == ">=" else got <= t.wanted)
         note = "met" if met else "MISSED" if met is False else (
             f"not measured: the suite has no {t.workload} n={t.n} run of {t.engine}"
-            + ("" if t.measure == "rate" else f" and {BASELINE}"))
+            + ("" if t.measure == "rate" else " and shuffle" if t.measure == "vs_shuffle"
+               else f" and {BASELINE}"))
         out.append({"name": t.name, "description": t.description, "relation": t.relation,
                     "wanted": t.wanted, "unit": t.unit, "measured": got, "met": met, "note": note})
     return out

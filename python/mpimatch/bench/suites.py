@@ -82,6 +82,12 @@ POW2 = [64, 256, 1024, 4096, 16384]
 # process, so a target's ratio compares two engines under the same load.
 TARGET_ITEMS = [Item("shuffle:n=4096", figure=TARGET_TAG, x="n", paired=True),
                 Item("burst:n=4096", figure=TARGET_TAG, x="n", paired=True)]
+# The collide-seeded targets' runs (default suite): keys colliding under the fixed key
+# hash, as many rounds as shuffle n=4096, each engine within 2x of its own shuffle time.
+COLLIDE_ITEMS = [Item("collide:n=4096,rounds=8,kind=tags", ("list", "hash", "nm"),
+                      figure=TARGET_TAG, x="n", paired=True),
+                 Item("collide:n=4096,rounds=8,kind=bins", ("list", "bins"),
+                      figure=TARGET_TAG, x="n", paired=True)]
 
 QUICK = Suite("quick", "the speed targets and one wildcard workload, all engines; < 1 min", 5, [
     *TARGET_ITEMS,
@@ -92,6 +98,7 @@ QUICK = Suite("quick", "the speed targets and one wildcard workload, all engines
 DEFAULT = Suite("default", "shuffle, burst, tags and a wildcard receive swept over the queue "
                            "length, all engines; bins sizes; the mixed example stream; < 5 min", 5, [
     *TARGET_ITEMS,
+    *COLLIDE_ITEMS,
     *sweep("shuffle", "n", POW2, "shuffle", rounds=2),
     *sweep("burst", "n", POW2, "burst", rounds=2),
     *sweep("tags", "n", POW2, "tags", rounds=2),
