@@ -503,6 +503,9 @@ int main(int argc, char **argv)
     cli_prog = "mpimatch-threads";
     const char *engine = "list", *json = NULL;
     int64_t phases = 10;
+    int rc = CLI_OK;
+    result *res = NULL;
+    mm_gen_spec *sp = NULL;
     const char **cases = calloc((size_t)argc + 1, sizeof *cases);
     size_t ncases = 0;
     if (!cases) {
@@ -514,41 +517,51 @@ int main(int argc, char **argv)
         int r;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(usage, stdout);
-            free(cases);
-            return CLI_OK;
+            goto done;
         } else if ((r = cli_opt(argc, argv, &i, "--case", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
+            if (r < 0) {
+                rc = CLI_USAGE;
+                goto done;
+            }
             cases[ncases++] = v;
         } else if ((r = cli_opt(argc, argv, &i, "--engine", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
+            if (r < 0) {
+                rc = CLI_USAGE;
+                goto done;
+            }
             engine = v;
         } else if ((r = cli_opt(argc, argv, &i, "--json", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
+            if (r < 0) {
+                rc = CLI_USAGE;
+                goto done;
+            }
             json = v;
         } else if ((r = cli_opt_int(argc, argv, &i, "--phases", 1, 100000, &phases)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
+            if (r < 0) {
+                rc = CLI_USAGE;
+                goto done;
+            }
         } else {
             cli_error("unknown argument '%s' (try --help)", argv[i]);
-            return CLI_USAGE;
+            rc = CLI_USAGE;
+            goto done;
         }
     }
     char err[1024] = "";
     size_t n = ncases ? ncases : NPAPER;
-    result *res = calloc(n, sizeof *res);
-    mm_gen_spec *sp = calloc(n, sizeof *sp);
+    res = calloc(n, sizeof *res);
+    sp = calloc(n, sizeof *sp);
     if (!res || !sp) {
         cli_error("out of memory");
-        return CLI_FAIL;
+        rc = CLI_FAIL;
+        goto done;
     }
     /* Check everything before running anything. */
     mm_engine *probe;
     if (make_engine(&probe, engine, 1, err, sizeof err) < 0) {
         cli_error("--engine: %s", err);
-        return CLI_USAGE;
+        rc = CLI_USAGE;
+        goto done;
     }
     mm_destroy(probe);
     for (size_t i = 0; i < n; i++) {
@@ -558,7 +571,8 @@ int main(int argc, char **argv)
         if (mm_gen_parse(s, &sp[i], err, sizeof err) != MMS_OK ||
             plan_of(&sp[i], &p, err, sizeof err)) {
             cli_error("--case '%s': %s", s, err);
-            return CLI_USAGE;
+            rc = CLI_USAGE;
+            goto done;
         }
         mm_stencil_free(&p);
         for (size_t k = 0; k < sp[i].gen->nparams; k++)
@@ -569,7 +583,8 @@ int main(int argc, char **argv)
     mm_outfile o = { 0 };
     if (json && mm_outfile_open(&o, json, err, sizeof err)) {
         cli_error("%s", err);
-        return CLI_USAGE;
+        rc = CLI_USAGE;
+        goto done;
     }
     for (size_t i = 0; i < n; i++) {
         if (run_case(&res[i], &sp[i], engine, (uint32_t)phases, err, sizeof err) != CLI_OK) {
@@ -578,7 +593,6 @@ int main(int argc, char **argv)
             _exit(CLI_FAIL); /* threads may be blocked: leave at once */
         }
     }
-    int rc = CLI_OK;
     if (!json || strcmp(json, "-") != 0)
         print_table(stdout, res, n, engine, (uint32_t)phases);
     if (json) {
@@ -589,6 +603,7 @@ int main(int argc, char **argv)
         }
         mm_outfile_abort(&o);
     }
+done:
     free(res);
     free(sp);
     free(cases);
