@@ -28,7 +28,7 @@ import pytest
 
 from conftest import REPO, _tools_required
 from mpimatch import mpistack
-from test_conformance import SCALE, _engines, _stack
+from test_conformance import RXM_OPT_IN, SCALE, _engines, _stack
 
 # module: process count. The p2p, matched-probe, request, status, message and
 # collective modules; each takes 2-6 s here under ob1.
@@ -45,7 +45,9 @@ EXTRA: Dict[str, int] = {
 # pml ucx passes every module like ob1 (docs/conformance.md); it costs about 40 s per run
 # of the suite, so it is opt-in here (the C programs run under ucx by default).
 UCX_OPT_IN = os.environ.get("MPIMATCH_CONFORMANCE_UCX") == "1"
-CORE = ("test_p2p_obj_matched", "test_p2p_buf_matched", "test_p2p_obj", "test_util_pkl5")
+# test_util_pkl5 hangs on every cm stack (CM_FAILS): it runs with the default engine and
+# list only, not once per engine (each run waits out the whole timeout)
+CORE = ("test_p2p_obj_matched", "test_p2p_buf_matched", "test_p2p_obj")
 TIMEOUT = 90
 # Measured here under tcp;ofi_rxm (docs/conformance.md). The first two look like Open
 # MPI 4.1.4's mtl ofi rather than libfabric's tcp;ofi_rxm (the same faults as
@@ -173,7 +175,7 @@ def _cases() -> List:
         names.insert(1, "ucx")
     names += [f"mpimatch:{e['name']}" for e in _engines()
               if e["name"] != "list" and not e.get("hints_required")]
-    for stack in names + ["rxm"]:
+    for stack in names + (["rxm"] if RXM_OPT_IN else []):   # rxm: opt-in, as in test_conformance
         for module, np in mods.items():
             if stack.startswith("mpimatch:") and stack != "mpimatch:list" and module not in CORE:
                 continue
