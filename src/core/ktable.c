@@ -1,6 +1,6 @@
 #include "core/ktable.h"
 
-int mm_ktable_init(mm_ktable *t, unsigned li, uint32_t capacity, unsigned flags, mm_mem *mem)
+int mm_ktable_init(mm_ktable *t, unsigned li, uint32_t capacity, mm_mem *mem)
 {
     uint32_t cap = 16;
     while (cap < capacity && cap < (1u << 30))
@@ -10,9 +10,7 @@ int mm_ktable_init(mm_ktable *t, unsigned li, uint32_t capacity, unsigned flags,
         return -1;
     t->mask = cap - 1;
     t->count = 0;
-    t->idle = 0;
     t->li = li;
-    t->flags = flags;
     t->mem = mem;
     mm_pool_init(&t->entries, sizeof(mm_kentry), mem);
     return 0;
@@ -35,7 +33,7 @@ static void place(mm_kslot *slots, uint32_t mask, uint32_t hash, mm_kentry *e)
     slots[i] = (mm_kslot){hash, e};
 }
 
-/* Move the entries into a table of cap slots, dropping the idle ones. */
+/* Move the entries into a table of cap slots. */
 static int rebuild(mm_ktable *t, uint32_t cap)
 {
     uint32_t oldcap = t->mask + 1;
@@ -44,31 +42,21 @@ static int rebuild(mm_ktable *t, uint32_t cap)
         return -1;
     for (uint32_t i = 0; i < oldcap; i++) {
         mm_kentry *e = t->slots[i].e;
-        if (!e)
-            continue;
-        if (mm_ktable_idle(t, e)) {
-            mm_pool_put(&t->entries, e);
-            t->count--;
-            continue;
-        }
-        place(slots, cap - 1, t->slots[i].hash, e);
+        if (e)
+            place(slots, cap - 1, t->slots[i].hash, e);
     }
-    t->idle = 0;
     mm_mem_free(t->mem, t->slots, (size_t)oldcap * sizeof *slots);
     t->slots = slots;
     t->mask = cap - 1;
     return 0;
 }
 
-/* Make room for one more entry: drop idle entries first, double if still
- * half full. */
+/* Make room for one more entry: double when half full. */
 static int make_room(mm_ktable *t)
 {
     uint32_t cap = t->mask + 1;
     if ((t->count + 1) * 2 <= cap)
         return 0;
-    if (t->idle && (t->count - t->idle + 1) * 2 <= cap)
-        return rebuild(t, cap);
     if (cap >= (1u << 30))
         return -1;
     return rebuild(t, cap * 2);

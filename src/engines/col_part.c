@@ -18,7 +18,7 @@ int col_init(col_side *S, part_ctx *cx, uint32_t kc)
     S->cx = cx;
     S->cap = part_cap(kc, (uint64_t)cx->e->nprocs);
     mm_queue_init(&S->pq, 0);
-    if (mm_ktable_init(&S->prof, 0, 16, 0, cx->mem) != 0)
+    if (mm_ktable_init(&S->prof, 0, 16, cx->mem) != 0)
         return MM_ENOMEM;
     mm_stat_queues(cx->st, 1);
     return 0;

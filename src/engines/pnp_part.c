@@ -16,7 +16,7 @@ int pnp_init(pnp_side *S, part_ctx *cx, uint32_t theta, uint32_t kp, int prq)
     S->capped = S->cap == 0;
     mm_queue_init(&S->base, 0);
     mm_queue_init(&S->wild, 0);
-    if (mm_ktable_init(&S->partners, 0, 16, 0, cx->mem) != 0)
+    if (mm_ktable_init(&S->partners, 0, 16, cx->mem) != 0)
         return MM_ENOMEM;
     mm_stat_queues(cx->st, prq ? 2 : 1); /* the base queue, and the wild one on the PRQ */
     return 0;

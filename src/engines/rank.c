@@ -124,7 +124,7 @@ static int rank_init(mm_engine *e, char *err, size_t errlen)
     rank_impl *R = mm_mem_alloc(&e->mem, sizeof *R);
     if (!R)
         return MM_ENOMEM;
-    if (mm_ktable_init(&R->comms, 0, 16, 0, &e->mem) != 0) {
+    if (mm_ktable_init(&R->comms, 0, 16, &e->mem) != 0) {
         mm_mem_free(&e->mem, R, sizeof *R);
         return MM_ENOMEM;
     }

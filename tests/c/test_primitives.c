@@ -105,7 +105,7 @@ static void test_ktable(void)
 {
     mm_mem mem = {0};
     mm_ktable t;
-    CHECK(mm_ktable_init(&t, 0, 16, 0, &mem) == 0);
+    CHECK(mm_ktable_init(&t, 0, 16, &mem) == 0);
     enum { N = 3000 };
     mm_key keys[N];
     mm_kentry *ent[N];
@@ -155,87 +155,11 @@ static void test_ktable(void)
     CHECK_EQ(mem.bytes, 0);
 }
 
-/* FIFO tables: push and pull elements on random keys with and without
- * MM_KTABLE_KEEP_IDLE, against a model of every key's FIFO. The keeping table
- * must answer exactly like the dropping one, reuse idle entries, and never be
- * larger than the dropping one (idle entries give way before growth). */
-static void test_ktable_fifo(void)
-{
-    enum { K = 700, M = 4000, MAXQ = 8 };
-    mm_mem mem = {0};
-    mm_pool pool;
-    mm_pool_init(&pool, mm_elem_size(1), &mem);
-    mm_ktable keep, drop;
-    CHECK(mm_ktable_init(&keep, 0, 16, MM_KTABLE_KEEP_IDLE, &mem) == 0);
-    CHECK(mm_ktable_init(&drop, 0, 16, 0, &mem) == 0);
-    static mm_key keys[K];
-    static mm_elem *fifo[K][MAXQ], *twin[K][MAXQ]; /* model: each key's FIFO, oldest first */
-    static int len[K];
-    for (int i = 0; i < K; i++)
-        keys[i] = (mm_key){(int32_t)(i % 5), (int32_t)(i / 5 % 11), (int32_t)(i / 55) - 3};
-    int bad = 0, live = 0, reused = 0;
-    uint32_t max_idle = 0;
-    uint64_t seq = 0;
-    for (int step = 0; step < 300000; step++) {
-        /* Phases that grow the live set and phases that drain it. */
-        int filling = (step / 20000) % 2 == 0;
-        int i = (int)(next_rand() % ((step / 40000) % 2 ? K : K / 3));
-        uint32_t h = mm_key_hash(&keys[i]);
-        mm_kentry *fk = mm_ktable_find(&keep, &keys[i], h);
-        mm_kentry *fd = mm_ktable_find(&drop, &keys[i], h);
-        mm_elem *hk = fk ? mm_queue_head(&fk->q) : NULL;
-        mm_elem *hd = fd ? mm_queue_head(&fd->q) : NULL;
-        if (hk != (len[i] ? fifo[i][0] : NULL) || hd != (len[i] ? twin[i][0] : NULL))
-            bad++;
-        if (len[i] < MAXQ && (filling ? next_rand() % 4 != 0 : next_rand() % 4 == 0)) {
-            int ck = 0, cd = 0;
-            mm_kentry *ek = mm_ktable_get(&keep, &keys[i], h, &ck);
-            mm_kentry *ed = mm_ktable_get(&drop, &keys[i], h, &cd);
-            mm_elem *xk = mm_pool_get(&pool), *xd = mm_pool_get(&pool);
-            if (!ek || !ed || !xk || !xd)
-                break;
-            xk->seq = xd->seq = ++seq;
-            reused += len[i] == 0 && !ck;
-            if (mm_ktable_push(ek, xk) != (len[i] == 0) || mm_ktable_push(ed, xd) != (len[i] == 0))
-                bad++;
-            live += len[i] == 0;
-            fifo[i][len[i]] = xk;
-            twin[i][len[i]++] = xd;
-        } else if (len[i]) {
-            /* pull the head, or (a cancel) any element */
-            int at = next_rand() % 3 == 0 ? (int)(next_rand() % (uint64_t)len[i]) : 0;
-            int closes = len[i] == 1;
-            if (mm_ktable_pull(&keep, fk, fifo[i][at]) != closes ||
-                mm_ktable_pull(&drop, fd, twin[i][at]) != closes)
-                bad++;
-            mm_pool_put(&pool, fifo[i][at]);
-            mm_pool_put(&pool, twin[i][at]);
-            memmove(&fifo[i][at], &fifo[i][at + 1], (size_t)(len[i] - at - 1) * sizeof fifo[i][0]);
-            memmove(&twin[i][at], &twin[i][at + 1], (size_t)(len[i] - at - 1) * sizeof twin[i][0]);
-            len[i]--;
-            live -= closes;
-        }
-        if (keep.mask > drop.mask || drop.count != (uint32_t)live ||
-            keep.count - keep.idle != (uint32_t)live)
-            bad++;
-        if (keep.idle > max_idle)
-            max_idle = keep.idle;
-    }
-    CHECK_EQ(bad, 0);
-    CHECK(reused > 1000);          /* idle entries were taken up again     */
-    CHECK(max_idle > K / 10);      /* many were kept idle on the way        */
-    mm_ktable_destroy(&keep);
-    mm_ktable_destroy(&drop);
-    mm_pool_destroy(&pool);
-    CHECK_EQ(mem.bytes, 0);
-}
-
 int main(void)
 {
     test_queue();
     test_match_rule();
     test_pool();
     test_ktable();
-    test_ktable_fifo();
     return check_report("test_primitives");
 }
