@@ -7,6 +7,7 @@ Reads the JUnit XML files ctest (--output-junit) and pytest (--junitxml) wrote, 
 run, labelled (e.g. ctest:build-asan, pytest). Prints
 
     skips: none | skips: N allowed (cpu: why; kernel: why) | ... N NOT ALLOWED (...)
+    expected failures: N (K x reason; ...)        [only when some test xfailed]
     total time 12m34s (budget 30m); ten slowest tests:
       123.4s  pytest  tests/python/test_trace.py::test_x[mpich]
       ...
@@ -18,6 +19,11 @@ and exits with its SKIP_RETURN_CODE), whose reason reads
 "unavailable on this machine (cpu|kernel): ...": a CPU feature or a kernel permission.
 Any other skip names something scripts/setup.sh --dev installs (an MPI, libfabric, a
 built tool) and counts as a failure.
+
+An expected failure (pytest.mark.xfail; JUnit writes it as <skipped type="pytest.xfail">)
+is not a skip: the test ran and failed the way its reason says, a known bug outside
+mpimatch (Open MPI's mtl ofi, tcp;ofi_rxm). Expected failures are counted on a line of
+their own, grouped by reason, and do not fail the run; one without a reason does.
 """
 from __future__ import annotations
 
@@ -37,6 +43,7 @@ class Case(NamedTuple):
     name: str
     seconds: float
     skipped: Optional[str]   # the skip reason, or None when the test ran
+    xfailed: Optional[str] = None   # the expected failure's reason, or None
 
 
 def _name(case: ET.Element, run: str) -> str:
@@ -57,7 +64,10 @@ def read(run: str, path: Path) -> List[Case]:
     for case in root.iter("testcase"):
         skip = case.find("skipped")
         reason: Optional[str] = None
-        if skip is not None or case.get("status") in ("skipped", "disabled"):
+        xfail: Optional[str] = None
+        if skip is not None and skip.get("type") == "pytest.xfail":
+            xfail = skip.get("message", "").strip() or "no reason given"
+        elif skip is not None or case.get("status") in ("skipped", "disabled"):
             message = skip.get("message", "") if skip is not None else ""
             # a C test says why in its output; pytest in the message
             output = (case.findtext("system-out") or "").strip()
@@ -70,7 +80,7 @@ def read(run: str, path: Path) -> List[Case]:
             seconds = float(case.get("time") or 0)
         except ValueError:
             seconds = 0.0
-        out.append(Case(run, _name(case, run), seconds, reason))
+        out.append(Case(run, _name(case, run), seconds, reason, xfail))
     return out
 
 
@@ -103,6 +113,15 @@ def summary(cases: List[Case], elapsed: float, budget_min: float,
                         "what they need (" + "; ".join(f"{c.name}: {c.skipped}"
                                                        for c, _ in refused) + ")")
         lines.append("skips: " + ", ".join(bits))
+    xfails: dict = {}
+    for c in cases:
+        if c.xfailed is not None:
+            xfails[c.xfailed] = xfails.get(c.xfailed, 0) + 1
+    if xfails:
+        ok = ok and "no reason given" not in xfails
+        lines.append(f"expected failures: {sum(xfails.values())} (" + "; ".join(
+            f"{n} x {why}" for why, n in sorted(xfails.items(), key=lambda kv: -kv[1]))
+            + ")")
     # Over budget is reported loudly; it fails the run only with --strict-budget:
     # wall time on a shared 2-core machine depends on what else runs there, and
     # a test that fails on time alone is a timed test (speed is for benchmarks).
