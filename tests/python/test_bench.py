@@ -467,3 +467,70 @@ def test_speedup_heatmap_marks_the_best_and_ties_within_noise():
             r["ns_per_event"].update({"q1": 8.0, "q3": 60.0})
     m = heatmap_cells(records)[3][i]
     assert [m[c[n]] for n in ("list", "hash", "bins")] == ["", "best", "tie"]
+
+
+def dozen_engine_records() -> List[Dict[str, Any]]:
+    """The fake document's records, with bins' runs repeated for every engine of the
+    library but list and hash (list and hash keep their own): a dozen engine runs."""
+    import copy
+    from mpimatch.bench.plots import ENGINE_COLOURS
+    records = [r for r in fake_doc()["records"] if r["ns_per_event"]["median"]]
+    out = [r for r in records if r["run"] in ("list", "hash")]
+    for name in ENGINE_COLOURS:
+        if name in ("list", "hash"):
+            continue
+        for r in records:
+            if r["run"] == "bins":
+                r = copy.deepcopy(r)
+                r["run"] = r["engine"] = name
+                out.append(r)
+    out.append({**copy.deepcopy(out[-1]), "run": "bins:bins=16", "engine": "bins"})
+    return out
+
+
+def test_plots_keep_a_dozen_engines_apart():
+    """Every plot but the heat map is small multiples: one panel per engine run (list's
+    own too, except memory-vs-speedup, where list is the 1x line), axes shared, the list
+    baseline in grey in every other panel, one legend outside the panels, and each
+    engine in one colour in every plot."""
+    from matplotlib.colors import to_rgba
+    import matplotlib.pyplot as plt
+    from mpimatch.bench import plots
+    records = dozen_engine_records()
+    runs = list(dict.fromkeys(r["run"] for r in records))
+    assert len(runs) == 13 and len(set(plots.ENGINE_COLOURS.values())) == len(plots.ENGINE_COLOURS)
+    grey = to_rgba(plots.BASE_STYLE["color"])
+
+    def colours(ax):
+        out = {tuple(c) for coll in ax.collections for c in coll.get_edgecolor()}
+        return out | {to_rgba(line.get_color()) for line in ax.get_lines()}
+
+    def check(fig, want_runs, blocks=1):
+        axes = fig.axes
+        assert len(axes) == blocks * len(want_runs)
+        for b in range(blocks):
+            panel = axes[b * len(want_runs):(b + 1) * len(want_runs)]
+            assert [ax.get_title() for ax in panel] == want_runs
+            for ax, run in zip(panel, want_runs):
+                engine = next(r["engine"] for r in records if r["run"] == run)
+                assert to_rgba(ax.title.get_color()) == to_rgba(plots.engine_colour(engine))
+                got = colours(ax)
+                assert to_rgba(plots.engine_colour(engine)) in got, run
+                assert (grey in got) == (run != "list"), run      # the baseline, elsewhere
+                assert ax.get_legend() is None
+                assert panel[0].get_shared_x_axes().joined(panel[0], ax)
+                assert panel[0].get_shared_y_axes().joined(panel[0], ax)
+        assert len(fig.legends) == 1
+        # four panels a row: 13 runs take four rows, the last holding one
+        rows = {round(ax.get_position().y0, 3) for ax in axes[:len(want_runs)]}
+        assert len(rows) == -(-len(want_runs) // plots.PANEL_COLUMNS)
+        plt.close(fig)
+
+    check(plots.figure_ns_vs_queue(records), runs)
+    check(plots.figure_depth_vs_n(records), runs)
+    check(plots.figure_memory_vs_speedup(records), [r for r in runs if r != "list"])
+    sweep_key, sweep_rs = next((k, v) for k, v in plots.sweeps(records).items() if k[1] == "shuffle")
+    check(plots.figure_sweep(sweep_key, sweep_rs), list(dict.fromkeys(r["run"] for r in sweep_rs)),
+          blocks=2)
+    # an engine the table does not know gets a colour, the same each time
+    assert plots.engine_colour("new-engine") == plots.engine_colour("new-engine")
