@@ -240,7 +240,7 @@ def test_stream_convert_bad_input_writes_nothing(tmp_path, stream_exe, how):
 # ---------------------------------------------------------------- help, version
 
 @pytest.mark.parametrize("sub", [[], ["engines"], ["replay"], ["stream"], ["stream", "convert"],
-                                 ["stream", "check"], ["stream", "cat"], ["bench"]])
+                                 ["stream", "check"], ["stream", "cat"], ["bench"], ["tables"]])
 def test_help(sub):
     proc = run_cli(*sub, "--help")
     assert proc.returncode == 0, proc.stderr
