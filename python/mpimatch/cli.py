@@ -37,6 +37,10 @@ def _add_replay_options(p: argparse.ArgumentParser, engine_default: Optional[str
                    help="number of processes (overrides the stream's '# np=' line)")
     p.add_argument("--hints", metavar="auto|none|no_any_source,no_any_tag",
                    help="hints given to the engines (the C tool's default: auto)")
+    p.add_argument("--seed", type=int, metavar="N",
+                   help="seed of the hashed engines' key hash (their parameter seed=, unless "
+                        "--param sets it): default 1, so depths and probe counts repeat run "
+                        "to run; 0: each engine draws a secret one (docs/replay.md)")
 
 
 def _replay_args(args: argparse.Namespace, reps: Optional[int]) -> List[str]:
@@ -51,6 +55,8 @@ def _replay_args(args: argparse.Namespace, reps: Optional[int]) -> List[str]:
         out += ["--np", str(args.np)]
     if args.hints:
         out += ["--hints", args.hints]
+    if args.seed is not None:
+        out += ["--seed", str(args.seed)]
     if reps is not None:
         out += ["--reps", str(reps)]
     return out

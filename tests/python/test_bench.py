@@ -177,7 +177,8 @@ def test_replay_command_for_workloads_and_files(tmp_path):
                         Item(StreamFile(REPO / "examples" / "tiny.mms"), ("list",))], CAT)
     assert bench.replay_command(exe, wl, 3, js) == [
         "/bin/replay", "--workload", "burst:n=8,rounds=8,seed=1", "--engine", "bins", "--param",
-        "bins:bins=4", "--reps", "3", "--json", str(js), "--quiet"]
+        "bins:bins=4", "--reps", "3", "--seed", "1", "--json", str(js), "--quiet"]
+    assert bench.replay_command(exe, wl, 3, js, seed=7)[9:11] == ["--seed", "7"]
     assert bench.replay_command(exe, f, 1, js)[:4] == ["/bin/replay", str(REPO / "examples" / "tiny.mms"),
                                                        "--engine", "list"]
 
@@ -398,6 +399,9 @@ def test_quick_suite_outputs(quick):
     d, proc, doc = quick
     out = d / "out"
     assert json.loads((out / "results.json").read_text())["records"] == doc["records"]
+    assert doc["seed"] == 1       # every run's hashed engines hash with the lab's fixed seed
+    assert {r["engine_params"]["seed"] for r in doc["records"]
+            if r["engine"] in ("hash", "nm", "bins", "adaptive")} == {1}
     assert len((out / "results.csv").read_text().splitlines()) == 1 + len(doc["records"])
     pngs = sorted(p.name for p in (out / "plots").glob("*.png"))
     assert "ns-vs-queue.png" in pngs and "memory-vs-speedup.png" in pngs

@@ -72,6 +72,7 @@ def test_report_numbers(tmp_path, stream_exe, engines):
     rep = replay_dir(d, tmp_path / "out")
     assert rep["ranks"] == 3 and rep["events"] == 9 + 2 + 2
     assert rep["warnings"] == ["a warning from the converter"]
+    assert rep["seed"] == 1                     # the lab's fixed hash seed (--seed)
     # every engine has a record on every rank where the stream allows it: rank 0 uses
     # MPI_ANY_SOURCE, ranks 1 and 2 use no wildcard
     for r in rep["per_rank"]:

@@ -34,8 +34,8 @@ static const char *format_name(const mm_stream *s)
 
 void mm_report_table_head(FILE *f, const mm_stream *s, const mm_plan *p)
 {
-    fprintf(f, "stream %s (%s), events %zu, np %d, hints %s\n", s->name, format_name(s), s->n,
-            (int)s->np, mm_hints_str(p->hints));
+    fprintf(f, "stream %s (%s), events %zu, np %d, hints %s, seed %lld\n", s->name,
+            format_name(s), s->n, (int)s->np, mm_hints_str(p->hints), (long long)p->seed);
     fprintf(f, "floor %.2f ns/event (the replay loop with a null call per event, measured now); "
                "engine ns = ns/event - floor\n", p->floor_ns);
     fprintf(f, "%-*s %10s %10s %9s %15s %15s %9s %9s %11s %12s\n", name_width(p), "engine",
@@ -167,6 +167,7 @@ int mm_report_json(FILE *f, const mm_stream *s, const mm_plan *p, unsigned reps,
     mmj_key(&j, "hints");
     json_hints(&j, p->hints);
     mmj_ku64(&j, "reps", reps);
+    mmj_ki64(&j, "seed", p->seed);
     mmj_knum(&j, "floor_ns_per_event", p->floor_ns);
     mmj_key(&j, "interleaved");
     mmj_bool(&j, p->interleaved);

@@ -117,7 +117,8 @@ def terminal_report(doc: Mapping[str, Any], width: int = NARROW) -> Group:
     On a narrow terminal the quartiles and queue counts are left out (JSON, CSV and
     the HTML report have them)."""
     keep = [i for i in range(len(RESULT_HEADERS)) if width >= NARROW or i not in NARROW_DROP]
-    table = Table(title=Text(f"mpimatch bench: suite {doc['suite']}, reps={doc['reps']}"),
+    table = Table(title=Text(f"mpimatch bench: suite {doc['suite']}, reps={doc['reps']}, "
+                             f"seed={doc.get('seed')}"),
                   title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     for i in keep:
         table.add_column(RESULT_HEADERS[i], justify="left" if i == 0 else "right", no_wrap=i > 0)
