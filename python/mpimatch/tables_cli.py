@@ -22,6 +22,7 @@ from rich.console import Console
 from . import tools
 from .command import add_command
 from .errors import MpimatchError
+from .report import probes_cell
 
 REPORT = "report.json"
 
@@ -63,10 +64,10 @@ def aggregate_table(rep: Dict[str, Any]) -> str:
                      str(p["max_depth"]), f"{u['mean_depth']:.2f}", str(u["max_depth"]),
                      str(p["max_length"]), str(u["max_length"]),
                      str(max(p["max_queues"], u["max_queues"])),
-                     kib(a["peak_bytes_max"]), kib(a["peak_bytes_sum"])))
+                     kib(a["peak_bytes_max"]), kib(a["peak_bytes_sum"]), probes_cell(p, u)))
     return table(("engine", "ns/event", "vs list", "PRQ mean", "PRQ max", "UMQ mean", "UMQ max",
                   "PRQ len max", "UMQ len max", "queues max", "peak (max rank)",
-                  "peak (sum)"), rows)
+                  "peak (sum)", "probes/op"), rows)
 
 
 def at(times: List[int], values: List[int], t: int) -> int:

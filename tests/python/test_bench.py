@@ -217,7 +217,10 @@ def replay_json(engine: str, ns: float, events: int = 8192, params: Dict = None,
     """What mpimatch-replay --json writes for one engine (tools/replay_report.c)."""
     q = {"searches": 10, "hits": 10, "misses": 0, "traversed": 10, "mean_depth": prq_depth,
          "max_depth": 4, "length": 0, "max_length": 4096, "queues": 1, "max_queues": 1,
-         "bytes": 0, "peak_bytes": 1000}
+         "bytes": 0, "peak_bytes": 1000,
+         # hash-table slots inspected: hash and nm have tables, the others none
+         "probes": 15 if engine in ("hash", "nm") else 0,
+         "max_probes": 3 if engine in ("hash", "nm") else 0}
     return {"tool": "mpimatch-replay", "events": events, "np": 2, "reps": 5,
             "hints": ["no_any_source", "no_any_tag"],
             "results": [{"engine": engine, "params": params or {},
@@ -253,7 +256,7 @@ def test_records_speedups_and_targets():
                                "generator": bench.GEN, "file": None}
     assert rec["run"] == "bins" and rec["speedup_vs_list"] == pytest.approx(20.0)
     assert rec["prq"] == {"mean_depth": 1.0, "max_depth": 4, "max_length": 4096, "queues": 1,
-                          "peak_bytes": 1000}
+                          "peak_bytes": 1000, "searches": 10, "probes": 0, "max_probes": 0}
     targets = {t["name"]: t for t in bench.check_targets([o.record for o in outs])}
     assert set(targets) == {t.name for t in bench.TARGETS}
     assert targets["shuffle-hash-speedup"]["measured"] == pytest.approx(100.0)
@@ -306,6 +309,8 @@ def test_terminal_report_states_missed_targets():
     text = console.export_text()
     assert "MISSED" in text and "burst n=4096: hash at most 1.5x slower" in text
     assert "100.00×" in text and "not measured" in text
+    # probes/op: both sides' slots / both sides' searches, and the most in one operation
+    assert "probes/op" in text and "1.50/3" in text
     assert "skipped hash (requires hints; the workload uses ANY_SOURCE): any:n=8,rounds=8,seed=1" in text
 
 
@@ -400,6 +405,14 @@ def test_quick_suite_outputs(quick):
     out = d / "out"
     assert json.loads((out / "results.json").read_text())["records"] == doc["records"]
     assert doc["seed"] == 1       # every run's hashed engines hash with the lab's fixed seed
+    # hash-table slots inspected (mm_qstats probes): hash and nm have tables, list none
+    for r in doc["records"]:
+        probes = r["prq"]["probes"] + r["umq"]["probes"]
+        assert (probes > 0) == (r["engine"] in ("hash", "nm")), r["run"]
+        assert r["prq"]["max_probes"] <= r["prq"]["probes"]
+    rows = list(csv.DictReader(io.StringIO(csv_text(doc["records"]))))
+    assert [int(row["prq_probes"]) > 0 for row in rows] == [
+        r["prq"]["probes"] > 0 for r in doc["records"]]
     assert {r["engine_params"]["seed"] for r in doc["records"]
             if r["engine"] in ("hash", "nm", "bins", "adaptive")} == {1}
     assert len((out / "results.csv").read_text().splitlines()) == 1 + len(doc["records"])

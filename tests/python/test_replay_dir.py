@@ -89,6 +89,9 @@ def test_report_numbers(tmp_path, stream_exe, engines):
             assert a[side]["traversed"] == sum(x[side]["traversed"] for x in rows)
             assert a[side]["max_depth"] == max(x[side]["max_depth"] for x in rows)
             assert a[side]["max_length"] == max(x[side]["max_length"] for x in rows)
+            assert a[side]["probes"] == sum(x[side]["probes"] for x in rows)
+            assert a[side]["max_probes"] == max(x[side]["max_probes"] for x in rows)
+            assert (a[side]["probes"] > 0) == (name in ("hash", "nm"))   # slots of hash tables
             assert a[side]["mean_depth"] == pytest.approx(
                 a[side]["traversed"] / a[side]["searches"] if a[side]["searches"] else 0)
         assert a["peak_bytes_sum"] == sum(x["peak_bytes"] for x in rows)

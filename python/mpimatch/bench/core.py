@@ -234,7 +234,8 @@ def skip_reason(run: Run) -> Optional[str]:
 def _qstats(q: Mapping[str, Any]) -> Dict[str, Any]:
     return {"mean_depth": q.get("mean_depth"), "max_depth": q.get("max_depth"),
             "max_length": q.get("max_length"), "queues": q.get("max_queues"),
-            "peak_bytes": q.get("peak_bytes")}
+            "peak_bytes": q.get("peak_bytes"), "searches": q.get("searches"),
+            "probes": q.get("probes"), "max_probes": q.get("max_probes")}
 
 
 def make_record(run: Run, data: Mapping[str, Any], wall: float) -> Dict[str, Any]:
