@@ -58,7 +58,8 @@ def test_bad_spec(tmp_path, gen_exe, spec, message):
 
 
 def _key_hash(comm: int, src: int, tag: int) -> int:
-    """mm_key_hash of src/core/elem.h (the fixed, unseeded hash collide targets)."""
+    """mm_fixed_key_hash of tools/gen/fixed_hash.h (the old fixed, unseeded hash collide
+    targets)."""
     m = (1 << 64) - 1
     h = (((comm & 0xFFFFFFFF) << 32 | (src & 0xFFFFFFFF)) * 0x9E3779B97F4A7C15) & m
     h ^= ((tag & 0xFFFFFFFF) * 0xC2B2AE3D27D4EB4F) & m
