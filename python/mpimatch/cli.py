@@ -1,4 +1,5 @@
-"""The `mpimatch` command: engines, replay, stream, gen, threads, bench, profile, cluster, run.
+"""The `mpimatch` command: engines, replay, stream, gen, threads, bench, profile, cluster,
+trace, import, convert, tables, run.
 
 A thin front end over the C executables (mpimatch-replay, mpimatch-stream,
 mpimatch-gen, ...): it passes arguments through and propagates their exit codes;
@@ -17,7 +18,7 @@ from typing import Any, List, Optional, Sequence
 
 from rich.console import Console
 
-from . import __version__, cluster_cli, run_cli, tools
+from . import __version__, cluster_cli, run_cli, tables_cli, tools
 from .bench import cli as bench_cli
 from .command import ENGINES_DISAGREE, EXIT_STATUS, add_actions, add_command, formatter
 from .errors import EXIT_FAILURE, MpimatchError, raise_broken_pipe
@@ -36,6 +37,10 @@ def _add_replay_options(p: argparse.ArgumentParser, engine_default: Optional[str
                    help="number of processes (overrides the stream's '# np=' line)")
     p.add_argument("--hints", metavar="auto|none|no_any_source,no_any_tag",
                    help="hints given to the engines (the C tool's default: auto)")
+    p.add_argument("--seed", type=int, metavar="N",
+                   help="seed of the hashed engines' key hash (their parameter seed=, unless "
+                        "--param sets it): default 1, so depths and probe counts repeat run "
+                        "to run; 0: each engine draws a secret one (docs/replay.md)")
 
 
 def _replay_args(args: argparse.Namespace, reps: Optional[int]) -> List[str]:
@@ -50,6 +55,8 @@ def _replay_args(args: argparse.Namespace, reps: Optional[int]) -> List[str]:
         out += ["--np", str(args.np)]
     if args.hints:
         out += ["--hints", args.hints]
+    if args.seed is not None:
+        out += ["--seed", str(args.seed)]
     if reps is not None:
         out += ["--reps", str(reps)]
     return out
@@ -367,7 +374,7 @@ def cmd_import_dumpi(args: argparse.Namespace, out: Console) -> int:
 
 REGISTER = (register_engines, register_replay, register_stream, register_gen, register_coll,
             register_threads, bench_cli.register, cluster_cli.register, register_trace, register_import,
-            register_convert, run_cli.register)
+            register_convert, tables_cli.register, run_cli.register)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

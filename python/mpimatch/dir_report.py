@@ -14,7 +14,7 @@ from rich.text import Text
 
 from .atomic import write_atomic
 from .errors import MpimatchError
-from .report import human_bytes
+from .report import human_bytes, probes_cell
 
 PLOTS = {
     "heatmap_umq.png": "UMQ elements traversed, by source (columns) and receiving rank (rows)",
@@ -44,7 +44,7 @@ def aggregate_table(report: Dict[str, Any]) -> Table:
                     f"{report['events']} events ({which})", title_justify="left")
     for col in ("engine", "total time", "vs list", "ranks won", "ns/event", "PRQ mean",
                 "PRQ max", "UMQ mean", "UMQ max", "PRQ len max", "UMQ len max", "queues max",
-                "peak bytes max", "peak bytes sum"):
+                "peak bytes max", "peak bytes sum", "probes/op"):
         t.add_column(col, justify="left" if col == "engine" else "right", no_wrap=True)
     comp = report.get("comparison") or {}
     rows = comp.get("order") or [{"engine": n} for n in sorted(report["aggregate"])]
@@ -61,7 +61,8 @@ def aggregate_table(report: Dict[str, Any]) -> Table:
                   f"{a['umq']['mean_depth']:.2f}", str(a["umq"]["max_depth"]),
                   str(a["prq"]["max_length"]), str(a["umq"]["max_length"]),
                   str(max(a["prq"]["max_queues"], a["umq"]["max_queues"])),
-                  human_bytes(a["peak_bytes_max"]), human_bytes(a["peak_bytes_sum"]))
+                  human_bytes(a["peak_bytes_max"]), human_bytes(a["peak_bytes_sum"]),
+                  probes_cell(a["prq"], a["umq"]))
     return t
 
 
@@ -257,7 +258,8 @@ def write_html(report: Dict[str, Any], out: Path, images: List[str]) -> None:
                  f"<td>{a['prq']['mean_depth']:.2f}</td><td>{a['prq']['max_depth']}</td>"
                  f"<td>{a['umq']['mean_depth']:.2f}</td><td>{a['umq']['max_depth']}</td>"
                  f"<td>{a['prq']['max_length']}</td><td>{a['umq']['max_length']}</td>"
-                 f"<td>{a['peak_bytes_max']}</td><td>{a['peak_bytes_sum']}</td></tr>")
+                 f"<td>{a['peak_bytes_max']}</td><td>{a['peak_bytes_sum']}</td>"
+                 f"<td>{probes_cell(a['prq'], a['umq'])}</td></tr>")
     lines = "".join(f"<p>{html.escape(line)}</p>" for line in comparison_lines(report))
     figs = "".join(
         f"<figure><img alt='{html.escape(PLOTS.get(name, name))}' src='data:image/png;base64,"
@@ -277,7 +279,7 @@ img{{max-width:100%}}</style></head><body>
 Read the plots with docs/APPLICATIONS.md, "Reports".</p>
 {notes}<table><tr><th>engine</th><th>total time</th><th>vs list</th><th>ranks won</th><th>ns/event</th><th>PRQ mean depth</th><th>PRQ max depth</th>
 <th>UMQ mean depth</th><th>UMQ max depth</th><th>PRQ max length</th><th>UMQ max length</th>
-<th>peak bytes (max rank)</th><th>peak bytes (sum)</th></tr>{rows}</table>
+<th>peak bytes (max rank)</th><th>peak bytes (sum)</th><th>probes/op (mean/max)</th></tr>{rows}</table>
 {lines}
 {('<h2>Warnings</h2><ul>' + warnings + '</ul>') if warnings else ''}
 {figs}

@@ -125,6 +125,12 @@ def run_dir(files: Sequence[Path], replay_args: Sequence[str], every: int, jobs:
 
 # ------------------------------------------------------------------ aggregation
 
+# What the report keeps of each side's statistics (mpimatch-replay's JSON): probes and
+# max_probes are hash-table slots inspected (0 for engines without tables).
+QSTATS = ("searches", "traversed", "max_depth", "max_length", "max_queues", "peak_bytes",
+          "probes", "max_probes")
+
+
 def rank_record(rank: int, res: Dict[str, Any]) -> Dict[str, Any]:
     """One rank's numbers per engine (the report's per-rank rows)."""
     data = res["replay"]
@@ -136,10 +142,8 @@ def rank_record(rank: int, res: Dict[str, Any]) -> Dict[str, Any]:
         engines[r["engine"]] = {
             "ns_per_event": ns.get("median"),
             "ns_q1": ns.get("q1"), "ns_q3": ns.get("q3"),
-            "prq": {k: prq.get(k) for k in ("searches", "traversed", "max_depth", "max_length",
-                                            "max_queues", "peak_bytes")},
-            "umq": {k: umq.get(k) for k in ("searches", "traversed", "max_depth", "max_length",
-                                            "max_queues", "peak_bytes")},
+            "prq": {k: prq.get(k) for k in QSTATS},
+            "umq": {k: umq.get(k) for k in QSTATS},
             "peak_bytes": st.get("peak_bytes"),
         }
         for side in ("prq", "umq"):
@@ -164,9 +168,10 @@ def aggregate(ranks: List[Dict[str, Any]]) -> Dict[str, Any]:
         agg["total_ns"] = total_ns
         for side in ("prq", "umq"):
             rows = [r["engines"][name][side] for r in ranks]
-            s = {k: sum(x[k] or 0 for x in rows) for k in ("searches", "traversed")}
+            s = {k: sum(x[k] or 0 for x in rows) for k in ("searches", "traversed", "probes")}
             s.update({k: max(x[k] or 0 for x in rows)
-                      for k in ("max_depth", "max_length", "max_queues", "peak_bytes")})
+                      for k in ("max_depth", "max_length", "max_queues", "peak_bytes",
+                                "max_probes")})
             s["sum_peak_bytes"] = sum(x["peak_bytes"] or 0 for x in rows)
             s["mean_depth"] = s["traversed"] / s["searches"] if s["searches"] else 0.0
             agg[side] = s

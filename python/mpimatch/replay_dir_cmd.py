@@ -47,6 +47,8 @@ def build_report(directory: Path, index: Dict[str, Any], results: List[Dict[str,
             "ranks": len(ranks), "world_ranks": int(index.get("ranks") or len(ranks)),
             "events": sum(r["events"] for r in ranks),
             "args": list(replay_args),
+            # the hashed engines' seed= as mpimatch-replay gave it (--seed; docs/replay.md)
+            "seed": next((r["replay"].get("seed") for r in results if "replay" in r), None),
             "index": {k: index.get(k) for k in ("source", "mpi", "model", "clock") if k in index},
             "partial_trace": partial_trace(index),
             "warnings": warnings, "aggregate": agg, "comparison": compare(ranks, agg),

@@ -15,6 +15,19 @@ from .replay import hints_of
 BASELINE = "list"
 
 
+def probes_cell(prq: Dict[str, Any], umq: Dict[str, Any]) -> str:
+    """Hash-table slots inspected per operation, "mean/max" (mm_qstats probes and
+    max_probes, docs/replay.md): a post or an arrival searches one side and may insert
+    into the other, so mean = both sides' probes / both sides' searches. "-" for an
+    engine without hash tables (no probes)."""
+    probes = (prq.get("probes") or 0) + (umq.get("probes") or 0)
+    ops = (prq.get("searches") or 0) + (umq.get("searches") or 0)
+    if not probes:
+        return "-"
+    most = max(prq.get("max_probes") or 0, umq.get("max_probes") or 0)
+    return f"{probes / ops if ops else 0.0:.2f}/{most}"
+
+
 def human_bytes(n: Any) -> str:
     if not isinstance(n, (int, float)):
         return "-"

@@ -83,15 +83,4 @@ static inline int mm_key_wild(const mm_key *k)
     return k->src == MM_ANY_SOURCE || k->tag == MM_ANY_TAG;
 }
 
-/* Mix of all 96 key bits (for bins and hash tables). */
-static inline uint32_t mm_key_hash(const mm_key *k)
-{
-    uint64_t h = ((uint64_t)(uint32_t)k->comm << 32 | (uint32_t)k->src) * 0x9E3779B97F4A7C15ull;
-    h ^= (uint64_t)(uint32_t)k->tag * 0xC2B2AE3D27D4EB4Full;
-    h ^= h >> 31;
-    h *= 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 29;
-    return (uint32_t)h;
-}
-
 #endif

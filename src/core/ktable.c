@@ -1,6 +1,6 @@
 #include "core/ktable.h"
 
-int mm_ktable_init(mm_ktable *t, unsigned li, uint32_t capacity, mm_mem *mem)
+int mm_ktable_init(mm_ktable *t, unsigned li, uint32_t capacity, uint64_t seed, mm_mem *mem)
 {
     uint32_t cap = 16;
     while (cap < capacity && cap < (1u << 30))
@@ -11,6 +11,7 @@ int mm_ktable_init(mm_ktable *t, unsigned li, uint32_t capacity, mm_mem *mem)
     t->mask = cap - 1;
     t->count = 0;
     t->li = li;
+    t->seed = seed;
     t->mem = mem;
     mm_pool_init(&t->entries, sizeof(mm_kentry), mem);
     return 0;

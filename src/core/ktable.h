@@ -1,7 +1,9 @@
 /* ktable.h - hash table from a key (comm, src, tag) to a FIFO of elements.
  *
  * Open addressing with linear probing and backward-shift deletion; entries
- * come from a pool. The table doubles when half full (amortised: no rehash
+ * come from a pool. Keys are hashed with the seeded mm_khash (core/khash.h)
+ * under the table's seed (mm_ktable_hash), as every hashed structure of the
+ * library is: a peer cannot aim keys at one probe run without the seed. The table doubles when half full (amortised: no rehash
  * on the steady-state matching path). Wildcards are ordinary key values
  * here: an engine that files receives by their wildcard pattern uses the
  * pattern itself as the key.
@@ -13,6 +15,7 @@
 #ifndef MM_CORE_KTABLE_H
 #define MM_CORE_KTABLE_H
 
+#include "core/khash.h"
 #include "core/queue.h"
 #include "core/pool.h"
 
@@ -36,11 +39,20 @@ typedef struct mm_ktable {
     uint32_t    mask;   /* capacity - 1 (capacity is a power of two) */
     uint32_t    count;  /* entries                                   */
     uint32_t    li;     /* element link used by the entries' queues  */
+    uint64_t    seed;   /* of mm_ktable_hash                         */
     mm_pool     entries;
     mm_mem     *mem;
 } mm_ktable;
 
-int  mm_ktable_init(mm_ktable *t, unsigned li, uint32_t capacity, mm_mem *mem);
+/* seed: of the key hash (mm_seed_pick: an engine's seed= parameter, or 0 to
+ * draw one from the OS). */
+int  mm_ktable_init(mm_ktable *t, unsigned li, uint32_t capacity, uint64_t seed, mm_mem *mem);
+
+/* The hash every call below takes: computed once per key by the caller. */
+static inline uint32_t mm_ktable_hash(const mm_ktable *t, const mm_key *k)
+{
+    return mm_khash(k, t->seed);
+}
 
 void mm_ktable_destroy(mm_ktable *t);
 

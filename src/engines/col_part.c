@@ -18,7 +18,7 @@ int col_init(col_side *S, part_ctx *cx, uint32_t kc)
     S->cx = cx;
     S->cap = part_cap(kc, (uint64_t)cx->e->nprocs);
     mm_queue_init(&S->pq, 0);
-    if (mm_ktable_init(&S->prof, 0, 16, cx->mem) != 0)
+    if (mm_ktable_init(&S->prof, 0, 16, mm_seed_random(), cx->mem) != 0)
         return MM_ENOMEM;
     mm_stat_queues(cx->st, 1);
     return 0;
@@ -115,7 +115,7 @@ static col_prof *profile_of(col_side *S, const mm_elem *x)
     mm_engine *e = S->cx->e;
     uint64_t t0 = mm_now_ns();
     int created;
-    mm_kentry *ke = mm_ktable_get(&S->prof, &pk, mm_key_hash(&pk), &created);
+    mm_kentry *ke = mm_ktable_get(&S->prof, &pk, mm_ktable_hash(&S->prof, &pk), &created);
     if (!ke)
         return NULL;
     if (created) {

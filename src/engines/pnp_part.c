@@ -16,7 +16,7 @@ int pnp_init(pnp_side *S, part_ctx *cx, uint32_t theta, uint32_t kp, int prq)
     S->capped = S->cap == 0;
     mm_queue_init(&S->base, 0);
     mm_queue_init(&S->wild, 0);
-    if (mm_ktable_init(&S->partners, 0, 16, cx->mem) != 0)
+    if (mm_ktable_init(&S->partners, 0, 16, mm_seed_random(), cx->mem) != 0)
         return MM_ENOMEM;
     mm_stat_queues(cx->st, prq ? 2 : 1); /* the base queue, and the wild one on the PRQ */
     return 0;
@@ -43,7 +43,7 @@ static inline mm_kentry *partner_of(const pnp_side *S, int32_t src)
     if (!S->npartners) /* the common case before any extraction: no lookup */
         return NULL;
     mm_key pk = partner_key(src);
-    return mm_ktable_find(&S->partners, &pk, mm_key_hash(&pk));
+    return mm_ktable_find(&S->partners, &pk, mm_ktable_hash(&S->partners, &pk));
 }
 
 static inline mm_queue *np_queue(const pnp_side *S, uint32_t level)
@@ -164,7 +164,7 @@ static void open_level(pnp_side *S, const cand *c, uint32_t n, uint64_t first_se
     for (uint32_t i = 0; i < n; i++) {
         mm_key pk = partner_key(c[i].src);
         int created;
-        mm_kentry *p = mm_ktable_get(&S->partners, &pk, mm_key_hash(&pk), &created);
+        mm_kentry *p = mm_ktable_get(&S->partners, &pk, mm_ktable_hash(&S->partners, &pk), &created);
         if (!p)
             break; /* out of memory: fewer partners, still consistent */
         p->aux = (void *)level;

@@ -124,7 +124,7 @@ static int rank_init(mm_engine *e, char *err, size_t errlen)
     rank_impl *R = mm_mem_alloc(&e->mem, sizeof *R);
     if (!R)
         return MM_ENOMEM;
-    if (mm_ktable_init(&R->comms, 0, 16, &e->mem) != 0) {
+    if (mm_ktable_init(&R->comms, 0, 16, mm_seed_random(), &e->mem) != 0) {
         mm_mem_free(&e->mem, R, sizeof *R);
         return MM_ENOMEM;
     }
@@ -151,7 +151,7 @@ static mm_kentry *find_comm(rank_impl *R, int32_t comm)
     if (R->last && R->last->key.comm == comm)
         return R->last;
     mm_key k = {comm, 0, 0};
-    mm_kentry *ke = mm_ktable_find(&R->comms, &k, mm_key_hash(&k));
+    mm_kentry *ke = mm_ktable_find(&R->comms, &k, mm_ktable_hash(&R->comms, &k));
     if (ke)
         R->last = ke;
     return ke;
@@ -164,7 +164,7 @@ static mm_kentry *new_comm(mm_engine *e, int32_t comm)
     rank_impl *R = e->impl;
     mm_key k = {comm, 0, 0};
     int created;
-    mm_kentry *ke = mm_ktable_get(&R->comms, &k, mm_key_hash(&k), &created);
+    mm_kentry *ke = mm_ktable_get(&R->comms, &k, mm_ktable_hash(&R->comms, &k), &created);
     if (!ke)
         return NULL;
     uint32_t ntop = (uint32_t)(((uint64_t)e->nprocs + TOP_SPAN - 1) / TOP_SPAN);

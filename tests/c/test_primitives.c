@@ -105,7 +105,7 @@ static void test_ktable(void)
 {
     mm_mem mem = {0};
     mm_ktable t;
-    CHECK(mm_ktable_init(&t, 0, 16, &mem) == 0);
+    CHECK(mm_ktable_init(&t, 0, 16, 0x5EEDull, &mem) == 0);
     enum { N = 3000 };
     mm_key keys[N];
     mm_kentry *ent[N];
@@ -119,7 +119,7 @@ static void test_ktable(void)
     int bad = 0;
     for (int step = 0; step < 200000; step++) {
         int i = (int)(next_rand() % N);
-        uint32_t h = mm_key_hash(&keys[i]);
+        uint32_t h = mm_ktable_hash(&t, &keys[i]);
         if (live[i]) {
             if (mm_ktable_find(&t, &keys[i], h) != ent[i])
                 bad++;
@@ -137,7 +137,7 @@ static void test_ktable(void)
         if (step % 20000 == 0) {
             uint32_t count = 0;
             for (int j = 0; j < N; j++) {
-                mm_kentry *f = mm_ktable_find(&t, &keys[j], mm_key_hash(&keys[j]));
+                mm_kentry *f = mm_ktable_find(&t, &keys[j], mm_ktable_hash(&t, &keys[j]));
                 if ((f != NULL) != live[j] || (f && f != ent[j]))
                     bad++;
                 count += (uint32_t)live[j];
@@ -148,8 +148,8 @@ static void test_ktable(void)
     }
     CHECK_EQ(bad, 0);
     int created;
-    mm_kentry *a = mm_ktable_get(&t, &keys[0], mm_key_hash(&keys[0]), &created);
-    mm_kentry *b = mm_ktable_get(&t, &keys[0], mm_key_hash(&keys[0]), &created);
+    mm_kentry *a = mm_ktable_get(&t, &keys[0], mm_ktable_hash(&t, &keys[0]), &created);
+    mm_kentry *b = mm_ktable_get(&t, &keys[0], mm_ktable_hash(&t, &keys[0]), &created);
     CHECK(a == b && !created);
     mm_ktable_destroy(&t);
     CHECK_EQ(mem.bytes, 0);

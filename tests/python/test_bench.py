@@ -177,7 +177,8 @@ def test_replay_command_for_workloads_and_files(tmp_path):
                         Item(StreamFile(REPO / "examples" / "tiny.mms"), ("list",))], CAT)
     assert bench.replay_command(exe, wl, 3, js) == [
         "/bin/replay", "--workload", "burst:n=8,rounds=8,seed=1", "--engine", "bins", "--param",
-        "bins:bins=4", "--reps", "3", "--json", str(js), "--quiet"]
+        "bins:bins=4", "--reps", "3", "--seed", "1", "--json", str(js), "--quiet"]
+    assert bench.replay_command(exe, wl, 3, js, seed=7)[9:11] == ["--seed", "7"]
     assert bench.replay_command(exe, f, 1, js)[:4] == ["/bin/replay", str(REPO / "examples" / "tiny.mms"),
                                                        "--engine", "list"]
 
@@ -216,7 +217,10 @@ def replay_json(engine: str, ns: float, events: int = 8192, params: Dict = None,
     """What mpimatch-replay --json writes for one engine (tools/replay_report.c)."""
     q = {"searches": 10, "hits": 10, "misses": 0, "traversed": 10, "mean_depth": prq_depth,
          "max_depth": 4, "length": 0, "max_length": 4096, "queues": 1, "max_queues": 1,
-         "bytes": 0, "peak_bytes": 1000}
+         "bytes": 0, "peak_bytes": 1000,
+         # hash-table slots inspected: hash and nm have tables, the others none
+         "probes": 15 if engine in ("hash", "nm") else 0,
+         "max_probes": 3 if engine in ("hash", "nm") else 0}
     return {"tool": "mpimatch-replay", "events": events, "np": 2, "reps": 5,
             "hints": ["no_any_source", "no_any_tag"],
             "results": [{"engine": engine, "params": params or {},
@@ -252,7 +256,7 @@ def test_records_speedups_and_targets():
                                "generator": bench.GEN, "file": None}
     assert rec["run"] == "bins" and rec["speedup_vs_list"] == pytest.approx(20.0)
     assert rec["prq"] == {"mean_depth": 1.0, "max_depth": 4, "max_length": 4096, "queues": 1,
-                          "peak_bytes": 1000}
+                          "peak_bytes": 1000, "searches": 10, "probes": 0, "max_probes": 0}
     targets = {t["name"]: t for t in bench.check_targets([o.record for o in outs])}
     assert set(targets) == {t.name for t in bench.TARGETS}
     assert targets["shuffle-hash-speedup"]["measured"] == pytest.approx(100.0)
@@ -305,6 +309,8 @@ def test_terminal_report_states_missed_targets():
     text = console.export_text()
     assert "MISSED" in text and "burst n=4096: hash at most 1.5x slower" in text
     assert "100.00×" in text and "not measured" in text
+    # probes/op: both sides' slots / both sides' searches, and the most in one operation
+    assert "probes/op" in text and "1.50/3" in text
     assert "skipped hash (requires hints; the workload uses ANY_SOURCE): any:n=8,rounds=8,seed=1" in text
 
 
@@ -398,6 +404,17 @@ def test_quick_suite_outputs(quick):
     d, proc, doc = quick
     out = d / "out"
     assert json.loads((out / "results.json").read_text())["records"] == doc["records"]
+    assert doc["seed"] == 1       # every run's hashed engines hash with the lab's fixed seed
+    # hash-table slots inspected (mm_qstats probes): hash and nm have tables, list none
+    for r in doc["records"]:
+        probes = r["prq"]["probes"] + r["umq"]["probes"]
+        assert (probes > 0) == (r["engine"] in ("hash", "nm")), r["run"]
+        assert r["prq"]["max_probes"] <= r["prq"]["probes"]
+    rows = list(csv.DictReader(io.StringIO(csv_text(doc["records"]))))
+    assert [int(row["prq_probes"]) > 0 for row in rows] == [
+        r["prq"]["probes"] > 0 for r in doc["records"]]
+    assert {r["engine_params"]["seed"] for r in doc["records"]
+            if r["engine"] in ("hash", "nm", "bins", "adaptive")} == {1}
     assert len((out / "results.csv").read_text().splitlines()) == 1 + len(doc["records"])
     pngs = sorted(p.name for p in (out / "plots").glob("*.png"))
     assert "ns-vs-queue.png" in pngs and "memory-vs-speedup.png" in pngs
@@ -467,3 +484,70 @@ def test_speedup_heatmap_marks_the_best_and_ties_within_noise():
             r["ns_per_event"].update({"q1": 8.0, "q3": 60.0})
     m = heatmap_cells(records)[3][i]
     assert [m[c[n]] for n in ("list", "hash", "bins")] == ["", "best", "tie"]
+
+
+def dozen_engine_records() -> List[Dict[str, Any]]:
+    """The fake document's records, with bins' runs repeated for every engine of the
+    library but list and hash (list and hash keep their own): a dozen engine runs."""
+    import copy
+    from mpimatch.bench.plots import ENGINE_COLOURS
+    records = [r for r in fake_doc()["records"] if r["ns_per_event"]["median"]]
+    out = [r for r in records if r["run"] in ("list", "hash")]
+    for name in ENGINE_COLOURS:
+        if name in ("list", "hash"):
+            continue
+        for r in records:
+            if r["run"] == "bins":
+                r = copy.deepcopy(r)
+                r["run"] = r["engine"] = name
+                out.append(r)
+    out.append({**copy.deepcopy(out[-1]), "run": "bins:bins=16", "engine": "bins"})
+    return out
+
+
+def test_plots_keep_a_dozen_engines_apart():
+    """Every plot but the heat map is small multiples: one panel per engine run (list's
+    own too, except memory-vs-speedup, where list is the 1x line), axes shared, the list
+    baseline in grey in every other panel, one legend outside the panels, and each
+    engine in one colour in every plot."""
+    from matplotlib.colors import to_rgba
+    import matplotlib.pyplot as plt
+    from mpimatch.bench import plots
+    records = dozen_engine_records()
+    runs = list(dict.fromkeys(r["run"] for r in records))
+    assert len(runs) == 13 and len(set(plots.ENGINE_COLOURS.values())) == len(plots.ENGINE_COLOURS)
+    grey = to_rgba(plots.BASE_STYLE["color"])
+
+    def colours(ax):
+        out = {tuple(c) for coll in ax.collections for c in coll.get_edgecolor()}
+        return out | {to_rgba(line.get_color()) for line in ax.get_lines()}
+
+    def check(fig, want_runs, blocks=1):
+        axes = fig.axes
+        assert len(axes) == blocks * len(want_runs)
+        for b in range(blocks):
+            panel = axes[b * len(want_runs):(b + 1) * len(want_runs)]
+            assert [ax.get_title() for ax in panel] == want_runs
+            for ax, run in zip(panel, want_runs):
+                engine = next(r["engine"] for r in records if r["run"] == run)
+                assert to_rgba(ax.title.get_color()) == to_rgba(plots.engine_colour(engine))
+                got = colours(ax)
+                assert to_rgba(plots.engine_colour(engine)) in got, run
+                assert (grey in got) == (run != "list"), run      # the baseline, elsewhere
+                assert ax.get_legend() is None
+                assert panel[0].get_shared_x_axes().joined(panel[0], ax)
+                assert panel[0].get_shared_y_axes().joined(panel[0], ax)
+        assert len(fig.legends) == 1
+        # four panels a row: 13 runs take four rows, the last holding one
+        rows = {round(ax.get_position().y0, 3) for ax in axes[:len(want_runs)]}
+        assert len(rows) == -(-len(want_runs) // plots.PANEL_COLUMNS)
+        plt.close(fig)
+
+    check(plots.figure_ns_vs_queue(records), runs)
+    check(plots.figure_depth_vs_n(records), runs)
+    check(plots.figure_memory_vs_speedup(records), [r for r in runs if r != "list"])
+    sweep_key, sweep_rs = next((k, v) for k, v in plots.sweeps(records).items() if k[1] == "shuffle")
+    check(plots.figure_sweep(sweep_key, sweep_rs), list(dict.fromkeys(r["run"] for r in sweep_rs)),
+          blocks=2)
+    # an engine the table does not know gets a colour, the same each time
+    assert plots.engine_colour("new-engine") == plots.engine_colour("new-engine")

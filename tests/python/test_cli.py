@@ -240,7 +240,7 @@ def test_stream_convert_bad_input_writes_nothing(tmp_path, stream_exe, how):
 # ---------------------------------------------------------------- help, version
 
 @pytest.mark.parametrize("sub", [[], ["engines"], ["replay"], ["stream"], ["stream", "convert"],
-                                 ["stream", "check"], ["stream", "cat"], ["bench"]])
+                                 ["stream", "check"], ["stream", "cat"], ["bench"], ["tables"]])
 def test_help(sub):
     proc = run_cli(*sub, "--help")
     assert proc.returncode == 0, proc.stderr
@@ -321,3 +321,51 @@ def test_replay_reports_the_harness_floor(replay_exe):
     # list on shuffle searches ~1000 elements an event: far above the null call
     lst = next(r for r in data["results"] if r["engine"] == "list")
     assert lst["ns_per_event"]["median"] > 5 * floor
+
+
+SEEDED = ("hash", "nm", "bins", "adaptive")     # the engines with parameter seed=
+
+
+def _untimed_stats(data):
+    """engine -> (params, statistics without the timings: overhead is in ns)."""
+    return {r["engine"]: (r["params"], {k: v for k, v in r["stats"].items() if k != "overhead"})
+            for r in data["results"]}
+
+
+def test_replay_seed_repeats_depths_and_probes(tmp_path, gen_exe, replay_exe):
+    """The lab passes a fixed seed= to the hashed engines (--seed, default 1) and records it,
+    so two replays of one stream give identical statistics; without it (--seed 0) each
+    engine draws its own, and bins' layout changes from run to run."""
+    stream = tmp_path / "collide.mms"
+    p = run_cli("gen", "collide:n=2048,rounds=2,kind=tags", "-o", stream)
+    assert p.returncode == 0, p.stderr
+    runs = []
+    for i in range(2):
+        js = tmp_path / f"r{i}.json"
+        p = run_cli("replay", stream, "--engine", ",".join(SEEDED), "--reps", "1", "--json", js)
+        assert p.returncode == 0, p.stderr
+        runs.append(json.loads(js.read_text()))
+    assert runs[0]["seed"] == runs[1]["seed"] == 1
+    a, b = (_untimed_stats(d) for d in runs)
+    assert list(a) == list(SEEDED) and a == b
+    assert all(params["seed"] == 1 for params, _ in a.values())
+    assert "seed 1" in run([replay_exe, stream, "--engine", "hash", "--reps", "1"]).stdout
+    # the user's seed, and --param's over it for one engine
+    p = run_cli("replay", stream, "--engine", ",".join(SEEDED), "--reps", "1", "--seed", "5",
+                "--param", "hash:seed=9", "--json", "-")
+    assert p.returncode == 0, p.stderr
+    data = json.loads(p.stdout)
+    assert data["seed"] == 5
+    assert {e: params["seed"] for e, (params, _) in _untimed_stats(data).items()} == {
+        "hash": 9, "nm": 5, "bins": 5, "adaptive": 5}
+    # drawn seeds (--seed 0): bins' layout, so its traversal count, changes from draw to
+    # draw (12 draws of this stream: 12 traversal counts, 11904..12546; four all equal
+    # would be a chance far below 1e-6)
+    drawn = []
+    for _ in range(4):
+        p = run([replay_exe, stream, "--engine", "bins", "--reps", "1", "--seed", "0",
+                 "--json", "-", "-q"])
+        assert p.returncode == 0, p.stderr
+        drawn.append(json.loads(p.stdout))
+    assert drawn[0]["seed"] == 0
+    assert len({json.dumps(_untimed_stats(d), sort_keys=True) for d in drawn}) > 1

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import _find, run_cli
+from conftest import _find, run, run_cli
 from mpimatch import tools
 from mpimatch.model import outcomes, parse_stream
 
@@ -58,7 +58,8 @@ def test_bad_spec(tmp_path, gen_exe, spec, message):
 
 
 def _key_hash(comm: int, src: int, tag: int) -> int:
-    """mm_key_hash of src/core/elem.h (the fixed, unseeded hash collide targets)."""
+    """mm_fixed_key_hash of tools/gen/fixed_hash.h (the old fixed, unseeded hash collide
+    targets)."""
     m = (1 << 64) - 1
     h = (((comm & 0xFFFFFFFF) << 32 | (src & 0xFFFFFFFF)) * 0x9E3779B97F4A7C15) & m
     h ^= ((tag & 0xFFFFFFFF) * 0xC2B2AE3D27D4EB4F) & m
@@ -79,3 +80,43 @@ def test_collide_keys_share_hash_bits(kind, mask):
     msgs = [(int(f[2]), int(f[3]), int(f[4])) for f in ev if f[0] == "M"]
     assert len(keys) == len(set(keys)) == 200 and sorted(msgs) == sorted(keys)
     assert len({_key_hash(*k) & mask for k in keys}) == 1
+
+
+def _replay_json(replay_exe, spec: str, engines: str):
+    proc = run([replay_exe, "--workload", spec, "--engine", engines, "--reps", "1", "--json", "-",
+                "-q"])
+    assert proc.returncode == 0, proc.stderr
+    return {r["engine"]: r["stats"] for r in json.loads(proc.stdout)["results"]}
+
+
+def _probes_per_op(st) -> float:
+    return (st["prq"]["probes"] + st["umq"]["probes"]) / (st["prq"]["searches"] + st["umq"]["searches"])
+
+
+@pytest.mark.parametrize("kind", ["tags", "sources"])
+def test_collide_keys_do_not_make_tables_linear(replay_exe, kind):
+    """A sender choosing tags (or sources) must not make matching O(n) (issue 13): 4096 keys
+    sharing a probe run under the fixed hash still cost hash and nm a few slots per
+    operation, as the replay JSON's probes say (depth says 1 either way), within a
+    generous bound of the same engines on random keys (shuffle). The unseeded hash
+    inspected about n/2 = 2048 slots per operation here."""
+    n = 4096
+    hostile = _replay_json(replay_exe, f"collide:n={n},rounds=2,kind={kind}", "list,hash,nm")
+    calm = _replay_json(replay_exe, f"shuffle:n={n},rounds=2", "hash,nm")
+    assert hostile["list"]["prq"]["probes"] == 0 and hostile["list"]["prq"]["max_probes"] == 0
+    for e in ("hash", "nm"):
+        st = hostile[e]
+        assert st["prq"]["mean_depth"] == 1.0                  # the depth cannot tell
+        assert 1.0 <= _probes_per_op(st) < 8.0, (e, _probes_per_op(st))   # healthy: about 2
+        assert _probes_per_op(st) <= 2 * _probes_per_op(calm[e]) + 1
+        assert max(st["prq"]["max_probes"], st["umq"]["max_probes"]) < 8 * 14   # 8 log2(capacity)
+
+
+def test_collide_keys_do_not_fill_one_bin(replay_exe):
+    """4096 tags sharing their top hash bits (one bin of 256 under the fixed hash) are
+    spread by the seeded bin choice: bins and adaptive search a few elements, not n/2."""
+    n = 4096
+    hostile = _replay_json(replay_exe, f"collide:n={n},rounds=2,kind=bins", "list,bins,adaptive")
+    assert hostile["list"]["prq"]["mean_depth"] > n / 8                # the queue is long
+    for e in ("bins", "adaptive"):
+        assert hostile[e]["prq"]["mean_depth"] < 4 * n / 256 + 8, (e, hostile[e]["prq"])

@@ -72,6 +72,7 @@ def test_report_numbers(tmp_path, stream_exe, engines):
     rep = replay_dir(d, tmp_path / "out")
     assert rep["ranks"] == 3 and rep["events"] == 9 + 2 + 2
     assert rep["warnings"] == ["a warning from the converter"]
+    assert rep["seed"] == 1                     # the lab's fixed hash seed (--seed)
     # every engine has a record on every rank where the stream allows it: rank 0 uses
     # MPI_ANY_SOURCE, ranks 1 and 2 use no wildcard
     for r in rep["per_rank"]:
@@ -88,6 +89,9 @@ def test_report_numbers(tmp_path, stream_exe, engines):
             assert a[side]["traversed"] == sum(x[side]["traversed"] for x in rows)
             assert a[side]["max_depth"] == max(x[side]["max_depth"] for x in rows)
             assert a[side]["max_length"] == max(x[side]["max_length"] for x in rows)
+            assert a[side]["probes"] == sum(x[side]["probes"] for x in rows)
+            assert a[side]["max_probes"] == max(x[side]["max_probes"] for x in rows)
+            assert (a[side]["probes"] > 0) == (name in ("hash", "nm"))   # slots of hash tables
             assert a[side]["mean_depth"] == pytest.approx(
                 a[side]["traversed"] / a[side]["searches"] if a[side]["searches"] else 0)
         assert a["peak_bytes_sum"] == sum(x["peak_bytes"] for x in rows)
@@ -323,3 +327,53 @@ def test_distributed_replay_under_mpirun_gives_the_serial_report(tmp_path, strea
     dist = json.loads((tmp_path / "dist" / "report.json").read_text())
     assert _untimed(dist) == _untimed(serial)
     assert set(dist["aggregate"]) == set(serial["aggregate"])
+
+
+def test_tables_of_a_report(tmp_path, stream_exe):
+    """`mpimatch tables REPORT_DIR [--wildcards]` (was scripts/apps_tables.py): the engine
+    table sorted by ns/event, the MPI_T samples against the model, the wildcard counts."""
+    trace = tmp_path / "trace"
+    trace.mkdir()
+    # rank 0 after t=5 (M1 M2 M3 queued, R4 and R5 took two): UMQ 1, sampled as 3;
+    # after t=9 (M9 matched R8, R7 ANY_SOURCE waits): PRQ 1, sampled as 1
+    trace_with_pvars(trace / "rank-000000.mmt", 0, [(5, 0, 3), (9, 1, 1)])
+    d = make_dir(tmp_path, stream_exe, source="../trace")
+    # rank 0's events at t = 1..9 ns (the samples' clock: trace t0 + t)
+    lines = RANK0.splitlines()
+    (d / "rank-000000.mms").write_text("\n".join(lines[:2] + [f"{line} t={i + 1}" for i, line
+                                                              in enumerate(lines[2:])]) + "\n")
+    rep = replay_dir(d, tmp_path / "out")
+    assert rep["queue_series"]["x"] == "t"
+    proc = run_cli("tables", tmp_path / "out", "--wildcards")
+    assert proc.returncode == 0, proc.stderr
+    text = proc.stdout
+    assert text.startswith("3 ranks, 13 events (all ranks); converter warnings: a warning "
+                           "from the converter\n")
+    rows = [line.split(" | ") for line in text.splitlines() if line.startswith("| ")]
+    head = rows[0]
+    assert head[:3] == ["| engine", "ns/event", "vs list"]
+    body = [r for r in rows[2:] if r[0][2:] in rep["aggregate"]]
+    assert [r[0][2:] for r in body] == sorted(rep["aggregate"],
+                                              key=lambda e: rep["aggregate"][e]["ns_per_event"])
+    assert next(r for r in body if r[0] == "| list")[2] == "1.00"
+    assert "Rank 0 (busiest), MPI_T samples against the model" in text
+    prq = next(r for r in rows if r[0] == "| PRQ")
+    umq = next(r for r in rows if r[0] == "| UMQ")
+    assert prq[1:7] == ["1", "1.00", "1", "1.00", "1", "1 of 1"]
+    assert umq[1:7] == ["1", "3.00", "3", "1.00", "1", "0 of 1"]
+    assert ("Receives: 7, of which ANY_SOURCE only 1, ANY_TAG only 0, both 0 (on 1 of 3 "
+            "ranks); probes 0, with a wildcard 0.") in text
+
+
+def test_tables_bad_input(tmp_path):
+    out = tmp_path / "r"
+    for setup, says in ((lambda: None, "not a directory"),
+                        (lambda: out.mkdir(), "report.json: no such file"),
+                        (lambda: (out / "report.json").write_text('{\n  "tool": 1,\n'),
+                         "report.json:3: not valid JSON"),
+                        (lambda: (out / "report.json").write_text('{"tool": "mpimatch replay"}'),
+                         "not a report of 'mpimatch replay STREAM_DIR --out' (no ranks")):
+        setup()
+        proc = run_cli("tables", out)
+        assert proc.returncode == 2 and says in proc.stderr, proc.stderr
+        assert "Traceback" not in proc.stderr and proc.stdout == ""

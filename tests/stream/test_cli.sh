@@ -46,7 +46,8 @@ has r.json '"peak_bytes"'
 has r.json '"skipped"'
 has err "note: skipping engine 'hash'"
 has out "ns/event"
-has out "stream $DATA/wild.txt (text), events 15, np 4, hints none"
+has out "stream $DATA/wild.txt (text), events 15, np 4, hints none, seed 1"
+has r.json '"seed": 1'
 no_temps
 
 run 0 "$REPLAY" "$DATA/nowild.txt" --engine all --matches m2.txt --json r2.json --quiet

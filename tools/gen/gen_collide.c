@@ -1,7 +1,8 @@
 /*
- * gen_collide.c - keys chosen to collide under the library's fixed, unseeded
- * key hash (mm_key_hash, src/core/elem.h): what a sender that picks its tags
- * or a job's ranks could do to a receiver's hash table or bins (hash flooding).
+ * gen_collide.c - keys chosen to collide under the library's old fixed,
+ * unseeded key hash (mm_fixed_key_hash, fixed_hash.h): what a sender that picks
+ * its tags or a job's ranks could do to a receiver's hash table or bins (hash
+ * flooding) when the hash is known.
  *
  * Shaped like shuffle (one round: n receives posted, then n messages in a
  * seeded random order, the same order every round), but the n keys are not
@@ -18,7 +19,7 @@
  */
 #include <stdlib.h>
 
-#include "core/elem.h"
+#include "fixed_hash.h"
 #include "gen_emit.h"
 
 enum { P_N, P_ROUNDS, P_KIND, P_BITS };
@@ -37,7 +38,7 @@ static int find_keys(int kind, uint32_t mask, uint32_t want, uint32_t n, int32_t
     for (int64_t v = 0; v <= INT32_MAX && k < n; v++) {
         mm_key key = { 0, kind == KIND_SOURCES ? (int32_t)v : PEER,
                        kind == KIND_SOURCES ? 0 : (int32_t)v };
-        if ((mm_key_hash(&key) & mask) == want)
+        if ((mm_fixed_key_hash(&key) & mask) == want)
             vals[k++] = (int32_t)v;
     }
     return k == n ? 0 : -1;
@@ -100,7 +101,7 @@ static const mm_gen_param collide_params[] = {
 
 const mm_gen mm_gen_collide = {
     "collide",
-    "shuffle with keys whose fixed, unseeded hash (mm_key_hash) shares `bits` bits: one probe "
+    "shuffle with keys whose old fixed, unseeded hash (0.1's) shares `bits` bits: one probe "
     "run or one bin for every key of a seedless table",
     "hash flooding: a sender choosing tags, or a job its ranks, that collide in a seedless table",
     0, collide_params, sizeof collide_params / sizeof collide_params[0], collide_run,

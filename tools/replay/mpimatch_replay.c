@@ -44,6 +44,10 @@ static const char usage[] =
     "  --interleave         take the engines' repetitions in turn (engine 1 rep 1,\n"
     "                       engine 2 rep 1, ..., engine 1 rep 2, ...): on a shared\n"
     "                       machine both sides of a ratio then see the same load\n"
+    "  --seed N             seed of the hashed engines' key hash (engine parameter\n"
+    "                       seed=, for every engine that has it unless --param\n"
+    "                       sets it): default 1, so depths and probe counts repeat\n"
+    "                       run to run; 0: each engine draws a secret one from the OS\n"
     "  --np N               number of processes (overrides the stream's)\n"
     "  --hints H            auto (default: what the stream satisfies), none, or\n"
     "                       a comma list of no_any_source, no_any_tag\n"
@@ -63,6 +67,9 @@ static const char usage[] =
     "     the library rejects a stream's event or an engine's parameters\n";
 
 #define MAX_ARGS_LIST 256
+/* The lab's hash seed: a fixed one, so that every replay of a stream builds
+ * the same tables (depths, probe counts, reseeds) and reports repeat. */
+#define MM_LAB_SEED 1
 
 typedef struct args {
     const char *stream, *workload, *matches, *json;
@@ -73,6 +80,8 @@ typedef struct args {
     const char *params[MAX_ARGS_LIST];
     size_t nparams;
     unsigned reps;
+    int64_t seed;                /* --seed (MM_LAB_SEED unless given)          */
+    char seed_kv[32];            /* "seed=N", the engines' default parameter    */
     int32_t np;
     uint32_t hints;
     int quiet, list;
@@ -95,6 +104,7 @@ static int parse_args(int argc, char **argv, args *a)
 {
     memset(a, 0, sizeof *a);
     a->reps = 5;
+    a->seed = MM_LAB_SEED;
     a->every = 1;
     a->hints = MM_HINTS_AUTO;
     for (int i = 1; i < argc; i++)
@@ -156,6 +166,10 @@ static int parse_args(int argc, char **argv, args *a)
             if (r < 0)
                 return CLI_USAGE;
             a->reps = (unsigned)x;
+        } else if ((r = cli_opt_int(argc, argv, &i, "--seed", 0, INT64_MAX, &x)) != 0) {
+            if (r < 0)
+                return CLI_USAGE;
+            a->seed = x;
         } else if ((r = cli_opt_int(argc, argv, &i, "--np", 1, INT32_MAX, &x)) != 0) {
             if (r < 0)
                 return CLI_USAGE;
@@ -495,8 +509,12 @@ static int replay_main(run *r)
         return write_outputs(r); /* the untimed analyses only */
 
     if ((rc = mm_plan_engines(&r->plan, a->engines, a->nengines)) ||
-        (rc = mm_plan_hints(&r->plan, &r->s, a->hints)) ||
-        (rc = mm_plan_params(&r->plan, a->params, a->nparams)))
+        (rc = mm_plan_hints(&r->plan, &r->s, a->hints)))
+        return rc;
+    snprintf(a->seed_kv, sizeof a->seed_kv, "seed=%lld", (long long)a->seed);
+    r->plan.seed = a->seed;
+    mm_plan_default(&r->plan, "seed", a->seed_kv);
+    if ((rc = mm_plan_params(&r->plan, a->params, a->nparams)))
         return rc;
 
     if (mm_replay_init(&r->rep, &r->s, a->reps, err, sizeof err) != MMR_OK) {

@@ -206,6 +206,15 @@ static long find_param(const mm_engine_info *in, const char *key, size_t keylen)
     return -1;
 }
 
+void mm_plan_default(mm_plan *p, const char *key, const char *kv)
+{
+    for (size_t j = 0; j < p->n; j++) {
+        long k = find_param(p->e[j].info, key, strlen(key));
+        if (k >= 0)
+            p->e[j].given[k] = kv;
+    }
+}
+
 int mm_plan_params(mm_plan *p, const char *const *params, size_t nparams)
 {
     for (size_t i = 0; i < nparams; i++) {

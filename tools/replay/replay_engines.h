@@ -37,6 +37,8 @@ typedef struct mm_plan {
     int             interleaved; /* repetitions taken in turn (--interleave) */
     double          floor_ns;    /* the harness floor, ns/event (mm_replay_floor);
                                     engine-only time = ns_median - floor_ns */
+    int64_t         seed;        /* --seed: the seed= of the hashed engines (0:
+                                    each draws its own from the OS)          */
 } mm_plan;
 
 #define MM_HINTS_AUTO UINT32_MAX
@@ -47,6 +49,10 @@ int  mm_plan_engines(mm_plan *p, const char *const *specs, size_t nspecs);
 /* Decide hints (hints_opt: MM_HINTS_AUTO or MM_HINT_* bits) and skip or
  * reject engines whose required hints are not asserted. */
 int  mm_plan_hints(mm_plan *p, const mm_stream *s, uint32_t hints_opt);
+/* Give every selected engine that has parameter `key` the value "key=value"
+ * in kv (kept by the caller), unless --param sets it: call before
+ * mm_plan_params, whose values win. The lab's fixed hash seed (--seed). */
+void mm_plan_default(mm_plan *p, const char *key, const char *kv);
 /* Apply --param values ("[ENGINE:]key=value") to the engines that have
  * the key; the values themselves are the library's to check. */
 int  mm_plan_params(mm_plan *p, const char *const *params, size_t nparams);

@@ -14,6 +14,23 @@ static double mean_depth(const mm_qstats *q)
     return q->searches ? (double)q->traversed / (double)q->searches : 0.0;
 }
 
+/* Hash-table slots inspected per operation (a post or an arrival searches one
+ * side, and may insert into the other), mean/max; "-" for an engine without
+ * hash tables. A healthy table inspects 1-2 whatever the depth says. */
+static const char *probes_cell(const mm_stats *st, char *buf, size_t n)
+{
+    uint64_t probes = st->prq.probes + st->umq.probes;
+    uint64_t ops = st->prq.searches + st->umq.searches;
+    uint64_t max = st->prq.max_probes > st->umq.max_probes ? st->prq.max_probes
+                                                           : st->umq.max_probes;
+    if (!probes)
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%.2f/%llu", ops ? (double)probes / (double)ops : 0.0,
+                 (unsigned long long)max);
+    return buf;
+}
+
 static int name_width(const mm_plan *p)
 {
     int w = 6;
@@ -34,31 +51,31 @@ static const char *format_name(const mm_stream *s)
 
 void mm_report_table_head(FILE *f, const mm_stream *s, const mm_plan *p)
 {
-    fprintf(f, "stream %s (%s), events %zu, np %d, hints %s\n", s->name, format_name(s), s->n,
-            (int)s->np, mm_hints_str(p->hints));
+    fprintf(f, "stream %s (%s), events %zu, np %d, hints %s, seed %lld\n", s->name,
+            format_name(s), s->n, (int)s->np, mm_hints_str(p->hints), (long long)p->seed);
     fprintf(f, "floor %.2f ns/event (the replay loop with a null call per event, measured now); "
                "engine ns = ns/event - floor\n", p->floor_ns);
-    fprintf(f, "%-*s %10s %10s %9s %15s %15s %9s %9s %11s %12s\n", name_width(p), "engine",
+    fprintf(f, "%-*s %10s %10s %9s %15s %15s %9s %9s %11s %12s %12s\n", name_width(p), "engine",
             "ns/event", "engine ns", "Mev/s", "PRQ depth", "UMQ depth", "PRQ len", "UMQ len",
-            "queues", "peak bytes");
+            "queues", "peak bytes", "probes/op");
 }
 
 void mm_report_table_row(FILE *f, const mm_plan *p, const mm_plan_engine *e)
 {
     const mm_replay_result *r = &e->res;
-    char pd[32], ud[32], qs[32];
+    char pd[32], ud[32], qs[32], pr[48];
     snprintf(pd, sizeof pd, "%.2f/%llu", mean_depth(&r->stats.prq),
              (unsigned long long)r->stats.prq.max_depth);
     snprintf(ud, sizeof ud, "%.2f/%llu", mean_depth(&r->stats.umq),
              (unsigned long long)r->stats.umq.max_depth);
     snprintf(qs, sizeof qs, "%llu/%llu", (unsigned long long)r->stats.prq.max_queues,
              (unsigned long long)r->stats.umq.max_queues);
-    fprintf(f, "%-*s %10.2f %10.2f %9.2f %15s %15s %9llu %9llu %11s %12llu\n", name_width(p),
+    fprintf(f, "%-*s %10.2f %10.2f %9.2f %15s %15s %9llu %9llu %11s %12llu %12s\n", name_width(p),
             e->info->name, r->ns_median, r->ns_median - p->floor_ns,
             r->ns_median > 0 ? 1e3 / r->ns_median : 0.0, pd, ud,
             (unsigned long long)r->stats.prq.max_length,
             (unsigned long long)r->stats.umq.max_length, qs,
-            (unsigned long long)r->stats.peak_bytes);
+            (unsigned long long)r->stats.peak_bytes, probes_cell(&r->stats, pr, sizeof pr));
     if (e->paths)
         mm_paths_table(f, e->info->name, e->paths);
 }
@@ -89,6 +106,8 @@ static void json_qstats(mmj *j, const char *key, const mm_qstats *q)
     mmj_ku64(j, "max_queues", q->max_queues);
     mmj_ku64(j, "bytes", q->bytes);
     mmj_ku64(j, "peak_bytes", q->peak_bytes);
+    mmj_ku64(j, "probes", q->probes);
+    mmj_ku64(j, "max_probes", q->max_probes);
     mmj_obj_end(j);
 }
 
@@ -167,6 +186,7 @@ int mm_report_json(FILE *f, const mm_stream *s, const mm_plan *p, unsigned reps,
     mmj_key(&j, "hints");
     json_hints(&j, p->hints);
     mmj_ku64(&j, "reps", reps);
+    mmj_ki64(&j, "seed", p->seed);
     mmj_knum(&j, "floor_ns_per_event", p->floor_ns);
     mmj_key(&j, "interleaved");
     mmj_bool(&j, p->interleaved);

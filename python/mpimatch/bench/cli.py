@@ -65,6 +65,10 @@ def register(sub: Any) -> None:
     p.add_argument("--param", action="append", default=[], metavar="ENGINE:KEY=VALUE",
                    help="engine parameter for every run of ENGINE (repeatable)")
     p.add_argument("--reps", type=int, metavar="R", help="timed repetitions (default: the suite's)")
+    p.add_argument("--seed", type=int, default=core.LAB_SEED, metavar="N",
+                   help="seed of the hashed engines' key hash in every run (their parameter "
+                        f"seed=; default {core.LAB_SEED}, so depths and probe counts repeat; 0: "
+                        "each engine draws a secret one); --param ENGINE:seed=N overrides it")
     p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR",
                    help=f"directory for the outputs (default: {DEFAULT_OUT})")
     p.add_argument("--json", metavar="FILE", help="also write the JSON results to FILE")
@@ -210,6 +214,8 @@ def cmd_bench(args: argparse.Namespace, out: Console) -> int:
     reps = suite.reps if args.reps is None else args.reps
     if reps < 1:
         raise MpimatchError("--reps must be >= 1")
+    if args.seed < 0:
+        raise MpimatchError("--seed must be >= 0")
     tools.find_tool(tools.REPLAY)
     plotter()
     workloads, generator = core.workload_catalogue()
@@ -228,8 +234,8 @@ def cmd_bench(args: argparse.Namespace, out: Console) -> int:
     started, t0 = core.now(), time.perf_counter()
     with Display(len(runs), args.quiet) as display:
         outcomes = core.execute(runs, reps, display.start, display.finish,
-                                 files_dir=outdir / "clusters")
-    doc = core.document(suite, reps, generator, started, outcomes)
+                                 files_dir=outdir / "clusters", seed=args.seed)
+    doc = core.document(suite, reps, generator, started, outcomes, args.seed)
     report = write_outputs(doc, outdir, json_copy)
     if not out.is_terminal:                 # a log or a pipe: no reason to wrap at 80
         out = Console(width=max(out.width, WIDE), highlight=False)

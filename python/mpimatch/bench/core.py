@@ -177,7 +177,13 @@ def plan(items: Sequence[Item], cat: Catalogues, only: Optional[Sequence[str]] =
 
 # ---------------------------------------------------------------- running
 
-def replay_command(exe: Path, run: Run, reps: int, json_path: Path) -> List[str]:
+# The hashed engines' key-hash seed of every run (mpimatch-replay --seed; bench --seed):
+# fixed, so that depths and probe counts repeat from one bench to the next.
+LAB_SEED = 1
+
+
+def replay_command(exe: Path, run: Run, reps: int, json_path: Path,
+                   seed: int = LAB_SEED) -> List[str]:
     """The mpimatch-replay command line of one run. The one place that knows the
     two kinds of source: a workload the C generators build in memory
     (--workload SPEC), or a stream file."""
@@ -185,7 +191,8 @@ def replay_command(exe: Path, run: Run, reps: int, json_path: Path) -> List[str]
     params = [a for k, v in run.params.items() for a in ("--param", f"{run.engine}:{k}={v}")]
     pair = ["--engine", BASELINE, "--interleave"] if _paired(run) else []
     return [str(exe), *where, "--engine", run.engine, *params, *pair, "--reps", str(reps),
-            *(["--paths"] if run.paths else []), "--json", str(json_path), "--quiet"]
+            "--seed", str(seed), *(["--paths"] if run.paths else []), "--json", str(json_path),
+            "--quiet"]
 
 
 def _paired(run: Run) -> bool:
@@ -193,11 +200,11 @@ def _paired(run: Run) -> bool:
     return run.paired and run.engine != BASELINE and not run.paths
 
 
-def _replay(exe: Path, run: Run, reps: int, tmp: Path) -> Dict[str, Any]:
+def _replay(exe: Path, run: Run, reps: int, tmp: Path, seed: int = LAB_SEED) -> Dict[str, Any]:
     out = tmp / "replay.json"
     if out.exists():
         out.unlink()
-    argv = replay_command(exe, run, reps, out)
+    argv = replay_command(exe, run, reps, out, seed)
     proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     what = f"{run.source.spec} with {run.label}"
     if proc.returncode != 0:
@@ -227,7 +234,8 @@ def skip_reason(run: Run) -> Optional[str]:
 def _qstats(q: Mapping[str, Any]) -> Dict[str, Any]:
     return {"mean_depth": q.get("mean_depth"), "max_depth": q.get("max_depth"),
             "max_length": q.get("max_length"), "queues": q.get("max_queues"),
-            "peak_bytes": q.get("peak_bytes")}
+            "peak_bytes": q.get("peak_bytes"), "searches": q.get("searches"),
+            "probes": q.get("probes"), "max_probes": q.get("max_probes")}
 
 
 def make_record(run: Run, data: Mapping[str, Any], wall: float) -> Dict[str, Any]:
@@ -283,9 +291,10 @@ def _agree(records: Sequence[Mapping[str, Any]], rec: Mapping[str, Any]) -> None
 def execute(runs: Sequence[Run], reps: int,
             on_start: Optional[Callable[[Run], None]] = None,
             on_done: Optional[Callable[[Outcome], None]] = None,
-            files_dir: Optional[Path] = None) -> List[Outcome]:
+            files_dir: Optional[Path] = None, seed: int = LAB_SEED) -> List[Outcome]:
     """Run everything in order; stop at the first failure (MpimatchError). First, the
-    cluster files of runs with a ClusterRun go into files_dir (or a temporary one)."""
+    cluster files of runs with a ClusterRun go into files_dir (or a temporary one).
+    seed: the hashed engines' seed= in every run (0: each draws its own)."""
     exe = tools.find_tool(tools.REPLAY)
     outcomes: List[Outcome] = []
     records: List[Dict[str, Any]] = []
@@ -305,7 +314,7 @@ def execute(runs: Sequence[Run], reps: int,
                 outcome = Outcome(run, skipped=reason)
             else:
                 start = time.perf_counter()
-                data = _replay(exe, run, reps, tmp)
+                data = _replay(exe, run, reps, tmp, seed)
                 src.hints = list(data.get("hints") or [])
                 outcome = Outcome(run, record=make_record(run, data, time.perf_counter() - start))
                 _agree(records, outcome.record)
@@ -458,12 +467,12 @@ def now() -> str:
 
 
 def document(suite: Suite, reps: int, generator: str, started: str,
-             outcomes: Sequence[Outcome]) -> Dict[str, Any]:
+             outcomes: Sequence[Outcome], seed: int = LAB_SEED) -> Dict[str, Any]:
     """The bench JSON (schema: docs/bench.md)."""
     records = [o.record for o in outcomes if o.record is not None]
     return {
         "tool": "mpimatch bench", "version": __version__, "suite": suite.name,
-        "suite_summary": suite.summary, "reps": reps, "generator": generator,
+        "suite_summary": suite.summary, "reps": reps, "seed": seed, "generator": generator,
         "machine": machine(), "started": started, "finished": now(),
         "records": records,
         "skipped": [{"workload": o.run.source.spec, "engine": o.run.label, "reason": o.skipped}

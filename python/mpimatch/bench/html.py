@@ -63,7 +63,9 @@ def _results(doc: Mapping[str, Any]) -> str:
 def _machine(doc: Mapping[str, Any]) -> str:
     m = doc.get("machine") or {}
     items = [("suite", f"{doc['suite']}: {doc.get('suite_summary', '')}"),
-             ("repetitions", str(doc["reps"])), ("workloads built by", str(doc.get("generator"))),
+             ("repetitions", str(doc["reps"])),
+             ("hash seed", f"{doc.get('seed')} (seed= of the hashed engines)"),
+             ("workloads built by", str(doc.get("generator"))),
              ("started", str(doc.get("started"))), ("finished", str(doc.get("finished"))),
              ("CPU", f"{m.get('cpu')} ({m.get('cores')} cores)"), ("OS", str(m.get("os"))),
              ("compiler", str(m.get("compiler"))), ("build type", str(m.get("build_type"))),

@@ -12,7 +12,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from ..report import BASELINE, human_bytes, human_rate
+from ..report import BASELINE, human_bytes, human_rate, probes_cell
 
 def json_text(doc: Mapping[str, Any]) -> str:
     return json.dumps(doc, indent=2, allow_nan=False) + "\n"
@@ -23,6 +23,8 @@ CSV_COLUMNS = ["workload", "spec", "synthetic", "figures", "engine", "run", "eve
                "prq_mean_depth", "prq_max_depth", "prq_max_length", "prq_queues",
                "umq_mean_depth", "umq_max_depth", "umq_max_length", "umq_queues",
                "prq_peak_bytes", "umq_peak_bytes", "peak_bytes", "matches",
+               "prq_searches", "prq_probes", "prq_max_probes",
+               "umq_searches", "umq_probes", "umq_max_probes",
                "clustering", "cluster_file"]
 
 
@@ -35,6 +37,7 @@ def csv_row(r: Mapping[str, Any]) -> List[Any]:
             prq["mean_depth"], prq["max_depth"], prq["max_length"], prq["queues"],
             umq["mean_depth"], umq["max_depth"], umq["max_length"], umq["queues"],
             prq["peak_bytes"], umq["peak_bytes"], r["peak_bytes"], r["outcomes"].get("matches"),
+            *(q.get(k) for q in (prq, umq) for k in ("searches", "probes", "max_probes")),
             *_clustering_cells(r.get("clustering"))]
 
 
@@ -87,13 +90,14 @@ def results_rows(records: Sequence[Mapping[str, Any]]) -> Dict[str, List[List[st
             f"{fnum(prq['mean_depth'])}/{fnum(prq['max_depth'], 'd')}",
             f"{fnum(umq['mean_depth'])}/{fnum(umq['max_depth'], 'd')}",
             f"{fnum(prq['queues'], 'd')}/{fnum(umq['queues'], 'd')}",
-            human_bytes(r["peak_bytes"])])
+            human_bytes(r["peak_bytes"]), probes_cell(prq, umq)])
     return groups
 
 
 # Line breaks where the terminal table breaks its headings; the HTML puts spaces.
 RESULT_HEADERS = ["engine", "ns/event\nmedian", "ns/event\nq1–q3", f"speed-up\nvs {BASELINE}",
-                  "PRQ depth\nmean/max", "UMQ depth\nmean/max", "queues\nPRQ/UMQ", "peak\nbytes"]
+                  "PRQ depth\nmean/max", "UMQ depth\nmean/max", "queues\nPRQ/UMQ", "peak\nbytes",
+                  "probes/op\nmean/max"]
 
 
 def _skipped(skipped: Sequence[Mapping[str, Any]]) -> Text:
@@ -108,16 +112,17 @@ def _skipped(skipped: Sequence[Mapping[str, Any]]) -> Text:
     return text
 
 
-NARROW = 116           # below this width the table leaves out the quartiles and queue counts
-NARROW_DROP = (2, 6)   # their indexes in RESULT_HEADERS
+NARROW = 128           # below this width the table leaves out the quartiles, queue counts, probes
+NARROW_DROP = (2, 6, 8)  # their indexes in RESULT_HEADERS
 
 
 def terminal_report(doc: Mapping[str, Any], width: int = NARROW) -> Group:
     """The results table (a heading row per workload), skipped runs, and the targets.
-    On a narrow terminal the quartiles and queue counts are left out (JSON, CSV and
+    On a narrow terminal the quartiles, queue counts and probes are left out (JSON, CSV and
     the HTML report have them)."""
     keep = [i for i in range(len(RESULT_HEADERS)) if width >= NARROW or i not in NARROW_DROP]
-    table = Table(title=Text(f"mpimatch bench: suite {doc['suite']}, reps={doc['reps']}"),
+    table = Table(title=Text(f"mpimatch bench: suite {doc['suite']}, reps={doc['reps']}, "
+                             f"seed={doc.get('seed')}"),
                   title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     for i in keep:
         table.add_column(RESULT_HEADERS[i], justify="left" if i == 0 else "right", no_wrap=i > 0)
