@@ -22,7 +22,7 @@ from typing import Any, Callable, Dict, List
 import pytest
 
 from conftest import REPO, run_cli
-from mpimatch import mpistack, queues
+from mpimatch import mpistack, queues, samples_report
 
 HANG_SRC = REPO / "tests" / "mpi" / "hang"
 CONF_SRC = REPO / "tests" / "mpi" / "conformance"
@@ -201,6 +201,65 @@ def test_random_snapshots_change_nothing(built, tmp_path, program: str, np: int)
     snaps = _snapshots(dump)
     assert state["sent"] > 0 and snaps, (state, sorted(p.name for p in dump.iterdir()))
     assert all(s["consistent"] for s in snaps)
+
+
+# ---------------------------------------------------------------- samples over time
+
+def test_samples_and_report(built, tmp_path) -> None:
+    """FI_MPIMATCH_STATS_INTERVAL=2 (mpimatch run --stats DIR --stats-interval 2 sets
+    it): every rank appends samples, times rising; mpimatch report prints one line per
+    rank and writes the plots and pages."""
+    stats = tmp_path / "stats"
+    stats.mkdir()
+    printed = run_cli("run", "--print", "--stats", str(stats), "--stats-interval", "2",
+                      "--dump", str(tmp_path / "dump"), "--dump-signal", "USR1", "--",
+                      mpistack.MPIRUN, "-np", "2", "./a.out")
+    assert printed.returncode == 0, printed.stderr
+    for var in (f"FI_MPIMATCH_STATS={stats.resolve()}", "FI_MPIMATCH_STATS_INTERVAL=2",
+                f"FI_MPIMATCH_DUMP={(tmp_path / 'dump').resolve()}", "FI_MPIMATCH_DUMP_SIGNAL=USR1"):
+        assert f"-x {var}" in printed.stdout, printed.stdout
+    bad = run_cli("run", "--print", "--stats-interval", "2", "--", mpistack.MPIRUN, "./a.out")
+    assert bad.returncode == 2 and "--stats-interval needs --stats" in bad.stderr
+    base = mpistack.provider_stack(stats=stats)
+    stack = mpistack.Stack(base.name, base.description, base.mca,
+                           base.env + (("FI_MPIMATCH_STATS_INTERVAL", "2"),))
+    got = mpistack.run(stack, 2, [built["mprobe"]], 60, cwd=built["mprobe"].parent)
+    assert got.returncode == 0 and not got.leftovers, f"{got.summary()}\n{got.stderr[-1500:]}"
+    files = sorted(stats.glob("mpimatch-samples-*.jsonl"))
+    assert len(files) == 2
+    ranks = set()
+    for f in files:
+        head, rows = samples_report.load_samples(f)
+        ranks.add(head["rank"])
+        assert head["interval_ms"] == 2 and len(rows) >= 2
+        assert rows[-1]["matches"] > 0 and rows[-1]["prq"] == 0 and rows[-1]["umq"] == 0
+    assert ranks == {0, 1}
+    out = tmp_path / "rep"
+    proc = run_cli("report", str(stats), "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "queue samples of 2 endpoint(s)" in proc.stdout
+    for name in ("queue_lengths.png", "search_depth.png", "match_rate.png", "report.html"):
+        assert (out / name).stat().st_size > 1000, name
+    doc = json.loads((out / "report.json").read_text())
+    assert [r["rank"] for r in doc["ranks"]] == [0, 1]
+
+
+def test_report_bad_samples(tmp_path) -> None:
+    head = '{"tool": "libmpimatch-fi", "kind": "samples", "pid": 1, "rank": 0, "interval_ms": 5}\n'
+    good = '{"t": 0.5, "prq": 1, "umq": 0, "matches": 3, "prq_searches": 2, "prq_traversed": 2, ' \
+           '"umq_searches": 1, "umq_traversed": 0}\n'
+    f = tmp_path / "mpimatch-samples-1-0.jsonl"
+    for content, expect in ((head + good + '{"t": 0.6, "prq"', f"{f}:3: not a complete sample"),
+                            (good, f"{f}:1: not a samples header"),
+                            (head + '{"t": 1}\n', f"{f}:2: sample without prq"),
+                            (head + good + good.replace("0.5", "0.1"), f"{f}:3: time goes back")):
+        f.write_text(content)
+        proc = run_cli("report", str(tmp_path))
+        assert proc.returncode == 2 and proc.stderr.startswith(f"mpimatch: error: {expect}"), \
+            proc.stderr
+    f.unlink()
+    proc = run_cli("report", str(tmp_path))
+    assert proc.returncode == 2 and "no samples" in proc.stderr
 
 
 # ---------------------------------------------------------------- the command on files
