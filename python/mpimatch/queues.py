@@ -101,7 +101,7 @@ def key_text(r: Dict[str, Any], recv: bool) -> str:
         return "untagged"
     src = "ANY_SOURCE" if r.get("src") is None else f"rank {r['src']}"
     tag = "ANY_TAG" if r.get("tag") is None else str(r["tag"])
-    s = f"cid {r.get('cid')}, {'from' if recv else 'from'} {src}, tag {tag}"
+    s = f"cid {r.get('cid')}, from {src}, tag {tag}"
     if r.get("ack"):
         s += " (ACK of a synchronous send)"
     if isinstance(r.get("tag"), int) and r["tag"] < 0:
@@ -276,14 +276,14 @@ def findings_lines(a: Dict[str, Any]) -> List[Tuple[str, str]]:
 def rank_table(s: Dict[str, Any]) -> Table:
     t = Table(title=f"rank {s['rank']} (pid {s['pid']}, {s.get('host', '?')}, "
                     f"engine {s.get('engine', '?')})", title_justify="left", show_lines=False)
-    for col in ("queue", "cid", "src", "tag", "bytes", "age", "in"):
-        t.add_column(col, justify="left" if col in ("queue", "in") else "right", no_wrap=True)
+    for col in ("queue", "cid", "src", "tag", "bytes", "age"):
+        t.add_column(col, justify="left" if col == "queue" else "right", no_wrap=True)
     for side, label in (("posted", "posted"), ("unexpected", "unexpected")):
         for r in s[side]:
             tag = "ANY" if r.get("tag") is None and not r.get("untagged") else str(r.get("tag"))
             src = "ANY" if r.get("src") is None else str(r.get("src"))
             t.add_row(label + (" ack" if r.get("ack") else ""), str(r.get("cid")), src, tag,
-                      str(r.get("bytes")), _fmt_age(r.get("age_s")), str(r.get("in", "")))
+                      str(r.get("bytes")), _fmt_age(r.get("age_s")))
     st = s.get("stats", {})
     prq, umq = st.get("prq", {}), st.get("umq", {})
     t.caption = (f"PRQ {len(s['posted'])} (max {prq.get('max_length', '-')}, mean depth "
@@ -323,7 +323,7 @@ h1{font-size:1.3em;margin:0 0 .4em} h2{font-size:1.05em;margin:.2em 0}
 .red{color:#b00020}.yellow{color:#8a6d00}.magenta{color:#8e24aa}.green{color:#1b7f3b}
 .bold{font-weight:bold}
 .ranks{display:flex;flex-wrap:wrap;gap:14px;align-items:flex-start}
-.rank{border:1px solid #ccc;border-radius:6px;padding:.5em .7em;min-width:300px}
+.rank{border:1px solid #ccc;border-radius:6px;padding:.5em .7em;min-width:280px;max-width:430px}
 .rank.stuck{border-color:#b00020;box-shadow:0 0 0 2px #f4c7cf}
 table{border-collapse:collapse;font-size:.8em;font-family:ui-monospace,monospace}
 th,td{padding:2px 7px;text-align:right;border-bottom:1px solid #eee}
