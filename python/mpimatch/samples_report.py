@@ -127,32 +127,34 @@ def table(d: Path, rows: List[Dict[str, Any]]) -> Table:
     return t
 
 
+def _two_panels(plt, ranks: List[Dict[str, Any]], title: str, draw, path: Path) -> None:
+    """PRQ and UMQ side by side, one line per rank: draw(ax, side, rank) plots one."""
+    from .dir_report import _savefig
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharex=True)
+    for ax, side in zip(axes, ("prq", "umq")):
+        for r in ranks:
+            draw(ax, side, r)
+        ax.set_title(title.format(side=side.upper()))
+        ax.set_xlabel("seconds since the endpoint opened")
+        ax.set_ylim(bottom=0)
+    axes[1].legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1))
+    fig.tight_layout()
+    _savefig(plt, fig, path)
+
+
 def plots(ranks: List[Dict[str, Any]], out: Path) -> None:
     from .dir_report import _plt, _savefig
     plt = _plt()
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharex=True)
-    for ax, side in zip(axes, ("prq", "umq")):
-        for r in ranks:
-            ax.step([x["t"] for x in r["rows"]], [x[side] for x in r["rows"]], where="post",
-                    linewidth=1, label=_label(r))
-        ax.set_title(f"{side.upper()} length")
-        ax.set_xlabel("seconds since the endpoint opened")
-        ax.set_ylim(bottom=0)
-    axes[1].legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1))
-    fig.tight_layout()
-    _savefig(plt, fig, out / "queue_lengths.png")
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharex=True)
-    for ax, side in zip(axes, ("prq", "umq")):
-        for r in ranks:
-            iv = intervals(r["rows"])
-            ax.plot(iv["t"], iv[f"{side}_depth"], linewidth=1, marker=".", markersize=3,
-                    label=_label(r))
-        ax.set_title(f"{side.upper()}: elements compared per search, per interval")
-        ax.set_xlabel("seconds since the endpoint opened")
-        ax.set_ylim(bottom=0)
-    axes[1].legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1))
-    fig.tight_layout()
-    _savefig(plt, fig, out / "search_depth.png")
+    _two_panels(plt, ranks, "{side} length", lambda ax, side, r: ax.step(
+        [x["t"] for x in r["rows"]], [x[side] for x in r["rows"]], where="post", linewidth=1,
+        label=_label(r)), out / "queue_lengths.png")
+
+    def depth(ax, side, r):
+        iv = intervals(r["rows"])
+        ax.plot(iv["t"], iv[f"{side}_depth"], linewidth=1, marker=".", markersize=3,
+                label=_label(r))
+    _two_panels(plt, ranks, "{side}: elements compared per search, per interval", depth,
+                out / "search_depth.png")
     fig, ax = plt.subplots(figsize=(7, 4))
     for r in ranks:
         iv = intervals(r["rows"])

@@ -757,57 +757,63 @@ static void t_dump(ft *f)
     barrier_progress(f);
 }
 
-/* After t_dump: one snapshot (rank 0's), one sample file per process with its
- * header and at least a first and a last sample; then the directories go. */
-static int check_dump_files(void)
+/* Call fn on every file of dir (path, name), remove it, then dir; the sum of fn's answers. */
+static int drain_dir(const char *dir, int (*fn)(const char *path, const char *name))
 {
-    int snaps = 0, samples = 0;
-    DIR *d = opendir(dump_dir);
+    int n = 0;
+    DIR *d = opendir(dir);
     struct dirent *e;
     while (d && (e = readdir(d))) {
-        char path[600];
-        snprintf(path, sizeof path, "%s/%s", dump_dir, e->d_name);
         if (e->d_name[0] == '.')
             continue;
-        snaps += !strncmp(e->d_name, "mpimatch-snap-", 14) && !strstr(e->d_name, ".tmp");
+        char path[600];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        n += fn(path, e->d_name);
         unlink(path);
     }
     if (d)
         closedir(d);
-    rmdir(dump_dir);
-    FT_EQ(snaps, 1);
-    d = opendir(stats_dir);
-    while (d && (e = readdir(d))) {
-        char path[600];
-        snprintf(path, sizeof path, "%s/%s", stats_dir, e->d_name);
-        if (e->d_name[0] == '.')
-            continue;
-        if (!strncmp(e->d_name, "mpimatch-samples-", 17)) {
-            samples++;
-            FILE *fp = fopen(path, "r");
-            char line[1024];
-            int lines = 0, head = 0;
-            double last = -1, t;
-            while (fp && fgets(line, sizeof line, fp)) {
-                if (lines++ == 0)
-                    head = strstr(line, "\"kind\": \"samples\"") != NULL;
-                else if (sscanf(line, "{\"t\": %lf", &t) == 1) {
-                    FT_CHECK(t >= last);
-                    last = t;
-                } else
-                    FT_CHECK(!"a sample line");
-            }
-            if (fp)
-                fclose(fp);
-            FT_CHECK(head);
-            FT_CHECK(lines >= 3);
-        }
-        unlink(path);
+    rmdir(dir);
+    return n;
+}
+
+static int is_snapshot(const char *path, const char *name)
+{
+    (void)path;
+    return !strncmp(name, "mpimatch-snap-", 14) && !strstr(name, ".tmp");
+}
+
+/* A samples file: its header, then samples in time order (at least two). */
+static int check_samples(const char *path, const char *name)
+{
+    if (strncmp(name, "mpimatch-samples-", 17))
+        return 0;
+    FILE *fp = fopen(path, "r");
+    char line[1024];
+    int lines = 0, head = 0;
+    double last = -1, t;
+    while (fp && fgets(line, sizeof line, fp)) {
+        if (lines++ == 0)
+            head = strstr(line, "\"kind\": \"samples\"") != NULL;
+        else if (sscanf(line, "{\"t\": %lf", &t) == 1) {
+            FT_CHECK(t >= last);
+            last = t;
+        } else
+            FT_CHECK(!"a sample line");
     }
-    if (d)
-        closedir(d);
-    rmdir(stats_dir);
-    FT_EQ(samples, 2);
+    if (fp)
+        fclose(fp);
+    FT_CHECK(head);
+    FT_CHECK(lines >= 3);
+    return 1;
+}
+
+/* After t_dump: one snapshot (rank 0's), one sample file per process; then the
+ * directories go. */
+static int check_dump_files(void)
+{
+    FT_EQ(drain_dir(dump_dir, is_snapshot), 1);
+    FT_EQ(drain_dir(stats_dir, check_samples), 2);
     printf("dump files: %s\n", ft_failed ? "FAILED" : "ok");
     return ft_failed ? 1 : 0;
 }
