@@ -222,6 +222,37 @@ MM_API int  mm_get_stats(mm_engine *e, mm_stats *out);
  * (their maxima restart from the current values). */
 MM_API void mm_reset_stats(mm_engine *e);
 
+/* ---- Looking into the queues (debuggers, snapshots of a running or hung
+ * job). Added in 0.2. ---- */
+enum { MM_SIDE_PRQ = 0, MM_SIDE_UMQ = 1 };
+
+/* One queued receive (MM_SIDE_PRQ) or unexpected message (MM_SIDE_UMQ). */
+typedef struct mm_queued {
+    mm_entry entry;  /* as the caller posted it or as it arrived: comm, src
+                        (MM_ANY_SOURCE possible for receives), tag (MM_ANY_TAG
+                        possible), kind, coll_op, comm_size, call, bytes,
+                        cookie; reserved is 0 */
+    uint64_t seq;    /* the engine's order of calls: smaller is earlier     */
+    uint32_t shard;  /* MM_CFG_CONCURRENT: the shard holding it, else 0     */
+    uint32_t reserved;
+} mm_queued;
+
+/* Return nonzero to stop the walk. */
+typedef int (*mm_walk_fn)(const mm_queued *q, void *arg);
+
+/* Call fn once for every element queued on one side of e, in the order
+ * matching considers them: receives in post order, messages in arrival order
+ * (ascending seq). Every engine gives the same walk for the same calls
+ * (under MM_CFG_CONCURRENT: shard by shard, each in that order; elements of
+ * different shards can never compete for one partner). The elements are
+ * copied under the engine's lock first and fn runs without it, so fn may call
+ * into the engine (what it changes is not seen by this walk). Nothing in the
+ * engine changes: queues, order and statistics stay as they are. Unlike the
+ * matching calls this one allocates (one array of the side's length, freed
+ * before it returns). 0; MM_EINVAL (e or fn NULL, side not MM_SIDE_*), or
+ * MM_ENOMEM (fn not called). */
+MM_API int mm_walk(mm_engine *e, int side, mm_walk_fn fn, void *arg);
+
 MM_API const char *mm_engine_name(const mm_engine *e);
 /* The value e runs with for integer parameter i of its mm_engine_info
  * (the caller's "key=value", or the default): 0, or MM_EINVAL (no engine,

@@ -630,3 +630,69 @@ void mm_reset_stats(mm_engine *e)
     e->umq_mem.peak = e->umq_mem.bytes;
     UNLOCK(e);
 }
+
+/* ---- mm_walk: the queued elements of one side ----
+ *
+ * The API hands every queued element to the engine from its pools and marks
+ * it MM_ELEM_QUEUED while it is linked (release clears the flags; a new
+ * slab's objects start zeroed), so the pools hold every side's elements
+ * whatever structures the engine links them into: one walk for all engines,
+ * in sequence order, which is the order matching honours. */
+typedef struct walk_buf {
+    mm_queued *q;
+    size_t     n, cap;
+    uint8_t    want;  /* MM_ELEM_RECV or 0 */
+} walk_buf;
+
+static void walk_take(void *obj, void *arg)
+{
+    const mm_elem *x = obj;
+    walk_buf *b = arg;
+    if (!(x->flags & MM_ELEM_QUEUED) || (x->flags & MM_ELEM_RECV) != b->want || b->n == b->cap)
+        return;
+    mm_queued *q = &b->q[b->n++];
+    memset(q, 0, sizeof *q);
+    memcpy(&q->entry, &x->key, sizeof q->entry);
+    q->entry.reserved = 0;
+    q->seq = x->seq;
+}
+
+static int by_seq(const void *a, const void *b)
+{
+    uint64_t x = ((const mm_queued *)a)->seq, y = ((const mm_queued *)b)->seq;
+    return (x > y) - (x < y);
+}
+
+int mm_walk_collect(mm_engine *e, int side, mm_queued **out, size_t *n)
+{
+    uint64_t len = side == MM_SIDE_PRQ ? e->st.prq.length : e->st.umq.length;
+    walk_buf b = {NULL, 0, (size_t)len, side == MM_SIDE_PRQ ? MM_ELEM_RECV : 0};
+    *out = NULL;
+    *n = 0;
+    if (len == 0)
+        return 0;
+    if (len > SIZE_MAX / sizeof *b.q || !(b.q = malloc((size_t)len * sizeof *b.q)))
+        return MM_ENOMEM;
+    mm_pool_foreach(side == MM_SIDE_PRQ ? e->recv_pool : &e->msgs, walk_take, &b);
+    qsort(b.q, b.n, sizeof *b.q, by_seq);
+    *out = b.q;
+    *n = b.n;
+    return 0;
+}
+
+int mm_walk(mm_engine *e, int side, mm_walk_fn fn, void *arg)
+{
+    if (!e || !fn || (side != MM_SIDE_PRQ && side != MM_SIDE_UMQ))
+        return MM_EINVAL;
+    if (e->shards)
+        return mm_shards_walk(e, side, fn, arg);
+    mm_queued *q;
+    size_t n;
+    LOCK(e);
+    int rc = mm_walk_collect(e, side, &q, &n);
+    UNLOCK(e);
+    for (size_t i = 0; rc == 0 && i < n && !fn(&q[i], arg); i++)
+        ;
+    free(q);
+    return rc;
+}

@@ -203,3 +203,27 @@ void mm_shards_reset(mm_engine *e)
         pthread_mutex_unlock(&sh->lock);
     }
 }
+
+int mm_shards_walk(mm_engine *e, int side, mm_walk_fn fn, void *arg)
+{
+    struct mm_shards *s = e->shards;
+    for (size_t i = 0; i < s->n; i++) {
+        shard *sh = &s->slot[i].s;
+        mm_queued *q;
+        size_t n;
+        pthread_mutex_lock(&sh->lock);
+        int rc = mm_walk_collect(sh->e, side, &q, &n);
+        pthread_mutex_unlock(&sh->lock);
+        if (rc)
+            return rc;
+        int stop = 0;
+        for (size_t j = 0; j < n && !stop; j++) {
+            q[j].shard = (uint32_t)i;
+            stop = fn(&q[j], arg);
+        }
+        free(q);
+        if (stop)
+            break;
+    }
+    return 0;
+}

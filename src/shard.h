@@ -17,5 +17,10 @@ int  mm_shards_probe(mm_engine *e, int32_t comm, int32_t src, int32_t tag, uintp
 int  mm_shards_cancel(mm_engine *e, mm_handle h);
 void mm_shards_stats(mm_engine *e, mm_stats *out);
 void mm_shards_reset(mm_engine *e);
+int  mm_shards_walk(mm_engine *e, int side, mm_walk_fn fn, void *arg);
+/* mm_walk's copy of one unsharded engine's side, in sequence order, made
+ * with the engine's lock held by the caller (api.c); *out is freed by the
+ * caller. 0 or MM_ENOMEM. */
+int  mm_walk_collect(mm_engine *e, int side, mm_queued **out, size_t *n);
 
 #endif /* MM_SHARD_H */

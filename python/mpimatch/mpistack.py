@@ -26,7 +26,7 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .tools import REPO_ROOT, in_checkout
 
@@ -177,12 +177,15 @@ class Outcome:
     timeout: float
     leftovers: List[str] = field(default_factory=list)   # processes or files it left
     session: int = 0    # the session id the run had (its mpirun's pid)
+    stopped: bool = False   # the watch function ended it (killed, not timed out)
 
     @property
     def timed_out(self) -> bool:
-        return self.returncode is None
+        return self.returncode is None and not self.stopped
 
     def summary(self) -> str:
+        if self.stopped:
+            return f"stopped by its watcher after {self.seconds:.1f} s under {self.stack}"
         if self.timed_out:
             return f"timed out after {self.timeout:g} s under {self.stack}"
         return f"exit status {self.returncode} under {self.stack} after {self.seconds:.1f} s"
@@ -249,14 +252,20 @@ def _shm_of(pids: Sequence[int]) -> set:
 
 def run(stack: Stack, np: int, argv: Sequence[str], timeout: float,
         env: Optional[Mapping[str, str]] = None, cwd: Optional[Path] = None,
-        poll: float = 0.05, extra: Sequence[str] = ()) -> Outcome:
+        poll: float = 0.05, extra: Sequence[str] = (),
+        watch: Optional[Callable[["Watched"], bool]] = None) -> Outcome:
     """Run `argv` on `np` ranks under `stack`, in a session of its own. At the timeout
     every process of that session is killed (mpirun, its daemons, the ranks). While it
     runs, the files under /dev/shm that its processes map or open are noted (every
     `poll` seconds), so the ones still there at the end, and only those, are removed
     and reported in `leftovers`: a correct run leaves none (the provider removes its
     segments at exit, issue 12), a killed one may. Files of other jobs running at the
-    same time are never touched."""
+    same time are never touched.
+
+    `watch`, if given, is called at every poll with a Watched view of the run (mpirun's
+    pid, the seconds so far, its standard output so far); when it returns True the run
+    is ended like a timed-out one (every process of the session killed), and the
+    outcome says `stopped` (tests that hang a job on purpose, then look at it)."""
     import tempfile
     cmd = stack.mpirun(np, argv, extra)
     shm: set = set()
@@ -265,13 +274,16 @@ def run(stack: Stack, np: int, argv: Sequence[str], timeout: float,
         proc = subprocess.Popen(cmd, stdout=out_f, stderr=err_f, text=True,
                                 env=stack.environ(env), cwd=cwd, start_new_session=True)
         code: Optional[int] = None
+        stopped = False
         while True:
             shm |= _shm_of(_session_members(proc.pid))
             try:
                 code = proc.wait(timeout=poll)
                 break
             except subprocess.TimeoutExpired:
-                if time.monotonic() - start > timeout:
+                stopped = watch is not None and watch(Watched(proc.pid, time.monotonic() - start,
+                                                              out_f.fileno()))
+                if stopped or time.monotonic() - start > timeout:
                     shm |= _shm_of(_session_members(proc.pid))
                     _kill_session(proc.pid)
                     proc.wait()
@@ -289,7 +301,50 @@ def run(stack: Stack, np: int, argv: Sequence[str], timeout: float,
                 os.unlink(path)
             except OSError:
                 pass
-    return Outcome(stack.name, cmd, code, out, err, seconds, timeout, leftovers, proc.pid)
+    return Outcome(stack.name, cmd, code, out, err, seconds, timeout, leftovers, proc.pid,
+                   stopped)
+
+
+@dataclass
+class Watched:
+    """A running job as a watch function of run() sees it."""
+    pid: int           # mpirun's (the session's id too)
+    seconds: float     # since it started
+    _out_fd: int
+
+    def stdout(self) -> str:
+        """What the job wrote to its standard output so far (read without moving the
+        file offset the job writes at)."""
+        chunks, off = [], 0
+        while True:
+            b = os.pread(self._out_fd, 65536, off)
+            if not b:
+                break
+            chunks.append(b)
+            off += len(b)
+        return b"".join(chunks).decode(errors="replace")
+
+    def processes(self, name: str) -> List[int]:
+        """The session's processes whose command name is `name` (the ranks of a program)."""
+        found = []
+        for pid in _session_members(self.pid):
+            try:
+                if Path(f"/proc/{pid}/comm").read_text().strip() == name[:15]:
+                    found.append(pid)
+            except OSError:
+                pass
+        return found
+
+
+def catches(pid: int, sig: int) -> bool:
+    """Has process pid a handler for signal sig (its SigCgt mask in /proc)?"""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("SigCgt:"):
+                return bool(int(line.split()[1], 16) >> (sig - 1) & 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
 
 
 RESULT_LINE = re.compile(r"^(?P<name>\w+) np=(?P<np>\d+) digest=(?P<digest>[0-9a-f]{16}): "
@@ -300,3 +355,13 @@ def result_line(outcome: Outcome) -> Optional[re.Match]:
     """The conformance programs' last result line (tests/mpi/conformance/conformance.h)."""
     found = list(RESULT_LINE.finditer(outcome.stdout))
     return found[-1] if found else None
+
+
+def signal_job(pid: int, sig: int) -> bool:
+    """Send sig to pid (mpirun forwards SIGUSR1/SIGUSR2 to every rank of its job while
+    the job runs); False when it is gone."""
+    try:
+        os.kill(pid, sig)
+        return True
+    except ProcessLookupError:
+        return False

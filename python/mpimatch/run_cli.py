@@ -36,6 +36,15 @@ def register(sub: Any) -> None:
                                                     "(FI_MPIMATCH_HINTS; engines such as hash need them)")
     p.add_argument("--stats", metavar="DIR", help="write each rank's statistics to DIR "
                                                   "(FI_MPIMATCH_STATS; created if missing)")
+    p.add_argument("--stats-interval", metavar="MS", type=int,
+                   help="with --stats: each rank also appends a sample of its queues every MS "
+                        "milliseconds (FI_MPIMATCH_STATS_INTERVAL; `mpimatch report DIR` plots them)")
+    p.add_argument("--dump", metavar="DIR", help="on SIGUSR2 (kill -USR2 <mpirun pid>) every rank "
+                                                 "writes a snapshot of its queues to DIR "
+                                                 "(FI_MPIMATCH_DUMP; created if missing; "
+                                                 "`mpimatch queues DIR` reads them)")
+    p.add_argument("--dump-signal", metavar="SIG", help="the snapshot signal: USR2 (default), USR1 "
+                                                        "or a number (FI_MPIMATCH_DUMP_SIGNAL)")
     p.add_argument("--force-tcp", metavar="WHO", help="TCP channel for peers on this host too: "
                                                       "all, or ranks a,b (FI_MPIMATCH_FORCE_TCP)")
     p.add_argument("--tcp-iface", metavar="IF", help="interface or IPv4 address the TCP channel "
@@ -89,6 +98,19 @@ def build_command(args: argparse.Namespace) -> List[str]:
     extra = stack.mca + tuple(a for k, v in stack.env for a in ("-x", f"{k}={v}"))
     if args.tcp_iface:
         extra += ("-x", f"FI_MPIMATCH_TCP_IFACE={args.tcp_iface}")
+    if args.stats_interval is not None:
+        if not args.stats:
+            raise MpimatchError("run: --stats-interval needs --stats DIR (where the samples go)")
+        if not 0 < args.stats_interval <= 3600000:
+            raise MpimatchError("run: --stats-interval: milliseconds from 1 to 3600000")
+        extra += ("-x", f"FI_MPIMATCH_STATS_INTERVAL={args.stats_interval}")
+    if args.dump:
+        dump = Path(args.dump)
+        if not args.print_only:
+            dump.mkdir(parents=True, exist_ok=True)
+        extra += ("-x", f"FI_MPIMATCH_DUMP={dump.resolve()}")
+    if args.dump_signal:
+        extra += ("-x", f"FI_MPIMATCH_DUMP_SIGNAL={args.dump_signal}")
     return [cmd[0], *extra, *cmd[1:]]
 
 

@@ -95,6 +95,9 @@ int mm_pool_grow(mm_pool *p)
     s->count = count;
     s->bytes = bytes;
     p->slabs = s;
+    /* Objects start zeroed, so fields an owner reads to tell its objects in
+     * use from free ones (mm_pool_foreach) never hold garbage. */
+    memset((char *)s + SLAB_HEADER, 0, count * p->obj_size);
     /* Register every page the objects touch: each page, for at most two slabs. */
     char *base = (char *)s + SLAB_HEADER;
     uintptr_t first = (uintptr_t)base / MM_POOL_PAGE;
@@ -132,4 +135,13 @@ int mm_pool_owns(const mm_pool *p, const void *obj)
         return 0;
     const mm_pool_page *x = page_find(p->pages, p->pages_mask, page);
     return x->page && (in_slab(p, x->slab[0], o) || in_slab(p, x->slab[1], o));
+}
+
+void mm_pool_foreach(const mm_pool *p, void (*fn)(void *obj, void *arg), void *arg)
+{
+    for (const mm_slab *s = p->slabs; s; s = s->next) {
+        char *base = (char *)s + SLAB_HEADER;
+        for (size_t i = 0; i < s->count; i++)
+            fn(base + i * p->obj_size, arg);
+    }
 }

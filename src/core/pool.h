@@ -45,6 +45,10 @@ void  mm_pool_destroy(mm_pool *p);
 int   mm_pool_grow(mm_pool *p);            /* 0, or -1 when out of memory */
 /* Is obj one of p's objects (in use or free)? O(1); obj is not read. */
 int   mm_pool_owns(const mm_pool *p, const void *obj);
+/* Call fn on every object of p, in use or free (the caller tells them apart:
+ * a new slab's objects start zeroed but for the free-list word at offset 0).
+ * For diagnostics (mm_walk), not for the matching path. */
+void  mm_pool_foreach(const mm_pool *p, void (*fn)(void *obj, void *arg), void *arg);
 
 MM_INLINE void *mm_pool_get(mm_pool *p)
 {

@@ -157,6 +157,7 @@ void mmfi_ep_progress(mmfi_ep *ep)
     mmfi_shm_poll(ep, 64);
     mmfi_tcp_poll(ep, 0);
     mmfi_push_pending(ep);
+    mmfi_dump_poll(ep);
     if ((++ep->polls & 255) == 0) {
         uint64_t now = mmfi_now_ns();
         if (now - ep->last_check_ns > LIVENESS_NS) {
@@ -191,6 +192,7 @@ static int ep_close(struct fid *fid)
             mmfi_tcp_poll(ep, 0);
             mmfi_push_pending(ep);
         }
+        mmfi_dump_close(ep);
         mmfi_stats_write(ep);
     }
     mmfi_tcp_close(ep);
@@ -289,6 +291,7 @@ static int ep_enable(mmfi_ep *ep)
         return rc;
     ep->enabled = 1;
     ep->av_gen = ep->av->gen - 1; /* attach to what the AV already holds */
+    mmfi_dump_open(ep);
     return 0;
 }
 
@@ -621,6 +624,7 @@ int mmfi_ep_open(struct fid_domain *domain, struct fi_info *info, struct fid_ep 
     if (!ep)
         return -FI_ENOMEM;
     ep->dom = d;
+    ep->sample_fd = -1;
     ep->caps = info->caps ? info->caps : (FI_TAGGED | FI_MSG | FI_DIRECTED_RECV | FI_SOURCE);
     ep->tx_op_flags = info->tx_attr ? info->tx_attr->op_flags : 0;
     ep->rx_op_flags = info->rx_attr ? info->rx_attr->op_flags : 0;

@@ -286,6 +286,8 @@ int mmfi_match_post(mmfi_ep *ep, mmfi_rec *r)
 {
     uint64_t f = r->flags;
     ep->c.posts++;
+    if (ep->timed)
+        r->t_ns = mmfi_now_ns();
     if (f & FI_CLAIM && !(f & FI_PEEK)) {
         /* The message a FI_PEEK | FI_CLAIM with this context took. */
         mmfi_rec *m = r->context ? ((struct fi_context *)r->context)->internal[0] : NULL;
@@ -349,6 +351,8 @@ int mmfi_match_arrive(mmfi_ep *ep, mmfi_rec *m, mmfi_rec **recv_out)
 {
     ep->c.arrivals++;
     *recv_out = NULL;
+    if (ep->timed)
+        m->t_ns = mmfi_now_ns();
     if (!ep->generic) {
         mm_entry key;
         if (mmfi_decode_msg(ep, m, &key)) {

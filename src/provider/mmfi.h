@@ -11,7 +11,9 @@
 #define MMFI_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 
@@ -48,6 +50,9 @@ typedef struct mmfi_settings {
     int      layout;       /* FI_MPIMATCH_LAYOUT                          */
     int      max_peers;    /* FI_MPIMATCH_MAX_PEERS: engine source range  */
     char     stats_dir[512]; /* FI_MPIMATCH_STATS                         */
+    uint64_t stats_interval_ns; /* FI_MPIMATCH_STATS_INTERVAL (ms): samples, 0 none */
+    char     dump_dir[512];  /* FI_MPIMATCH_DUMP: snapshots on a signal    */
+    int      dump_signal;    /* FI_MPIMATCH_DUMP_SIGNAL (default SIGUSR2)  */
     uint32_t tcp_ip;       /* FI_MPIMATCH_TCP_IFACE: IPv4 to listen on (network order) */
     int      force_tcp;    /* FI_MPIMATCH_FORCE_TCP: 0 none, 1 all, 2 the list */
     uint32_t force_list[64]; /* AV indices (MPI ranks) treated as on another host */
@@ -120,6 +125,7 @@ typedef struct mmfi_rec {
     uint8_t    msg_has_data;
     fi_addr_t  msg_addr;
     uint32_t   msg_conn;
+    uint64_t   t_ns;       /* posted / arrived (only with FI_MPIMATCH_DUMP or samples) */
 } mmfi_rec;
 
 /* ---- wire: one cell of a ring ---- */
@@ -162,6 +168,7 @@ typedef struct mmfi_send {
     uint64_t    len, off;
     uint64_t    recv_id;
     void       *copy;       /* internal: the buffered payload */
+    uint64_t    t_ns;       /* sent (only with FI_MPIMATCH_DUMP)              */
 } mmfi_send;
 
 /* ---- a connection to one peer endpoint ---- */
@@ -317,6 +324,13 @@ typedef struct mmfi_ep {
     uint64_t        polls;
     uint64_t        last_check_ns;
     mmfi_counters   c;
+    /* snapshots and samples (dump.c) */
+    int             timed;        /* records carry t_ns                      */
+    uint32_t        dump_seen;    /* the signal count of the last snapshot   */
+    uint64_t        t_open_ns;    /* endpoint enabled                        */
+    uint64_t        next_sample_ns;
+    int             sample_fd;    /* FI_MPIMATCH_STATS_INTERVAL's file, or -1 */
+    uint64_t        nsamples;
 } mmfi_ep;
 
 /* ---- prov.c ---- */
@@ -392,6 +406,8 @@ void mmfi_shm_sweep_stale(void);
 int  mmfi_shm_peer_closed(const mmfi_conn *c);
 /* Unlink the inbox's name once `expected` senders hold a slot in it. */
 void mmfi_shm_unlink_when_attached(mmfi_ep *ep, size_t expected);
+/* Cells in flight on c's two rings: from the peer unread here, from here unread there. */
+void mmfi_shm_inflight(mmfi_ep *ep, const mmfi_conn *c, uint64_t *in, uint64_t *out);
 
 /* ---- tcp.c: the TCP channel ---- */
 int  mmfi_tcp_open(mmfi_ep *ep);     /* listener; fills ep->name.ip/port */
@@ -411,7 +427,29 @@ int  mmfi_cma_read(mmfi_ep *ep, pid_t pid, const mmfi_rec *r, const struct iovec
 
 /* ---- stats.c ---- */
 void mmfi_stats_write(mmfi_ep *ep);
+/* "name": {searches, hits, ..., peak_bytes}: one side of mm_stats as JSON. */
+void mmfi_json_qstats(FILE *f, const char *name, const mm_qstats *q);
 
 uint64_t mmfi_now_ns(void);
+
+/* ---- dump.c: snapshots on a signal (FI_MPIMATCH_DUMP), samples over time ---- */
+extern _Atomic uint32_t mmfi_dump_requests; /* raised by the signal handler */
+int  mmfi_dump_open(mmfi_ep *ep);    /* at enable: handler, sample file; 0 or -FI_E* */
+void mmfi_dump_close(mmfi_ep *ep);   /* at close: last sample, file closed */
+void mmfi_dump_restore(void);        /* provider cleanup: the old signal action back */
+void mmfi_dump_write(mmfi_ep *ep);   /* one snapshot (progress, under the lock) */
+void mmfi_sample_write(mmfi_ep *ep, uint64_t now);
+/* At every progress call: a snapshot when a signal came, a sample when due. */
+static inline void mmfi_dump_poll(mmfi_ep *ep)
+{
+    if (ep->dom->set.dump_dir[0] &&
+        atomic_load_explicit(&mmfi_dump_requests, memory_order_relaxed) != ep->dump_seen)
+        mmfi_dump_write(ep);
+    if (ep->sample_fd >= 0) {
+        uint64_t now = mmfi_now_ns();
+        if (now >= ep->next_sample_ns)
+            mmfi_sample_write(ep, now);
+    }
+}
 
 #endif /* MMFI_H */

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <signal.h>
+#include <sys/stat.h>
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>
@@ -31,7 +33,7 @@
 
 static int getinfo(uint32_t version, const char *node, const char *service, uint64_t flags,
                    const struct fi_info *hints, struct fi_info **info);
-static void cleanup(void) {}
+static void cleanup(void) { mmfi_dump_restore(); }
 
 struct fi_provider mmfi_prov = {
     .version = MMFI_VERSION,
@@ -55,6 +57,12 @@ static const struct { const char *name, *help; } params[] = {
             "copy through the shared-memory ring"},
     {"layout", "tag layout decoded into engine keys: ompi (Open MPI mtl ofi, default) or none"},
     {"stats", "directory: write each process's statistics there as JSON at close"},
+    {"stats_interval", "milliseconds: with stats, each process also appends a sample of its "
+                       "queues every interval (a time series; default 0: none)"},
+    {"dump", "directory: on a signal (dump_signal) each process writes a snapshot of its "
+             "queues there (`mpimatch queues DIR`)"},
+    {"dump_signal", "the snapshot signal: USR2 (default; Open MPI's mpirun forwards it), USR1, "
+                    "or a number"},
     {"tcp_iface", "TCP channel: interface name or IPv4 address to listen on (default 127.0.0.1; "
                   "set it to reach other hosts)"},
     {"force_tcp", "TCP channel for peers on this host too: all, none (default), or AV indices "
@@ -143,6 +151,45 @@ static int tcp_settings(mmfi_settings *s)
             return 0;
         p = end + 1;
     }
+}
+
+/* FI_MPIMATCH_DUMP (an existing, writable directory) and
+ * FI_MPIMATCH_DUMP_SIGNAL; 0 or -1 (warned). */
+static int dump_settings(mmfi_settings *s)
+{
+    const char *d = env("dump");
+    s->dump_signal = SIGUSR2;
+    if (d) {
+        struct stat sb;
+        if (strlen(d) >= sizeof s->dump_dir - 64) {
+            MMFI_WARN(FI_LOG_CORE, "FI_MPIMATCH_DUMP: directory name too long\n");
+            return -1;
+        }
+        if (stat(d, &sb) != 0 || !S_ISDIR(sb.st_mode) || access(d, W_OK | X_OK) != 0) {
+            MMFI_WARN(FI_LOG_CORE, "FI_MPIMATCH_DUMP=\"%s\": not a writable directory\n", d);
+            return -1;
+        }
+        snprintf(s->dump_dir, sizeof s->dump_dir, "%s", d);
+    }
+    const char *v = env("dump_signal");
+    if (!v)
+        return 0;
+    const char *n = strncmp(v, "SIG", 3) ? v : v + 3;
+    char *end = NULL;
+    long x = strtol(n, &end, 10);
+    if (!strcmp(n, "USR1"))
+        s->dump_signal = SIGUSR1;
+    else if (!strcmp(n, "USR2"))
+        s->dump_signal = SIGUSR2;
+    else if (end != n && !*end && x >= 1 && x <= SIGRTMAX && x != SIGKILL && x != SIGSTOP &&
+             x != SIGSEGV && x != SIGBUS && x != SIGFPE && x != SIGILL && x != SIGABRT)
+        s->dump_signal = (int)x;
+    else {
+        MMFI_WARN(FI_LOG_CORE, "FI_MPIMATCH_DUMP_SIGNAL=\"%s\": expected USR1, USR2 or a "
+                  "signal number from 1 to %d (not KILL, STOP or a fault signal)\n", v, SIGRTMAX);
+        return -1;
+    }
+    return 0;
 }
 
 /* An unsigned integer variable in [lo, hi]; 0 or -FI_EINVAL (warned). */
@@ -274,6 +321,17 @@ int mmfi_settings_read(mmfi_settings *s)
         return -FI_EINVAL;
     }
     snprintf(s->stats_dir, sizeof s->stats_dir, "%s", d ? d : "");
+    x = 0;
+    if (env_uint("stats_interval", 0, 3600000, &x))
+        return -FI_EINVAL;
+    s->stats_interval_ns = x * 1000000u;
+    if (x && !d) {
+        MMFI_WARN(FI_LOG_CORE, "FI_MPIMATCH_STATS_INTERVAL=%llu: needs FI_MPIMATCH_STATS (the "
+                  "directory of the samples)\n", (unsigned long long)x);
+        return -FI_EINVAL;
+    }
+    if (dump_settings(s))
+        return -FI_EINVAL;
     if (tcp_settings(s))
         return -FI_EINVAL;
     /* The engine itself: unknown parameters, missing hints. */

@@ -329,3 +329,21 @@ void mmfi_shm_sweep_stale(void)
     }
     closedir(d);
 }
+
+/* Cells in flight on c's rings (snapshots, dump.c): *in, written by the peer
+ * into my inbox and not yet read here; *out, written by me into the peer's
+ * inbox and not yet read there. Read-only: two loads per ring. */
+void mmfi_shm_inflight(mmfi_ep *ep, const mmfi_conn *c, uint64_t *in, uint64_t *out)
+{
+    *in = *out = 0;
+    if (c->rx_slot >= 0 && ep->inbox) {
+        slot_hdr *s = slot_at(ep->inbox, (uint32_t)c->rx_slot);
+        *in = atomic_load_explicit(&s->tail, memory_order_acquire) -
+              atomic_load_explicit(&s->head, memory_order_acquire);
+    }
+    if (c->tx_slot) {
+        slot_hdr *s = c->tx_slot;
+        *out = atomic_load_explicit(&s->tail, memory_order_acquire) -
+               atomic_load_explicit(&s->head, memory_order_acquire);
+    }
+}

@@ -13,7 +13,7 @@
 
 #include "mmfi.h"
 
-static void qstats(FILE *f, const char *name, const mm_qstats *q)
+void mmfi_json_qstats(FILE *f, const char *name, const mm_qstats *q)
 {
     double mean = q->searches ? (double)q->traversed / (double)q->searches : 0.0;
     fprintf(f, "\"%s\": {\"searches\": %llu, \"hits\": %llu, \"misses\": %llu, "
@@ -101,9 +101,9 @@ void mmfi_stats_write(mmfi_ep *ep)
             (unsigned long long)c->peek_hits, (unsigned long long)c->peek_misses,
             (unsigned long long)c->mpeek_hits, (unsigned long long)c->mpeek_misses,
             (unsigned long long)c->cancels, (unsigned long long)c->cancel_miss);
-    qstats(f, "prq", &st.prq);
+    mmfi_json_qstats(f, "prq", &st.prq);
     fputs(", ", f);
-    qstats(f, "umq", &st.umq);
+    mmfi_json_qstats(f, "umq", &st.umq);
     fprintf(f, ", \"bytes\": %llu, \"peak_bytes\": %llu, \"cancels\": %llu}}],\n",
             (unsigned long long)st.bytes, (unsigned long long)st.peak_bytes,
             (unsigned long long)st.cancels);

@@ -180,6 +180,8 @@ ssize_t mmfi_send_common(mmfi_ep *ep, const struct iovec *iov, size_t count, fi_
         return -FI_EAGAIN;
     s->context = context;
     s->flags = flags;
+    if (ep->timed)
+        s->t_ns = mmfi_now_ns();
     s->tag = tag;
     s->data = data;
     s->tagged = (uint8_t)tagged;

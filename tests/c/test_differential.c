@@ -1,7 +1,8 @@
 /* Differential test: every engine, in lockstep, against the reference engine
  * `list` and against a naive model written here with its own match rule, on
  * random event streams (wildcards, negative tags, probes, matched probes,
- * cancels, several communicators, queue lengths that swell and drain).
+ * cancels, several communicators, queue lengths that swell and drain), and
+ * every engine's queues as mm_walk shows them against the model's queues.
  *
  *   test_differential [events-per-config [seed]]
  * Default: 270,000 events for each of 4 wildcard configurations and 1,080,000
@@ -165,6 +166,34 @@ static int add_runner(runner *r, const char *engine, const char *const *params,
 
 enum { MAX_RUNNERS = 64 };
 
+/* mm_walk against the model's queue: the same elements (cookie = event id,
+ * key) in the same order, for one side. */
+typedef struct walk_check {
+    const mvec *q;
+    size_t      i, bad;
+} walk_check;
+
+static int walk_one(const mm_queued *x, void *arg)
+{
+    walk_check *w = arg;
+    if (w->i >= w->q->n) {
+        w->bad++;
+        return 1;
+    }
+    const mitem *m = &w->q->v[w->i++];
+    if (x->entry.cookie != m->id || x->entry.comm != m->c || x->entry.src != to_api_src(m->s) ||
+        x->entry.tag != to_api_tag(m->t))
+        w->bad++;
+    return 0;
+}
+
+static size_t walk_differs(mm_engine *e, const mvec *prq, const mvec *umq)
+{
+    walk_check w[2] = {{prq, 0, 0}, {umq, 0, 0}};
+    int rc = mm_walk(e, MM_SIDE_PRQ, walk_one, &w[0]) | mm_walk(e, MM_SIDE_UMQ, walk_one, &w[1]);
+    return (rc != 0) + w[0].bad + w[1].bad + (w[0].i != prq->n) + (w[1].i != umq->n);
+}
+
 static int run_config(const config *cf, uint64_t nevents)
 {
     runner r[MAX_RUNNERS];
@@ -182,7 +211,7 @@ static int run_config(const config *cf, uint64_t nevents)
     }
     mvec prq = {0}, umq = {0};
     uint64_t *recv_ids = malloc((nevents + 1) * sizeof *recv_ids);
-    uint64_t nrecv = 0, mismatches = 0, bad_status = 0;
+    uint64_t nrecv = 0, mismatches = 0, bad_status = 0, walk_mismatches = 0;
     uint64_t posts = 0, arrivals = 0, probes = 0;
     double bias = 0.5;
     int draining = 0;
@@ -300,10 +329,17 @@ static int run_config(const config *cf, uint64_t nevents)
                             cf->name, r[k].name, id, kind, c, s, t, rc, got, want_rc, want);
             }
         }
+        /* every engine's queues, as mm_walk sees them, are the model's */
+        if (id % 4999 == 0)
+            for (int k = 0; k < nr; k++)
+                if (walk_differs(r[k].e, &prq, &umq) && walk_mismatches++ < 10)
+                    fprintf(stderr, "%s/%s: after event %" PRIu64 ": mm_walk differs from the "
+                            "model's queues\n", cf->name, r[k].name, id);
     }
     uint64_t maxlen[2] = {0, 0};
     for (int k = 0; k < nr; k++) {
         mm_stats st;
+        CHECK_EQ(walk_differs(r[k].e, &prq, &umq), 0);
         mm_get_stats(r[k].e, &st);
         CHECK_EQ(st.prq.length, prq.n);
         CHECK_EQ(st.umq.length, umq.n);
@@ -316,6 +352,7 @@ static int run_config(const config *cf, uint64_t nevents)
         free(r[k].handles);
     }
     CHECK_EQ(mismatches, 0);
+    CHECK_EQ(walk_mismatches, 0);
     CHECK_EQ(bad_status, 0);
     printf("%-13s %8" PRIu64 " events, %d engines, max PRQ %" PRIu64 ", max UMQ %" PRIu64 ": %s\n",
            cf->name, nevents, nr, maxlen[0], maxlen[1], mismatches ? "MISMATCH" : "agree");

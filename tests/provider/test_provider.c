@@ -2,7 +2,8 @@
  * test_provider.c - the mpimatch libfabric provider through the libfabric API,
  * two processes on one machine (fork). Usage: test_provider [CASE] (all by
  * default). Cases: basic, wildcards, mpi_masks, mixed_masks, peek, cancel,
- * unexpected, wrap, flood, bad_env, hints, peer_death, peer_exit, threads, engines.
+ * unexpected, wrap, flood, bad_env, hints, peer_death, peer_exit, threads, engines,
+ * dump.
  */
 #include "fitest.h"
 
@@ -667,6 +668,156 @@ static int check_flood_stats(void)
     return ok ? 0 : 1;
 }
 
+/* ---- snapshots on a signal (FI_MPIMATCH_DUMP) and samples (FI_MPIMATCH_STATS_INTERVAL) ----
+ * Rank 0 holds an MPI_ANY_TAG receive and a tag-9 receive (another communicator); rank 1 sent a negative
+ * tag (a collective's, in Open MPI) on the ANY_TAG receive's communicator, a tag on
+ * another one, and a message no keyed receive can take (ACK and SYNC both set). On
+ * SIGUSR2 rank 0's next progress call writes the snapshot: every element with its
+ * decoded key, the engine's in its order, the keyless one from the provider's list.
+ * The matches afterwards are the ones without a snapshot. */
+static char dump_dir[256];
+
+static char *read_snapshot(pid_t pid)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/mpimatch-snap-%d-0.json", dump_dir, (int)pid);
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return NULL;
+    static char text[16384];
+    size_t n = fread(text, 1, sizeof text - 1, fp);
+    text[n] = 0;
+    fclose(fp);
+    return text;
+}
+
+static void t_dump(ft *f)
+{
+    int32_t v = 1;
+    if (f->rank == 1) {
+        int done = 0;
+        FT_RETRY(f, &done, fi_tinject(f->ep, &v, sizeof v, f->addr[0], otag(2, -16)));
+        FT_RETRY(f, &done, fi_tinject(f->ep, &v, sizeof v, f->addr[0], otag(4, 5)));
+        FT_RETRY(f, &done, fi_tinject(f->ep, &v, sizeof v, f->addr[0],
+                                      otag(2, 3) | O_ACK | O_SYNC));
+        barrier_progress(f); /* sent */
+        barrier_progress(f); /* snapshot taken */
+        FT_RETRY(f, &done, fi_tinject(f->ep, &v, sizeof v, f->addr[0], otag(6, 9)));
+        barrier_progress(f); /* all received */
+        return;
+    }
+    barrier_progress(f);
+    struct fi_context c1, c2, c3;
+    int32_t a = 0, b = 0, x = 0;
+    FT_OK(fi_trecv(f->ep, &a, sizeof a, NULL, f->addr[1], otag(2, 0), O_SYNC | O_ANY, &c1));
+    FT_OK(fi_trecv(f->ep, &b, sizeof b, NULL, FI_ADDR_UNSPEC, otag(6, 9), O_SYNC, &c2));
+    ft_progress(f, 200);
+    FT_CHECK(read_snapshot(getpid()) == NULL);
+    raise(SIGUSR2); /* the handler only counts it: no file yet */
+    FT_CHECK(read_snapshot(getpid()) == NULL);
+    ft_progress(f, 1);
+    char *s = read_snapshot(getpid());
+    FT_CHECK(s != NULL);
+    if (s) {
+        FT_CHECK(strstr(s, "\"kind\": \"snapshot\"") && strstr(s, "\"consistent\": true"));
+        FT_CHECK(strstr(s, "\"rank\": 0,") && strstr(s, "\"request\": "));
+        const char *u = strstr(s, "\"unexpected\": [");
+        FT_CHECK(u != NULL);
+        /* posted, in post order: ANY_TAG from rank 1 (cid 2), then tag 9 from anyone */
+        const char *p1 = strstr(s, "\"in\": \"engine\", \"seq\": ");
+        const char *any = strstr(s, "\"cid\": 2, \"ack\": 0, \"tag\": null, \"src\": 1");
+        const char *nine = strstr(s, "\"cid\": 6, \"ack\": 0, \"tag\": 9, \"src\": null");
+        FT_CHECK(p1 && any && nine && any < nine && nine < u);
+        /* unexpected, in arrival order: -16 (cid 2) and 5 (cid 4) in the engine, then
+         * the keyless one, which only the provider holds */
+        const char *neg = u ? strstr(u, "\"cid\": 2, \"ack\": 0, \"sync\": 0, \"tag\": -16, \"src\": 1") : NULL;
+        const char *five = u ? strstr(u, "\"cid\": 4, \"ack\": 0, \"sync\": 0, \"tag\": 5, \"src\": 1") : NULL;
+        const char *keyless = u ? strstr(u, "{\"in\": \"provider\", \"cid\": 2, \"ack\": 1, \"sync\": 1, \"tag\": 3") : NULL;
+        FT_CHECK(neg && five && keyless && neg < five && five < keyless);
+        FT_CHECK(strstr(s, "\"channel\": \"") != NULL);
+        FT_CHECK(strstr(s, "\"prq\": {") && strstr(s, "\"max_length\": 2"));
+    }
+    barrier_progress(f);
+    /* the same matches as without the snapshot */
+    struct fi_cq_tagged_entry e;
+    fi_addr_t src;
+    FT_CHECK(ft_wait(f, &e, &src, NULL));
+    FT_CHECK(e.op_context == &c2);
+    FT_EQ(e.tag, otag(6, 9));
+    FT_EQ(fi_cancel(&f->ep->fid, &c1), 0);
+    struct fi_cq_err_entry err;
+    FT_CHECK(!ft_wait(f, &e, NULL, &err));
+    FT_EQ(err.err, FI_ECANCELED);
+    FT_OK(fi_trecv(f->ep, &x, sizeof x, NULL, f->addr[1], otag(2, -16), O_SYNC, &c3));
+    FT_CHECK(ft_wait(f, &e, NULL, NULL));
+    FT_EQ(e.tag, otag(2, -16));
+    FT_OK(fi_trecv(f->ep, &x, sizeof x, NULL, f->addr[1], otag(4, 5), O_SYNC, &c3));
+    FT_CHECK(ft_wait(f, &e, NULL, NULL));
+    FT_EQ(e.tag, otag(4, 5));
+    barrier_progress(f);
+}
+
+/* Call fn on every file of dir (path, name), remove it, then dir; the sum of fn's answers. */
+static int drain_dir(const char *dir, int (*fn)(const char *path, const char *name))
+{
+    int n = 0;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[600];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        n += fn(path, e->d_name);
+        unlink(path);
+    }
+    if (d)
+        closedir(d);
+    rmdir(dir);
+    return n;
+}
+
+static int is_snapshot(const char *path, const char *name)
+{
+    (void)path;
+    return !strncmp(name, "mpimatch-snap-", 14) && !strstr(name, ".tmp");
+}
+
+/* A samples file: its header, then samples in time order (at least two). */
+static int check_samples(const char *path, const char *name)
+{
+    if (strncmp(name, "mpimatch-samples-", 17))
+        return 0;
+    FILE *fp = fopen(path, "r");
+    char line[1024];
+    int lines = 0, head = 0;
+    double last = -1, t;
+    while (fp && fgets(line, sizeof line, fp)) {
+        if (lines++ == 0)
+            head = strstr(line, "\"kind\": \"samples\"") != NULL;
+        else if (sscanf(line, "{\"t\": %lf", &t) == 1) {
+            FT_CHECK(t >= last);
+            last = t;
+        } else
+            FT_CHECK(!"a sample line");
+    }
+    if (fp)
+        fclose(fp);
+    FT_CHECK(head);
+    FT_CHECK(lines >= 3);
+    return 1;
+}
+
+/* After t_dump: one snapshot (rank 0's), one sample file per process; then the
+ * directories go. */
+static int check_dump_files(void)
+{
+    FT_EQ(drain_dir(dump_dir, is_snapshot), 1);
+    FT_EQ(drain_dir(stats_dir, check_samples), 2);
+    printf("dump files: %s\n", ft_failed ? "FAILED" : "ok");
+    return ft_failed ? 1 : 0;
+}
+
 /* ---- bad settings fail at fi_getinfo / fi_domain with a message naming the variable ---- */
 static int bad_case(const char *var, const char *val, const char *var2, const char *val2,
                     const char *expect, int at_domain)
@@ -731,6 +882,13 @@ static int t_bad_env(void)
     ok &= bad_case("FI_MPIMATCH_FORCE_TCP", "-1", NULL, NULL, "FI_MPIMATCH_FORCE_TCP", 0);
     ok &= bad_case("FI_MPIMATCH_TCP_IFACE", "nosuchif0", NULL, NULL, "FI_MPIMATCH_TCP_IFACE", 0);
     ok &= bad_case("FI_MPIMATCH_TCP_IFACE", "300.1.1.1", NULL, NULL, "FI_MPIMATCH_TCP_IFACE", 0);
+    ok &= bad_case("FI_MPIMATCH_DUMP", "/nonexistent/dir", NULL, NULL, "FI_MPIMATCH_DUMP=", 0);
+    ok &= bad_case("FI_MPIMATCH_DUMP", "/dev/null", NULL, NULL, "FI_MPIMATCH_DUMP=", 0);
+    ok &= bad_case("FI_MPIMATCH_DUMP_SIGNAL", "KILL", NULL, NULL, "FI_MPIMATCH_DUMP_SIGNAL", 0);
+    ok &= bad_case("FI_MPIMATCH_DUMP_SIGNAL", "9", NULL, NULL, "FI_MPIMATCH_DUMP_SIGNAL", 0);
+    ok &= bad_case("FI_MPIMATCH_STATS_INTERVAL", "10", NULL, NULL, "needs FI_MPIMATCH_STATS", 0);
+    ok &= bad_case("FI_MPIMATCH_STATS_INTERVAL", "x", "FI_MPIMATCH_STATS", "/tmp",
+                   "FI_MPIMATCH_STATS_INTERVAL", 0);
     printf("bad_env: %s\n", ok ? "ok" : "FAILED");
     return ok ? 0 : 1;
 }
@@ -1015,5 +1173,19 @@ int main(int argc, char **argv)
     RUN("peer_exit", t_peer_exit());
     RUN("threads", ft_run2("threads", t_threads, 120));
     RUN("engines", t_engines());
+    if (!only || !strcmp(only, "dump")) {
+        snprintf(dump_dir, sizeof dump_dir, "/tmp/mpimatch-fidump-%d", (int)getpid());
+        snprintf(stats_dir, sizeof stats_dir, "/tmp/mpimatch-fistats-%d", (int)getpid());
+        mkdir(dump_dir, 0700);
+        mkdir(stats_dir, 0700);
+        setenv("FI_MPIMATCH_DUMP", dump_dir, 1);
+        setenv("FI_MPIMATCH_STATS", stats_dir, 1);
+        setenv("FI_MPIMATCH_STATS_INTERVAL", "1", 1);
+        bad |= ft_run2("dump", t_dump, 60);
+        unsetenv("FI_MPIMATCH_DUMP");
+        unsetenv("FI_MPIMATCH_STATS");
+        unsetenv("FI_MPIMATCH_STATS_INTERVAL");
+        bad |= check_dump_files();
+    }
     return bad ? 1 : 0;
 }
