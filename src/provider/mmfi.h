@@ -52,7 +52,12 @@ typedef struct mmfi_settings {
     int      force_tcp;    /* FI_MPIMATCH_FORCE_TCP: 0 none, 1 all, 2 the list */
     uint32_t force_list[64]; /* AV indices (MPI ranks) treated as on another host */
     uint32_t nforce;
+    int      yield;        /* FI_MPIMATCH_YIELD: MMFI_YIELD_AUTO, _ALWAYS or _NEVER */
+    uint32_t spin;         /* FI_MPIMATCH_SPIN: empty CQ reads before each yield */
+    long     ncpus;        /* online processors (auto: oversubscribed above this) */
 } mmfi_settings;
+
+enum { MMFI_YIELD_AUTO = 0, MMFI_YIELD_ALWAYS = 1, MMFI_YIELD_NEVER = 2 };
 
 enum { MMFI_LAYOUT_OMPI = 0, MMFI_LAYOUT_NONE = 1 };
 
@@ -226,6 +231,7 @@ typedef struct mmfi_counters {
     uint64_t cma_reads, cma_bytes, cma_fallbacks, cma_fins;
     uint64_t tcp_connects, tcp_accepts, tcp_cells_sent, tcp_cells_recv;
     uint64_t tcp_bytes_sent, tcp_bytes_recv, tcp_tx_full, tcp_eof, tcp_errors;
+    uint64_t yields;  /* sched_yield calls of idle CQ reads (FI_MPIMATCH_YIELD) */
 } mmfi_counters;
 
 struct mmfi_fabric;
@@ -274,6 +280,7 @@ typedef struct mmfi_cq {
     struct mmfi_ep *eps[MMFI_CQ_MAX_EPS];
     int             neps;
     int             refs;
+    uint32_t        idle;   /* reads in a row that found nothing (FI_MPIMATCH_SPIN) */
 } mmfi_cq;
 
 typedef struct mmfi_ep {
@@ -302,6 +309,7 @@ typedef struct mmfi_ep {
     uint32_t       *av_conn;      /* fi_addr -> conn index + 1 (0: none)   */
     size_t          av_conn_cap;
     uint64_t        av_gen;
+    size_t          local_procs;  /* AV addresses on this host (FI_MPIMATCH_YIELD=auto) */
     /* shm channel: my inbox */
     void           *inbox;
     size_t          inbox_len;
@@ -347,6 +355,10 @@ int  mmfi_cq_push_err(mmfi_cq *cq, void *context, uint64_t flags, size_t len, si
 int  mmfi_ep_open(struct fid_domain *domain, struct fi_info *info,
                   struct fid_ep **ep, void *context);
 void mmfi_ep_progress(mmfi_ep *ep);
+/* Whether an idle CQ read of this endpoint should yield the processor once the
+ * spin budget is spent: FI_MPIMATCH_YIELD, and for auto, more processes of the
+ * AV on this host than online processors. */
+int mmfi_ep_wants_yield(const mmfi_ep *ep);
 int  mmfi_conn_for_addr(mmfi_ep *ep, fi_addr_t a, uint32_t *out);
 int  mmfi_conn_for_name(mmfi_ep *ep, const mmfi_addr *a, uint32_t *out);
 void mmfi_report_recv(mmfi_ep *ep, mmfi_rec *r, uint64_t len, uint64_t tag, uint64_t data,

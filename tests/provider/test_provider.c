@@ -731,6 +731,8 @@ static int t_bad_env(void)
     ok &= bad_case("FI_MPIMATCH_FORCE_TCP", "-1", NULL, NULL, "FI_MPIMATCH_FORCE_TCP", 0);
     ok &= bad_case("FI_MPIMATCH_TCP_IFACE", "nosuchif0", NULL, NULL, "FI_MPIMATCH_TCP_IFACE", 0);
     ok &= bad_case("FI_MPIMATCH_TCP_IFACE", "300.1.1.1", NULL, NULL, "FI_MPIMATCH_TCP_IFACE", 0);
+    ok &= bad_case("FI_MPIMATCH_YIELD", "sometimes", NULL, NULL, "FI_MPIMATCH_YIELD", 0);
+    ok &= bad_case("FI_MPIMATCH_SPIN", "1000001", NULL, NULL, "FI_MPIMATCH_SPIN", 0);
     printf("bad_env: %s\n", ok ? "ok" : "FAILED");
     return ok ? 0 : 1;
 }
