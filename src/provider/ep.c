@@ -447,7 +447,7 @@ static ssize_t post_recv(mmfi_ep *ep, const struct iovec *iov, size_t count, fi_
         return -FI_EOPBADSTATE;
     }
     mmfi_ep_progress(ep);
-    mmfi_rec *r = calloc(1, sizeof *r);
+    mmfi_rec *r = mmfi_rec_alloc(ep); /* from the free list: a freed receive is reused */
     if (!r) {
         UNLOCK(ep);
         return -FI_EAGAIN;

@@ -88,6 +88,11 @@ static inline void mmfi_list_del(mmfi_link *n)
 enum { REC_RECV = 1, REC_MSG = 2 };
 enum { REC_NONE = 0, REC_POSTED, REC_UNEXP, REC_CLAIMED, REC_RDV_WAIT, REC_DONE };
 
+/* An unexpected eager message of at most this many bytes keeps its payload
+ * inside its record (the receive iov's room, unused by messages), not in a
+ * malloc'd copy: a flood of small messages costs one record each. */
+#define MMFI_INLINE (MMFI_IOV_MAX * sizeof(struct iovec))
+
 typedef struct mmfi_rec {
     mmfi_link  link;       /* posted or unexpected list (or none)         */
     uint8_t    kind;       /* REC_RECV / REC_MSG                          */
@@ -97,7 +102,8 @@ typedef struct mmfi_rec {
     uint8_t    rdv;        /* message: rendezvous (payload still at the sender) */
     uint8_t    has_data;   /* message: carries remote CQ data             */
     uint8_t    keyable;    /* message: has an engine key                  */
-    uint8_t    owned;      /* message: payload is a malloc'd copy         */
+    uint8_t    owned;      /* message: payload is a held copy (accounted)  */
+    uint8_t    inl;        /* message: that copy is in iov's room (<= MMFI_INLINE) */
     uint64_t   tag, ignore;
     fi_addr_t  addr;       /* receive: source filter; message: sender's fi_addr */
     uint32_t   conn;       /* message: connection it came on              */
@@ -117,14 +123,18 @@ typedef struct mmfi_rec {
             uint8_t      riov_n;
         };
     };
-    /* message */
-    uint64_t   len, data, send_id;
-    void      *payload;    /* eager unexpected copy (len bytes)           */
-    /* rendezvous receive in progress */
-    uint64_t   msg_len, got, msg_tag, msg_data;
-    uint8_t    msg_has_data;
-    fi_addr_t  msg_addr;
-    uint32_t   msg_conn;
+    union {
+        struct {           /* message                                     */
+            uint64_t len, data, send_id;
+            void    *payload;  /* eager unexpected copy (len bytes)       */
+        };
+        struct {           /* receive: its rendezvous in progress         */
+            uint64_t  msg_len, got, msg_tag, msg_data;
+            fi_addr_t msg_addr;
+            uint32_t  msg_conn;
+            uint8_t   msg_has_data;
+        };
+    };
 } mmfi_rec;
 
 /* ---- wire: one cell of a ring ---- */
