@@ -23,3 +23,14 @@ if(MPIMATCH_TRACER)
     endforeach()
   endif()
 endif()
+
+# MPI programs and libraries loaded into them are not instrumented: drop the
+# sanitizer options of the current directory, whatever the rest of the tree uses.
+macro(mpimatch_no_sanitize_here)
+  get_directory_property(_opts COMPILE_OPTIONS)
+  list(FILTER _opts EXCLUDE REGEX "^-fsanitize|^-fno-sanitize|^-fno-omit-frame-pointer")
+  set_directory_properties(PROPERTIES COMPILE_OPTIONS "${_opts}")
+  get_directory_property(_lopts LINK_OPTIONS)
+  list(FILTER _lopts EXCLUDE REGEX "^-fsanitize")
+  set_directory_properties(PROPERTIES LINK_OPTIONS "${_lopts}")
+endmacro()

@@ -16,7 +16,7 @@ finish() { # runs on every exit, so a failed run still shows its time and skips
   echo "== summary"
   python3 scripts/test_summary.py --elapsed "$(( $(date +%s) - start ))" \
     "ctest:build=$reports/build.xml" "ctest:build-asan=$reports/build-asan.xml" \
-    "ctest:build-tsan=$reports/build-tsan.xml" "pytest=$reports/pytest.xml" || { [ "$rc" -ne 0 ] || rc=1; }
+    "ctest:build-tsan=$reports/build-tsan.xml" "pytest=$reports/pytest.xml" "pytest:asan-provider=$reports/pytest-asan.xml" || { [ "$rc" -ne 0 ] || rc=1; }
   rm -rf "$reports"
   exit "$rc"
 }
@@ -51,3 +51,14 @@ echo "== Python tests against the ASan + UBSan tools"
 MPIMATCH_REQUIRE_TOOLS=1 MPIMATCH_BIN_DIR=$PWD/build-asan/bin ASAN_OPTIONS=detect_leaks=1 \
   .venv/bin/python -m pytest -q -p no:cacheprovider -rs --junitxml="$reports/pytest.xml" \
   -o junit_duration_report=total tests/python
+
+echo "== conformance core subset against the ASan + UBSan provider (default engine)"
+# The provider of build-asan loaded into Open MPI programs that are not instrumented:
+# the sanitizer runtime preloaded into every rank (python/mpimatch/mpistack.py).
+if [ -f build-asan/lib/libmpimatch-fi.so ]; then
+  MPIMATCH_REQUIRE_TOOLS=1 MPIMATCH_CONFORMANCE_SANITIZED=1 \
+    MPIMATCH_PROVIDER_LIB=$PWD/build-asan/lib/libmpimatch-fi.so \
+    MPIMATCH_PROVIDER_PRELOAD="$(gcc -print-file-name=libasan.so)" \
+    .venv/bin/python -m pytest -q -p no:cacheprovider -rs --junitxml="$reports/pytest-asan.xml" \
+    -o junit_duration_report=total tests/python/test_conformance.py -k test_conformance
+fi

@@ -36,6 +36,11 @@ MPICC = "mpicc.openmpi" if shutil.which("mpicc.openmpi") else "mpicc"
 MPIRUN_BASE = ("--allow-run-as-root", "--oversubscribe")
 PROVIDER_LIB = "libmpimatch-fi.so"
 PROVIDER_ENV = "MPIMATCH_PROVIDER_LIB"   # the provider library's path, overriding the search
+# A sanitized provider (ASan + UBSan build) in programs that are not: the sanitizer runtime
+# to preload into every rank (gcc -print-file-name=libasan.so), and the options they run with.
+PRELOAD_ENV = "MPIMATCH_PROVIDER_PRELOAD"
+SANITIZER_OPTIONS = (("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=0:exitcode=86"),
+                     ("UBSAN_OPTIONS", "halt_on_error=1:print_stacktrace=1"))
 ENGINE_ENV = "FI_MPIMATCH_ENGINE"
 HINTS_ENV = "FI_MPIMATCH_HINTS"         # MPI 4.0 assertions for engines that need them (hash)
 FORCE_TCP_ENV = "FI_MPIMATCH_FORCE_TCP"  # all, none, or AV indices (ranks) as if on other hosts
@@ -123,6 +128,9 @@ def provider_stack(engine: Optional[str] = None, library: Optional[Path] = None,
         env.append((FORCE_TCP_ENV, force_tcp))
     if stats is not None:
         env.append((STATS_ENV, str(Path(stats).resolve())))
+    preload = os.environ.get(PRELOAD_ENV)
+    if preload:   # Open MPI's own leaks are not the provider's: leak checks off
+        env += [("LD_PRELOAD", preload), *SANITIZER_OPTIONS]
     return Stack(name or ("mpimatch" + (f":{engine}" if engine else "")),
                  f"Open MPI pml cm + mtl ofi on the mpimatch provider ({engine or 'default'} engine"
                  + (f", TCP for {force_tcp}" if force_tcp else "") + ")",

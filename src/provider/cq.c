@@ -6,6 +6,7 @@
  * Reading a CQ progresses every endpoint bound to it (manual progress).
  */
 #define _GNU_SOURCE
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,11 +133,21 @@ static ssize_t cq_readfrom(struct fid_cq *fcq, void *buf, size_t count, fi_addr_
         for (int i = 0; i < cq->neps; i++)
             mmfi_ep_progress(cq->eps[i]);
     ssize_t rc;
+    int yield = 0;
     if (cq->en)
         rc = -FI_EAVAIL;
-    else if (!cq->n)
+    else if (!cq->n) {
         rc = -FI_EAGAIN;
-    else {
+        /* A caller that waits polls here (mtl ofi's blocking send spins on its own
+         * progress call, never opal_progress's yield): after the spin budget, hand
+         * the processor to a peer that may share it (docs/provider.md). */
+        cq->idle += cq->idle < UINT32_MAX;
+        if (cq->neps && cq->idle > cq->dom->set.spin && mmfi_ep_wants_yield(cq->eps[0])) {
+            cq->eps[0]->c.yields++;
+            yield = 1;
+        }
+    } else {
+        cq->idle = 0;
         size_t k = 0, sz = entry_size(cq->format);
         for (; k < count && cq->n; k++) {
             mmfi_cqe *e = &cq->ent[cq->head];
@@ -148,7 +159,11 @@ static ssize_t cq_readfrom(struct fid_cq *fcq, void *buf, size_t count, fi_addr_
         }
         rc = (ssize_t)k;
     }
+    if (cq->en)
+        cq->idle = 0;
     pthread_mutex_unlock(&cq->dom->lock);
+    if (yield)
+        sched_yield();
     return rc;
 }
 

@@ -58,6 +58,9 @@ static void sync_av(mmfi_ep *ep)
     if (!ep->av || ep->av_gen == ep->av->gen)
         return;
     ep->av_gen = ep->av->gen;
+    ep->local_procs = 0;
+    for (fi_addr_t a = 0; a < ep->av->count; a++)
+        ep->local_procs += ep->av->valid[a] && ep->av->addrs[a].host == ep->name.host;
     for (size_t i = 0; i < ep->nconns; i++)
         ep->conns[i].fiaddr = mmfi_av_find(ep->av, &ep->conns[i].peer);
     if (ep->av_conn_cap < ep->av->count) {
@@ -175,6 +178,14 @@ void mmfi_ep_progress(mmfi_ep *ep)
                 }
         }
     }
+}
+
+int mmfi_ep_wants_yield(const mmfi_ep *ep)
+{
+    const mmfi_settings *s = &ep->dom->set;
+    if (s->yield != MMFI_YIELD_AUTO)
+        return s->yield == MMFI_YIELD_ALWAYS;
+    return s->ncpus > 0 && ep->local_procs > (size_t)s->ncpus;
 }
 
 /* ---- fid ops ---- */
@@ -439,7 +450,7 @@ static ssize_t post_recv(mmfi_ep *ep, const struct iovec *iov, size_t count, fi_
         return -FI_EOPBADSTATE;
     }
     mmfi_ep_progress(ep);
-    mmfi_rec *r = calloc(1, sizeof *r);
+    mmfi_rec *r = mmfi_rec_alloc(ep); /* from the free list: a freed receive is reused */
     if (!r) {
         UNLOCK(ep);
         return -FI_EAGAIN;

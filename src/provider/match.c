@@ -64,10 +64,11 @@ mmfi_rec *mmfi_rec_alloc(mmfi_ep *ep)
 
 void mmfi_rec_free(mmfi_ep *ep, mmfi_rec *r)
 {
-    if (r->owned)
+    if (r->owned && !r->inl)
         free(r->payload);
     r->payload = NULL;
     r->owned = 0;
+    r->inl = 0;
     r->state = REC_NONE;
     mmfi_list_push(&ep->free_recs, &r->link);
 }

@@ -57,7 +57,12 @@ typedef struct mmfi_settings {
     int      force_tcp;    /* FI_MPIMATCH_FORCE_TCP: 0 none, 1 all, 2 the list */
     uint32_t force_list[64]; /* AV indices (MPI ranks) treated as on another host */
     uint32_t nforce;
+    int      yield;        /* FI_MPIMATCH_YIELD: MMFI_YIELD_AUTO, _ALWAYS or _NEVER */
+    uint32_t spin;         /* FI_MPIMATCH_SPIN: empty CQ reads before each yield */
+    long     ncpus;        /* online processors (auto: oversubscribed above this) */
 } mmfi_settings;
+
+enum { MMFI_YIELD_AUTO = 0, MMFI_YIELD_ALWAYS = 1, MMFI_YIELD_NEVER = 2 };
 
 enum { MMFI_LAYOUT_OMPI = 0, MMFI_LAYOUT_NONE = 1 };
 
@@ -88,6 +93,11 @@ static inline void mmfi_list_del(mmfi_link *n)
 enum { REC_RECV = 1, REC_MSG = 2 };
 enum { REC_NONE = 0, REC_POSTED, REC_UNEXP, REC_CLAIMED, REC_RDV_WAIT, REC_DONE };
 
+/* An unexpected eager message of at most this many bytes keeps its payload
+ * inside its record (the receive iov's room, unused by messages), not in a
+ * malloc'd copy: a flood of small messages costs one record each. */
+#define MMFI_INLINE (MMFI_IOV_MAX * sizeof(struct iovec))
+
 typedef struct mmfi_rec {
     mmfi_link  link;       /* posted or unexpected list (or none)         */
     uint8_t    kind;       /* REC_RECV / REC_MSG                          */
@@ -97,7 +107,8 @@ typedef struct mmfi_rec {
     uint8_t    rdv;        /* message: rendezvous (payload still at the sender) */
     uint8_t    has_data;   /* message: carries remote CQ data             */
     uint8_t    keyable;    /* message: has an engine key                  */
-    uint8_t    owned;      /* message: payload is a malloc'd copy         */
+    uint8_t    owned;      /* message: payload is a held copy (accounted)  */
+    uint8_t    inl;        /* message: that copy is in iov's room (<= MMFI_INLINE) */
     uint64_t   tag, ignore;
     fi_addr_t  addr;       /* receive: source filter; message: sender's fi_addr */
     uint32_t   conn;       /* message: connection it came on              */
@@ -117,14 +128,18 @@ typedef struct mmfi_rec {
             uint8_t      riov_n;
         };
     };
-    /* message */
-    uint64_t   len, data, send_id;
-    void      *payload;    /* eager unexpected copy (len bytes)           */
-    /* rendezvous receive in progress */
-    uint64_t   msg_len, got, msg_tag, msg_data;
-    uint8_t    msg_has_data;
-    fi_addr_t  msg_addr;
-    uint32_t   msg_conn;
+    union {
+        struct {           /* message                                     */
+            uint64_t len, data, send_id;
+            void    *payload;  /* eager unexpected copy (len bytes)       */
+        };
+        struct {           /* receive: its rendezvous in progress         */
+            uint64_t  msg_len, got, msg_tag, msg_data;
+            fi_addr_t msg_addr;
+            uint32_t  msg_conn;
+            uint8_t   msg_has_data;
+        };
+    };
     uint64_t   t_ns;       /* posted / arrived (only with FI_MPIMATCH_DUMP or samples) */
 } mmfi_rec;
 
@@ -233,6 +248,7 @@ typedef struct mmfi_counters {
     uint64_t cma_reads, cma_bytes, cma_fallbacks, cma_fins;
     uint64_t tcp_connects, tcp_accepts, tcp_cells_sent, tcp_cells_recv;
     uint64_t tcp_bytes_sent, tcp_bytes_recv, tcp_tx_full, tcp_eof, tcp_errors;
+    uint64_t yields;  /* sched_yield calls of idle CQ reads (FI_MPIMATCH_YIELD) */
 } mmfi_counters;
 
 struct mmfi_fabric;
@@ -281,6 +297,7 @@ typedef struct mmfi_cq {
     struct mmfi_ep *eps[MMFI_CQ_MAX_EPS];
     int             neps;
     int             refs;
+    uint32_t        idle;   /* reads in a row that found nothing (FI_MPIMATCH_SPIN) */
 } mmfi_cq;
 
 typedef struct mmfi_ep {
@@ -309,6 +326,7 @@ typedef struct mmfi_ep {
     uint32_t       *av_conn;      /* fi_addr -> conn index + 1 (0: none)   */
     size_t          av_conn_cap;
     uint64_t        av_gen;
+    size_t          local_procs;  /* AV addresses on this host (FI_MPIMATCH_YIELD=auto) */
     /* shm channel: my inbox */
     void           *inbox;
     size_t          inbox_len;
@@ -361,6 +379,10 @@ int  mmfi_cq_push_err(mmfi_cq *cq, void *context, uint64_t flags, size_t len, si
 int  mmfi_ep_open(struct fid_domain *domain, struct fi_info *info,
                   struct fid_ep **ep, void *context);
 void mmfi_ep_progress(mmfi_ep *ep);
+/* Whether an idle CQ read of this endpoint should yield the processor once the
+ * spin budget is spent: FI_MPIMATCH_YIELD, and for auto, more processes of the
+ * AV on this host than online processors. */
+int mmfi_ep_wants_yield(const mmfi_ep *ep);
 int  mmfi_conn_for_addr(mmfi_ep *ep, fi_addr_t a, uint32_t *out);
 int  mmfi_conn_for_name(mmfi_ep *ep, const mmfi_addr *a, uint32_t *out);
 void mmfi_report_recv(mmfi_ep *ep, mmfi_rec *r, uint64_t len, uint64_t tag, uint64_t data,

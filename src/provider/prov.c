@@ -67,6 +67,10 @@ static const struct { const char *name, *help; } params[] = {
                   "set it to reach other hosts)"},
     {"force_tcp", "TCP channel for peers on this host too: all, none (default), or AV indices "
                   "(MPI ranks) a,b,c that behave as if on other hosts"},
+    {"yield", "a CQ read that finds nothing FI_MPIMATCH_SPIN times in a row calls sched_yield: "
+              "auto (default: when the AV holds more processes of this host than it has online "
+              "processors), always, or never"},
+    {"spin", "empty CQ reads in a row before each sched_yield (default 64, 0..1000000)"},
 };
 
 FI_EXT_INI
@@ -215,6 +219,27 @@ static int env_uint(const char *name, uint64_t lo, uint64_t hi, uint64_t *out)
     return 0;
 }
 
+/* A variable naming one of n choices (unset: the first); its index, or -FI_EINVAL (warned). */
+static int env_choice(const char *name, const char *upper, const char *const *choices, int n,
+                      int *out)
+{
+    const char *v = env(name);
+    *out = 0;
+    for (int i = 0; v && i < n; i++)
+        if (!strcmp(v, choices[i])) {
+            *out = i;
+            return 0;
+        }
+    if (!v)
+        return 0;
+    char list[128] = "";
+    for (int i = 0; i < n; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? (i + 1 < n ? ", " : " or ") : "",
+                 choices[i]);
+    MMFI_WARN(FI_LOG_CORE, "FI_MPIMATCH_%s=\"%s\": expected %s\n", upper, v, list);
+    return -FI_EINVAL;
+}
+
 static int parse_hints(const char *v, uint32_t *out)
 {
     *out = 0;
@@ -306,15 +331,9 @@ int mmfi_settings_read(mmfi_settings *s)
     if (env_uint("cma", 0, 1, &x))
         return -FI_EINVAL;
     s->cma = (int)x;
-    const char *l = env("layout");
-    if (!l || !strcmp(l, "ompi"))
-        s->layout = MMFI_LAYOUT_OMPI;
-    else if (!strcmp(l, "none"))
-        s->layout = MMFI_LAYOUT_NONE;
-    else {
-        MMFI_WARN(FI_LOG_CORE, "FI_MPIMATCH_LAYOUT=\"%s\": expected ompi or none\n", l);
+    static const char *const layouts[] = {"ompi", "none"}; /* MMFI_LAYOUT_* */
+    if (env_choice("layout", "LAYOUT", layouts, 2, &s->layout))
         return -FI_EINVAL;
-    }
     const char *d = env("stats");
     if (d && strlen(d) >= sizeof s->stats_dir - 64) {
         MMFI_WARN(FI_LOG_CORE, "FI_MPIMATCH_STATS: directory name too long\n");
@@ -334,6 +353,14 @@ int mmfi_settings_read(mmfi_settings *s)
         return -FI_EINVAL;
     if (tcp_settings(s))
         return -FI_EINVAL;
+    static const char *const yields[] = {"auto", "always", "never"}; /* MMFI_YIELD_* */
+    if (env_choice("yield", "YIELD", yields, 3, &s->yield))
+        return -FI_EINVAL;
+    x = 64;
+    if (env_uint("spin", 0, 1000000, &x))
+        return -FI_EINVAL;
+    s->spin = (uint32_t)x;
+    s->ncpus = sysconf(_SC_NPROCESSORS_ONLN);
     /* The engine itself: unknown parameters, missing hints. */
     char err[256];
     mm_engine *eng = NULL;

@@ -110,14 +110,16 @@ void mmfi_stats_write(mmfi_ep *ep)
     fprintf(f, " \"provider\": {\"posts\": %llu, \"arrivals\": %llu, \"peeks\": %llu, "
                "\"claims\": %llu, \"discards\": %llu, \"cancels\": %llu, \"truncations\": %llu, "
                "\"generic_ops\": %llu, \"keyless_msgs\": %llu, \"wildcard_refused\": %llu, "
-               "\"peer_deaths\": %llu, \"unexpected_max\": %llu, \"unexpected_bytes_max\": %llu},\n",
+               "\"peer_deaths\": %llu, \"unexpected_max\": %llu, \"unexpected_bytes_max\": %llu, "
+               "\"yields\": %llu, \"record_bytes\": %zu, \"inline_max\": %zu},\n",
             (unsigned long long)c->posts, (unsigned long long)c->arrivals,
             (unsigned long long)c->peeks, (unsigned long long)c->claims,
             (unsigned long long)c->discards, (unsigned long long)c->cancels,
             (unsigned long long)c->truncations, (unsigned long long)c->generic_ops,
             (unsigned long long)c->keyless_msgs, (unsigned long long)c->wildcard_refused,
             (unsigned long long)c->peer_deaths, (unsigned long long)c->unexp_max,
-            (unsigned long long)c->unexp_bytes_max);
+            (unsigned long long)c->unexp_bytes_max, (unsigned long long)c->yields,
+            sizeof(mmfi_rec), (size_t)MMFI_INLINE);
     fprintf(f, " \"channels\": {\"shm\": {\"eager_sent\": %llu, \"eager_recv\": %llu, "
                "\"rdv_sent\": %llu, \"rdv_recv\": %llu, \"bytes_sent\": %llu, \"bytes_recv\": %llu, "
                "\"segments_sent\": %llu, \"segments_recv\": %llu, \"ctrl_sent\": %llu, "

@@ -411,7 +411,8 @@ int mmfi_handle_wire(mmfi_ep *ep, uint32_t ci, const mmfi_wire *w, const void *p
             m->payload = NULL;
             return 0;
         }
-        m->payload = malloc(m->len ? m->len : 1);
+        m->inl = m->len <= MMFI_INLINE;
+        m->payload = m->inl ? (void *)m->iov : malloc(m->len ? m->len : 1);
         if (!m->payload) { /* cannot hold it: it stays queued without data (truncated) */
             m->len = 0;
             return 0;

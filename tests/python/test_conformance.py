@@ -14,7 +14,10 @@ here (hangs and truncation errors: docs/conformance.md), so its whole matrix is 
 shows a known rxm hang is reported as a timeout, its processes killed.
 
 A stack that is not available is skipped with the reason; ob1 is required when CI=true or
-MPIMATCH_REQUIRE_TOOLS=1. MPIMATCH_CONFORMANCE_TIMEOUT scales the per-run timeouts."""
+MPIMATCH_REQUIRE_TOOLS=1. MPIMATCH_CONFORMANCE_TIMEOUT scales the per-run timeouts.
+MPIMATCH_CONFORMANCE_SANITIZED=1 (the CI stage against the ASan + UBSan build of the
+provider, scripts/test.sh) collects the core subset and `sizes` under the provider's default
+engine only, and a sanitizer report on a rank's stderr fails the run."""
 from __future__ import annotations
 
 import functools
@@ -75,6 +78,10 @@ RXM_FAILS = {
 }
 
 RXM_OPT_IN = os.environ.get("MPIMATCH_CONFORMANCE_RXM") == "1"
+# The CI stage against the ASan + UBSan provider (scripts/test.sh; MPIMATCH_PROVIDER_LIB and
+# MPIMATCH_PROVIDER_PRELOAD set): the core subset and sizes, the provider's default engine only.
+SANITIZED = os.environ.get("MPIMATCH_CONFORMANCE_SANITIZED") == "1"
+SANITIZER_REPORTS = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSanitizer")
 
 
 @functools.lru_cache(maxsize=None)
@@ -95,6 +102,8 @@ def _cases() -> List:
     """(stack name, program, np) for every run of the matrix, with marks."""
     cases = []
     full = [(p, np) for p, (nps, _, _) in PROGRAMS.items() for np in nps]
+    if SANITIZED:   # the core subset and the large messages (CMA reads), in about a minute
+        return [_param("mpimatch", p, np) for p, np in [*CORE_NP.items(), ("sizes", 2)]]
     for stack in ("ob1", "ucx", "mpimatch", "mpimatch:list"):
         cases += [_param(stack, p, np) for p, np in full]
     for engine in _engines():
@@ -185,6 +194,8 @@ def _run(stack: mpistack.Stack, programs: Dict[str, Path], program: str, np: int
 def _verdict(outcome: mpistack.Outcome, program: str, np: int) -> str:
     """The result line of a run that passed its own checks; else fail with why."""
     tail = (outcome.stdout[-1500:] + "\n" + outcome.stderr[-2500:]).strip()
+    found = [r for r in SANITIZER_REPORTS if r in outcome.stderr]
+    assert not found, f"{program} np={np}: {found[0]} under {outcome.stack}\n{outcome.stderr[-4000:]}"
     assert not outcome.timed_out, f"{program} np={np}: {outcome.summary()}\n{tail}"
     assert not outcome.leftovers, f"{program} np={np} left behind: {outcome.leftovers}"
     line = mpistack.result_line(outcome)

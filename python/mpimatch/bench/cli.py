@@ -23,7 +23,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColum
 
 from .. import specs, tools
 from . import core
-from .html import html_report
+from .html import Results, html_report
 from ..command import ENGINES_DISAGREE, add_command
 from ..atomic import check_writable, check_writable_dir, umask_mode, write_atomic
 from .output import csv_text, fnum, json_text, terminal_report
@@ -32,6 +32,7 @@ from ..replay import list_engines
 from .suites import SUITES, Item, StreamFile, Suite
 
 DEFAULT_SUITE = "default"
+MPI_SUITE = "mpi"       # MPI programs on the MPI stacks (bench/mpi.py)
 DEFAULT_OUT = "bench-out"
 WIDE = 140           # columns of the table when the output is not a terminal
 
@@ -48,23 +49,37 @@ plots/*.png and report.html (self-contained). The terminal shows a table with
 the speed-up against list, and the speed targets met or missed.
 
 suites:
-""" + "".join(f"  {s.name:<8} {s.summary} (reps {s.reps})\n" for s in SUITES.values())
+""" + "".join(f"  {s.name:<8} {s.summary} (reps {s.reps})\n" for s in SUITES.values()) + """\
+  mpi      MPI programs at np 2 under ob1, pml ucx and the provider with each
+           engine (mpimatch-mpibench): request benchmarks, ping-pong with dead
+           receives, latency, bandwidth, bytes per unexpected message; a few
+           minutes (--quick: seconds per stack)
+"""
 
 
 def register(sub: Any) -> None:
     p = add_command(sub, "bench", cmd_bench,
                     help="run a benchmark suite: tables, plots, HTML report",
                     description=DESCRIPTION, exit_one=ENGINES_DISAGREE)
-    p.add_argument("--suite", choices=sorted(SUITES), metavar="|".join(SUITES),
-                   help=f"the suite to run (default: {DEFAULT_SUITE})")
+    p.add_argument("--suite", choices=sorted([*SUITES, MPI_SUITE]),
+                   metavar="|".join([*SUITES, MPI_SUITE]),
+                   help=f"the suite to run (default: {DEFAULT_SUITE}); {MPI_SUITE}: MPI programs "
+                        "under ob1, pml ucx and the provider (docs/bench.md)")
+    p.add_argument("--quick", action="store_true",
+                   help=f"with --suite {MPI_SUITE}: its short form (the targets' measurements, "
+                        "one pass)")
     p.add_argument("--workload", action="append", default=[], metavar="NAME[:k=v,...]",
                    help="run this workload instead of a suite (repeatable)")
     p.add_argument("--stream", action="append", default=[], metavar="FILE",
                    help="run this stream file instead of a suite (repeatable)")
-    p.add_argument("--engines", metavar="a,b,...", help="only these engines (default: all)")
+    p.add_argument("--engines", metavar="a,b,...",
+                   help=f"only these engines (default: all; with --suite {MPI_SUITE}: the "
+                        "provider's engines)")
     p.add_argument("--param", action="append", default=[], metavar="ENGINE:KEY=VALUE",
                    help="engine parameter for every run of ENGINE (repeatable)")
-    p.add_argument("--reps", type=int, metavar="R", help="timed repetitions (default: the suite's)")
+    p.add_argument("--reps", type=int, metavar="R",
+                   help=f"timed repetitions (default: the suite's; with --suite {MPI_SUITE}: "
+                        "passes over the stacks)")
     p.add_argument("--seed", type=int, default=core.LAB_SEED, metavar="N",
                    help="seed of the hashed engines' key hash in every run (their parameter "
                         f"seed=; default {core.LAB_SEED}, so depths and probe counts repeat; 0: "
@@ -183,15 +198,18 @@ def plotter() -> Callable[[Dict[str, Any], Path], List[Tuple[str, str]]]:
     return plot_all
 
 
-def write_outputs(doc: Dict[str, Any], out: Path, json_copy: Optional[Path]) -> Path:
-    """results.json, results.csv, plots/, report.html in out (and the JSON copy)."""
-    plot_all = plotter()
+def write_outputs(doc: Dict[str, Any], out: Path, json_copy: Optional[Path],
+                  plot_all: Optional[Callable[[Dict[str, Any], Path], List[Tuple[str, str]]]] = None,
+                  results: Optional[Results] = None) -> Path:
+    """results.json, results.csv, plots/, report.html in out (and the JSON copy).
+    A suite with records of its own gives its plots and its results table (suite mpi)."""
+    plot_all = plot_all or plotter()
     text = json_text(doc)
     fresh = Path(tempfile.mkdtemp(prefix=".plots-", dir=out))
     try:
         os.chmod(fresh, umask_mode(0o777))
         plots = plot_all(doc, fresh)
-        report = html_report(doc, plots, fresh)
+        report = html_report(doc, plots, fresh, results)
         old = out / "plots"
         if old.exists():
             stale = Path(tempfile.mkdtemp(prefix=".plots-old-", dir=out))
@@ -209,7 +227,25 @@ def write_outputs(doc: Dict[str, Any], out: Path, json_copy: Optional[Path]) -> 
     return out / "report.html"
 
 
+def output_places(args: argparse.Namespace) -> Tuple[Path, Optional[Path]]:
+    """--out (created) and --json, both checked writable before any work."""
+    outdir = Path(args.out)
+    check_writable_dir(outdir, create=True)
+    json_copy = Path(args.json) if args.json else None
+    if json_copy is not None:
+        check_writable(json_copy)
+    return outdir, json_copy
+
+
 def cmd_bench(args: argparse.Namespace, out: Console) -> int:
+    if args.suite == MPI_SUITE:
+        if args.workload or args.stream or args.figure or args.param or args.paths:
+            raise MpimatchError(f"--suite {MPI_SUITE} takes --quick, --engines, --reps, --out, "
+                                "--json and --quiet only")
+        from .mpi import cmd_mpi
+        return cmd_mpi(args, out)
+    if args.quick:
+        raise MpimatchError(f"--quick goes with --suite {MPI_SUITE}")
     suite = choose_suite(args)
     reps = suite.reps if args.reps is None else args.reps
     if reps < 1:
@@ -226,11 +262,7 @@ def cmd_bench(args: argparse.Namespace, out: Console) -> int:
     runs = core.plan(suite.items, cat, only, _overrides(args.param))
     if not runs:
         raise MpimatchError("nothing to run: no engine of the selection runs these workloads")
-    outdir = Path(args.out)
-    check_writable_dir(outdir, create=True)
-    json_copy = Path(args.json) if args.json else None
-    if json_copy is not None:
-        check_writable(json_copy)
+    outdir, json_copy = output_places(args)
     started, t0 = core.now(), time.perf_counter()
     with Display(len(runs), args.quiet) as display:
         outcomes = core.execute(runs, reps, display.start, display.finish,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 from html import escape
 from pathlib import Path
-from typing import Any, List, Mapping, Sequence, Tuple
+from typing import Any, List, Mapping, Optional, Sequence, Tuple
 
 from .output import RESULT_HEADERS, results_rows, target_status, target_value
 
@@ -51,13 +51,21 @@ def _targets(doc: Mapping[str, Any]) -> str:
     return summary + _table(["target", "wanted", "measured", "status"], rows)
 
 
-def _results(doc: Mapping[str, Any]) -> str:
+# A suite's own results table: its headers, rows grouped by workload spec, the note above it.
+Results = Tuple[Sequence[str], Mapping[str, Sequence[Sequence[str]]], str]
+RESULTS_NOTE = ("Median ns per event over the repetitions (q1–q3: the quartiles); speed-up = "
+                "list's median / the engine's, on the same workload; depths are elements "
+                "inspected per search.")
+
+
+def _results(doc: Mapping[str, Any], results: Optional[Results] = None) -> str:
+    headers, groups, _ = results or (RESULT_HEADERS, results_rows(doc["records"]), "")
     rows: List[Tuple[str, Sequence[str]]] = []
-    for spec, group in results_rows(doc["records"]).items():
+    for spec, group in groups.items():
         for i, cells in enumerate(group):
             rows.append(("first" if i == 0 else "",
                          [escape(spec) if i == 0 else "", *(escape(c) for c in cells)]))
-    return _table(["workload", *(h.replace("\n", " ") for h in RESULT_HEADERS)], rows, left=2)
+    return _table(["workload", *(h.replace("\n", " ") for h in headers)], rows, left=2)
 
 
 def _machine(doc: Mapping[str, Any]) -> str:
@@ -83,7 +91,9 @@ def _figures(plots: Sequence[Tuple[str, str]], directory: Path) -> str:
     return "".join(out) or '<p class="note">No plots: no run produced a time.</p>\n'
 
 
-def html_report(doc: Mapping[str, Any], plots: Sequence[Tuple[str, str]], plot_dir: Path) -> str:
+def html_report(doc: Mapping[str, Any], plots: Sequence[Tuple[str, str]], plot_dir: Path,
+                results: Optional[Results] = None) -> str:
+    """The report; `results` replaces the replay suites' results table (suite mpi)."""
     skipped = "".join(f"<li>{escape(s['engine'])} on {escape(s['workload'])}: {escape(s['reason'])}</li>"
                       for s in doc["skipped"])
     synthetic = sorted({r["workload"]["spec"] for r in doc["records"] if r["workload"]["synthetic"]})
@@ -93,9 +103,8 @@ def html_report(doc: Mapping[str, Any], plots: Sequence[Tuple[str, str]], plot_d
         f"<h1>mpimatch bench: suite {escape(doc['suite'])}</h1>\n", _machine(doc),
         "<h2>Speed targets</h2>\n<p class=\"note\">Targets, not tests: a missed target is reported, "
         "the run still succeeds. Times are medians over the repetitions.</p>\n", _targets(doc),
-        "<h2>Results</h2>\n<p class=\"note\">Median ns per event over the repetitions (q1–q3: the "
-        "quartiles); speed-up = list's median / the engine's, on the same workload; depths are "
-        "elements inspected per search.</p>\n", _results(doc),
+        f"<h2>Results</h2>\n<p class=\"note\">{escape(results[2] if results else RESULTS_NOTE)}</p>\n",
+        _results(doc, results),
         (f"<p class=\"note\">Synthetic application profiles (not real traces): "
          f"{escape(', '.join(synthetic))}</p>\n" if synthetic else ""),
         (f"<h2>Skipped</h2><ul>{skipped}</ul>\n" if skipped else ""),

@@ -134,14 +134,19 @@ def terminal_report(doc: Mapping[str, Any], width: int = NARROW) -> Group:
     parts: List[Any] = [table]
     if doc["skipped"]:
         parts.append(_skipped(doc["skipped"]))
-    targets = Table(title=Text("speed targets (targets, not tests)"), title_justify="left",
-                    box=box.SIMPLE_HEAD, pad_edge=False)
-    for h in ("target", "wanted", "measured", "status"):
-        targets.add_column(h, justify="left" if h == "target" else "right")
-    for t in doc["targets"]:
-        style = {True: "green", False: "bold red"}.get(t["met"], "yellow")
-        targets.add_row(Text(t["description"]), Text(f"{t['relation']} {target_value(t, 'wanted')}"),
-                        Text(target_value(t, "measured"), no_wrap=True),
-                        Text(target_status(t), style=style, no_wrap=True))
-    parts.append(targets)
+    parts.append(targets_table(doc["targets"]))
     return Group(*parts)
+
+
+def targets_table(targets: Sequence[Mapping[str, Any]], title: str = "speed targets") -> Table:
+    """The targets, wanted and measured, met, MISSED or not measured."""
+    table = Table(title=Text(f"{title} (targets, not tests)"), title_justify="left",
+                  box=box.SIMPLE_HEAD, pad_edge=False)
+    for h in ("target", "wanted", "measured", "status"):
+        table.add_column(h, justify="left" if h == "target" else "right")
+    for t in targets:
+        style = {True: "green", False: "bold red"}.get(t["met"], "yellow")
+        table.add_row(Text(t["description"]), Text(f"{t['relation']} {target_value(t, 'wanted')}"),
+                      Text(target_value(t, "measured"), no_wrap=True),
+                      Text(target_status(t), style=style, no_wrap=True))
+    return table
