@@ -179,45 +179,6 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int64_t spec_value(const mm_gen_spec *sp, const char *name)
-{
-    for (size_t i = 0; i < sp->gen->nparams; i++)
-        if (strcmp(sp->gen->params[i].name, name) == 0)
-            return sp->v[i];
-    return -1;
-}
-
-/* The generator's plan for a stencil spec. Returns 0, or -1 with err. */
-static int plan_of(const mm_gen_spec *sp, mm_stencil *p, char *err, size_t errlen)
-{
-    const char *g = sp->gen->name;
-    int rc;
-    if (strcmp(g, "stencil_naive") == 0) {
-        rc = mm_stencil_naive(p, (uint32_t)spec_value(sp, "threads"),
-                              (uint32_t)spec_value(sp, "msgs"));
-    } else if (strcmp(g, "stencil2d") == 0) {
-        rc = mm_stencil_plan(p, 2, spec_value(sp, "points") ? 9 : 5,
-                             (uint32_t)spec_value(sp, "lx"), (uint32_t)spec_value(sp, "ly"), 1,
-                             (int)spec_value(sp, "assign"));
-    } else if (strcmp(g, "stencil3d") == 0) {
-        rc = mm_stencil_plan(p, 3, spec_value(sp, "points") ? 27 : 7,
-                             (uint32_t)spec_value(sp, "lx"), (uint32_t)spec_value(sp, "ly"),
-                             (uint32_t)spec_value(sp, "lz"), (int)spec_value(sp, "assign"));
-    } else if (strcmp(g, "stencil_linear") == 0) {
-        rc = mm_stencil_plan(p, 3, spec_value(sp, "points") ? 27 : 7, 1, 1,
-                             (uint32_t)spec_value(sp, "lz"), (int)spec_value(sp, "assign"));
-    } else {
-        snprintf(err, errlen, "'%s' is not a stencil workload (stencil_naive, stencil2d, "
-                              "stencil3d, stencil_linear)", g);
-        return -1;
-    }
-    if (rc) {
-        snprintf(err, errlen, rc == -2 ? "out of memory" : "the decomposition is too large");
-        return -1;
-    }
-    return 0;
-}
-
 static int make_engine(mm_engine **e, const char *engine, int safe, char *err, size_t errlen)
 {
     mm_config cfg = { 0 };
@@ -264,7 +225,7 @@ static int run_case(result *r, const mm_gen_spec *sp, const char *engine, uint32
                     char *err, size_t errlen)
 {
     mm_stencil p;
-    if (plan_of(sp, &p, err, errlen))
+    if (mm_stencil_of_spec(&p, sp, err, errlen))
         return CLI_FAIL;
     r->nmsg = p.nmsg;
     r->nrecv = p.nrecv;
@@ -569,7 +530,7 @@ int main(int argc, char **argv)
         const char *s = ncases ? cases[i] : paper[i].spec;
         mm_stencil p;
         if (mm_gen_parse(s, &sp[i], err, sizeof err) != MMS_OK ||
-            plan_of(&sp[i], &p, err, sizeof err)) {
+            mm_stencil_of_spec(&p, &sp[i], err, sizeof err)) {
             cli_error("--case '%s': %s", s, err);
             rc = CLI_USAGE;
             goto done;
