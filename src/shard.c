@@ -445,25 +445,9 @@ int mm_shards_probe(mm_engine *e, int32_t comm, int32_t src, int32_t tag, uintpt
 
 int mm_shards_cancel(mm_engine *e, mm_handle h)
 {
+    /* A receive with a named source is an element of one shard's pool: ask
+     * each shard in turn (under its lock) until one owns it. */
     struct mm_shards *s = e->shards;
-    if (s->wild) {
-        /* A wildcard's handle names its token. */
-        pthread_mutex_lock(&s->wlock);
-        int owns = mm_pool_owns(&s->tokens, h.elem);
-        wild *w = h.elem;
-        int mine = owns && w->seq == h.seq && atomic_exchange(&w->live, 0);
-        pthread_mutex_unlock(&s->wlock);
-        if (owns) {
-            if (!mine)
-                return MM_NOTFOUND;
-            atomic_fetch_add(&s->extra, 1);
-            atomic_fetch_add(&s->cancels, 1);
-            drop_copies(s, w, (size_t)-1);
-            return MM_MATCHED;
-        }
-    }
-    /* The handle names an element of one shard's pool: ask each shard in
-     * turn (under its lock) until one owns it. */
     for (size_t i = 0; i < s->n; i++) {
         shard *sh = shard_at(s, i);
         pthread_mutex_lock(&sh->lock);
@@ -472,7 +456,22 @@ int mm_shards_cancel(mm_engine *e, mm_handle h)
         if (rc != MM_EHANDLE)
             return rc;
     }
-    return MM_EHANDLE;
+    if (!s->wild)
+        return MM_EHANDLE;
+    /* An ANY_SOURCE receive's handle names its token. */
+    pthread_mutex_lock(&s->wlock);
+    int owns = mm_pool_owns(&s->tokens, h.elem);
+    wild *w = h.elem;
+    int mine = owns && w->seq == h.seq && atomic_exchange(&w->live, 0);
+    pthread_mutex_unlock(&s->wlock);
+    if (!owns)
+        return MM_EHANDLE;
+    if (!mine)
+        return MM_NOTFOUND;
+    atomic_fetch_add(&s->extra, 1);
+    atomic_fetch_add(&s->cancels, 1);
+    drop_copies(s, w, (size_t)-1);
+    return MM_MATCHED;
 }
 
 /* ---- statistics ---- */
