@@ -1,8 +1,8 @@
 #!/bin/sh
 # The stencil benchmark of Schonbein et al. (Euro-Par 2018) as an MPI program under
 # MPI_THREAD_MULTIPLE (build/bin/openmpi/mpimatch-threads-mpi), each case in its own
-# 2-process job, under Open MPI's ob1 and under the mpimatch provider (pml cm, mtl ofi,
-# libmpimatch-fi.so) with engine ENGINE. Prints one line per case and stack: the drain
+# 2-process job, under Open MPI's ob1 (--mca pml ob1, btl self,vader) and under the
+# mpimatch provider (pml cm, mtl ofi, libmpimatch-fi.so) with engine ENGINE. Prints one line per case and stack: the drain
 # time on the receiving rank (median and range over the phases) and, under the
 # provider, the mean PRQ search depth of the receiving endpoint (all phases, the
 # warm-up included; mm_get_stats through FI_MPIMATCH_STATS). docs/threads.md.
@@ -21,7 +21,8 @@ mpirun=$(command -v mpirun.openmpi || command -v mpirun)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for c in "$@"; do
-    line=$("$mpirun" --allow-run-as-root --oversubscribe -np 2 "$prog" --case "$c" \
+    line=$("$mpirun" --allow-run-as-root --oversubscribe -np 2 --mca pml ob1 --mca btl self,vader \
+           "$prog" --case "$c" \
            --phases "$phases")
     echo "ob1       $line"
     rm -rf "$tmp/st"

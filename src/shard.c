@@ -276,10 +276,15 @@ static int wild_op(struct mm_shards *s, int op, const mm_entry *x, const mm_key 
     mm_elem *best = NULL;
     size_t bi = 0;
     uint64_t depth = 0;
-    mm_stats before[MM_SHARDS]; /* a failed call puts them back */
+    /* What a failed call puts back (the searches' counts are undone anyway). */
+    struct { uint64_t traversed, probes, max_probes, prq_max_length, cancels; } before[MM_SHARDS];
     FOR_MASK(i, mask) {
         mm_engine *ie = shard_at(s, i)->e;
-        before[i] = ie->st;
+        before[i].traversed = ie->st.umq.traversed;
+        before[i].probes = ie->st.umq.probes;
+        before[i].max_probes = ie->st.umq.max_probes;
+        before[i].prq_max_length = ie->st.prq.max_length;
+        before[i].cancels = ie->st.cancels;
         mm_qstats was = ie->st.umq;
         mm_elem *m = ie->def->ops->probe(ie, k, 0);
         depth += unsearch(&ie->st.umq, &was);
@@ -351,17 +356,11 @@ static int wild_op(struct mm_shards *s, int op, const mm_entry *x, const mm_key 
         /* A failed call leaves the queues and the counts as they were. */
         FOR_MASK(i, mask) {
             mm_engine *ie = shard_at(s, i)->e;
-            uint64_t plen = ie->st.prq.length, ulen = ie->st.umq.length;
-            uint64_t pq = ie->st.prq.queues, uq = ie->st.umq.queues;
-            ie->st = before[i];
-            ie->st.prq.length = plen; /* the lengths are as before: kept by the calls */
-            ie->st.umq.length = ulen;
-            ie->st.prq.queues = pq;   /* queues an engine made stay allocated */
-            ie->st.umq.queues = uq;
-            if (pq > ie->st.prq.max_queues)
-                ie->st.prq.max_queues = pq;
-            if (uq > ie->st.umq.max_queues)
-                ie->st.umq.max_queues = uq;
+            ie->st.umq.traversed = before[i].traversed;
+            ie->st.umq.probes = before[i].probes;
+            ie->st.umq.max_probes = before[i].max_probes;
+            ie->st.prq.max_length = before[i].prq_max_length;
+            ie->st.cancels = before[i].cancels; /* the copies taken back */
         }
     }
     if (rc >= 0) {
@@ -548,4 +547,14 @@ void mm_shards_reset(mm_engine *e)
     pthread_mutex_unlock(&s->wlock);
     atomic_store(&s->dead_hits, 0);
     atomic_store(&s->cancels, 0);
+}
+
+mm_engine *mm_shards_engine_at(mm_engine *e, size_t i)
+{
+    return i < e->shards->n ? shard_at(e->shards, i)->e : NULL;
+}
+
+uint64_t mm_shards_mask(mm_engine *e, int32_t comm, int32_t tag)
+{
+    return mask_of(e->shards, comm, tag);
 }

@@ -17,5 +17,9 @@ int  mm_shards_probe(mm_engine *e, int32_t comm, int32_t src, int32_t tag, uintp
 int  mm_shards_cancel(mm_engine *e, mm_handle h);
 void mm_shards_stats(mm_engine *e, mm_stats *out);
 void mm_shards_reset(mm_engine *e);
+/* Tests: the engine of shard i (NULL past the last), and the shards a
+ * receive or probe of (comm, ANY_SOURCE, tag) locks (bit i: shard i). */
+mm_engine *mm_shards_engine_at(mm_engine *e, size_t i);
+uint64_t   mm_shards_mask(mm_engine *e, int32_t comm, int32_t tag);
 
 #endif /* MM_SHARD_H */

@@ -46,6 +46,7 @@
 #include <time.h>
 #include "check.h"
 #include "mpimatch.h"
+#include "shard.h" /* white-box: the shards' engines, for the out-of-memory check */
 
 enum { MAXT = 64, WCOMM = 200 };
 
@@ -480,6 +481,29 @@ static void wildcards(const mm_engine_info *info)
     mm_get_stats(eng, &st);
     CHECK_EQ(st.prq.length + st.umq.length, 0);
     CHECK_EQ(st.cancels, 1);
+    mm_destroy(eng);
+    /* Out of memory while queueing the copies: the call fails and leaves the
+     * engine as it was (queues and statistics); then it succeeds. */
+    CHECK_EQ(mm_create(&eng, info->name, &cfg, NULL, 0), 0);
+    uint64_t mask = mm_shards_mask(eng, 0, 5);
+    CHECK(__builtin_popcountll(mask) >= 2);
+    mm_engine *last = mm_shards_engine_at(eng, 63 - (size_t)__builtin_clzll(mask));
+    last->mem.fail_in = 1; /* its first allocation: the receive pool's first slab */
+    mm_stats before, after;
+    mm_get_stats(eng, &before);
+    CHECK_EQ(mm_post(eng, &r, &h, &got), MM_ENOMEM);
+    mm_get_stats(eng, &after);
+    CHECK(memcmp(&before.prq, &after.prq, offsetof(mm_qstats, queues)) == 0);
+    CHECK(memcmp(&before.umq, &after.umq, offsetof(mm_qstats, queues)) == 0);
+    CHECK_EQ(after.umq.traversed, before.umq.traversed);
+    CHECK_EQ(after.cancels, 0);
+    CHECK_EQ(mm_post(eng, &r, &h, &got), MM_QUEUED);
+    CHECK_EQ(mm_arrive(eng, &m, &got), MM_MATCHED);
+    CHECK_EQ(got, 1);
+    mm_get_stats(eng, &after);
+    CHECK_EQ(after.prq.length + after.umq.length, 0);
+    CHECK_EQ(after.umq.searches, 1);
+    CHECK_EQ(after.prq.searches, 1);
     mm_destroy(eng);
     /* mm_concurrency_of says what mm_create built. */
     mm_concurrency cc;

@@ -44,9 +44,9 @@ def _mpi_bench_or_skip(stack):
 def test_mpi_benchmark_under_ob1():
     """mpimatch-threads-mpi under MPI_THREAD_MULTIPLE on ob1: every message checked."""
     _mpi_bench_or_skip(mpistack.Stack("ob1", "", ()))
-    p = subprocess.run([mpistack.MPIRUN, *mpistack.MPIRUN_BASE, "-np", "2", str(MPI_BENCH),
-                        "--case", CASE, "--phases", "2"], capture_output=True, text=True,
-                       timeout=60)
+    p = subprocess.run([mpistack.MPIRUN, *mpistack.MPIRUN_BASE, "-np", "2", *mpistack.OB1.mca,
+                        str(MPI_BENCH), "--case", CASE, "--phases", "2"], capture_output=True,
+                       text=True, timeout=60)
     assert p.returncode == 0, p.stdout + p.stderr
     assert CASE in p.stdout and "M_t     24" in p.stdout and "FAILED" not in p.stdout
     p = subprocess.run([mpistack.MPIRUN, *mpistack.MPIRUN_BASE, "-np", "3", str(MPI_BENCH)],
