@@ -79,10 +79,11 @@ enum {
 enum {
     MM_CFG_THREAD_SAFE = 1u << 0, /* take a per-engine lock around every call */
     /* Concurrent callers without a global lock: the engine is split into
-     * shards by (comm, source) - by (comm, source, tag) when ANY_TAG is also
-     * excluded - each behind its own lock. Needs MM_HINT_NO_ANY_SOURCE to
-     * shard; without it every call serialises on one lock. The calls are
-     * linearizable (docs/semantics.md). */
+     * shards by (comm, source) - by (comm, source, tag) when ANY_TAG is
+     * excluded - each behind its own lock. Without MM_HINT_NO_ANY_SOURCE an
+     * ANY_SOURCE receive or probe locks the shards its communicator's
+     * sources use (mm_concurrency_of says which design an engine gets).
+     * The calls are linearizable (docs/semantics.md). */
     MM_CFG_CONCURRENT  = 1u << 1
 };
 
@@ -291,6 +292,28 @@ MM_API const mm_engine_info *mm_engine_find(const char *name); /* NULL if unknow
  * its name once. info not of the registry: as an unknown name. */
 MM_API int  mm_create_from(mm_engine **out, const mm_engine_info *info, const mm_config *cfg,
                     char *err, size_t errlen);
+
+/* ---- MM_CFG_CONCURRENT: how an engine runs under concurrent callers ---- */
+enum {
+    MM_SHARD_BY_SOURCE = 1, /* shards by (comm, source)                        */
+    MM_SHARD_BY_TAG    = 2  /* shards by (comm, source, tag): no ANY_TAG       */
+};
+enum {
+    MM_WILD_NONE   = 0, /* ANY_SOURCE excluded by the hint: no call spans shards */
+    MM_WILD_SHARDS = 1  /* an ANY_SOURCE receive or probe locks the shards of its
+                           communicator's sources, in order; other calls one   */
+};
+typedef struct mm_concurrency {
+    uint32_t shards;    /* locks the keys are spread over; 1 would serialise  */
+    uint32_t key;       /* MM_SHARD_BY_*                                      */
+    uint32_t wildcards; /* MM_WILD_*                                          */
+} mm_concurrency;
+
+/* What MM_CFG_CONCURRENT makes of engine info under hints (MM_HINT_*):
+ * 0, MM_EHINT (the engine cannot be created with these hints) or MM_EINVAL
+ * (info not of the registry, unknown hint bits, out NULL). The answer is the
+ * one mm_create uses, not a description of it. */
+MM_API int mm_concurrency_of(const mm_engine_info *info, uint32_t hints, mm_concurrency *out);
 
 #ifdef __cplusplus
 }

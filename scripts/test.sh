@@ -44,7 +44,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 
 echo "== TSan build (thread-safe engines)"
 run_build build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPIMATCH_SANITIZE=thread
-TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan --output-on-failure -R '^(test_threads|test_concurrent|threads\.cli)$' \
+TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan --output-on-failure -R '^(test_threads|test_concurrent|test_concurrent_stress|threads\.cli)$' \
   --output-junit "$reports/build-tsan.xml"
 
 echo "== Python tests against the ASan + UBSan tools"

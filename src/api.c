@@ -374,10 +374,13 @@ static inline void side_del(mm_qstats *q, mm_mem *m, const mm_pool *p)
  * with an element on the stack that the engine may not queue: a receive
  * still takes a queued message (search first, allocate only to queue). */
 static MM_COLD int enter_slow(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *h,
-                              uintptr_t *partner);
+                              uintptr_t *partner, uint8_t xflags, uint8_t *pflags);
 
+/* xflags: MM_ELEM_* bits the new element carries besides the API's (0 on
+ * the public path); pflags, if not NULL, receives a matched partner's flags
+ * (the shard layer's internal calls, shard.c). */
 MM_INLINE int enter(mm_engine *e, const mm_entry *x, const int is_recv, mm_handle *h,
-                    uintptr_t *partner)
+                    uintptr_t *partner, const uint8_t xflags, uint8_t *const pflags)
 {
     /* self is the head of its pool's free list, taken off only if queued:
      * engines take nothing from these pools, and a match puts back the one
@@ -385,19 +388,21 @@ MM_INLINE int enter(mm_engine *e, const mm_entry *x, const int is_recv, mm_handl
     mm_pool *mp = pool_of(e, is_recv);
     mm_elem *self = mp->free;
     if (MM_UNLIKELY(!self))
-        return enter_slow(e, x, is_recv, h, partner);
+        return enter_slow(e, x, is_recv, h, partner, xflags, pflags);
     void *next = *(void **)self;
     mm_qstats *theirs = is_recv ? &e->st.umq : &e->st.prq;
     e->undo_traversed = theirs->traversed;
     e->undo_max_depth = theirs->max_depth;
     e->undo_probes = theirs->probes;
     e->undo_max_probes = theirs->max_probes;
-    fill(self, x, ++e->seq, is_recv ? MM_ELEM_RECV : 0);
+    fill(self, x, ++e->seq, (uint8_t)((is_recv ? MM_ELEM_RECV : 0) | xflags));
     mm_elem *other;
     int rc = is_recv ? e->post(e, self, &other) : e->arrive(e, self, &other);
     if (rc == MM_MATCHED) {
         mm_pool *tp = pool_of(e, !is_recv);
         uintptr_t cookie = other->cookie;
+        if (pflags)
+            *pflags = other->flags;
         release(tp, other);
         *(void **)self = next; /* back on the free list (never queued: no flags to clear) */
         side_del(theirs, is_recv ? &e->umq_mem : &e->prq_mem, tp);
@@ -429,17 +434,19 @@ MM_INLINE int enter(mm_engine *e, const mm_entry *x, const int is_recv, mm_handl
 
 /* Search with an element the engine may not queue (the pool cannot grow). */
 static int search_only(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *h,
-                       uintptr_t *partner)
+                       uintptr_t *partner, uint8_t xflags, uint8_t *pflags)
 {
     _Alignas(max_align_t) unsigned char room[sizeof(mm_elem) + MM_MAX_LINKS * sizeof(mm_link)];
     mm_elem *self = (mm_elem *)(void *)room;
     mm_stats saved = e->st;
-    fill(self, x, ++e->seq, (is_recv ? MM_ELEM_RECV : 0) | MM_ELEM_NOQUEUE);
+    fill(self, x, ++e->seq, (uint8_t)((is_recv ? MM_ELEM_RECV : 0) | MM_ELEM_NOQUEUE | xflags));
     mm_elem *other = NULL;
     int rc = is_recv ? e->post(e, self, &other) : e->arrive(e, self, &other);
     if (rc == MM_MATCHED) {
         mm_pool *tp = pool_of(e, !is_recv);
         uintptr_t cookie = other->cookie;
+        if (pflags)
+            *pflags = other->flags;
         release(tp, other);
         side_del(is_recv ? &e->st.umq : &e->st.prq, is_recv ? &e->umq_mem : &e->prq_mem, tp);
         if (h)
@@ -456,11 +463,12 @@ static int search_only(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *
 
 /* The pool is empty: grow it and go on, or search only. */
 static int enter_slow(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *h,
-                      uintptr_t *partner)
+                      uintptr_t *partner, uint8_t xflags, uint8_t *pflags)
 {
     if (mm_pool_grow(pool_of(e, is_recv)) != 0)
-        return search_only(e, x, is_recv, h, partner);
-    return is_recv ? enter(e, x, 1, h, partner) : enter(e, x, 0, h, partner);
+        return search_only(e, x, is_recv, h, partner, xflags, pflags);
+    return is_recv ? enter(e, x, 1, h, partner, xflags, pflags)
+                   : enter(e, x, 0, h, partner, xflags, pflags);
 }
 
 /* The argument checks of a receive or message, point-to-point or not. */
@@ -481,14 +489,14 @@ static int check_arrive(const mm_engine *e, const mm_entry *x)
 static MM_COLD int enter_other(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *h,
                                uintptr_t *partner)
 {
-    if (e->shards)
-        return mm_shards_enter(e, x, is_recv, h, partner);
     int rc = is_recv ? check_post(e, x) : check_arrive(e, x);
     if (rc)
         return rc;
+    if (e->shards)
+        return mm_shards_enter(e, x, is_recv, h, partner);
     if (e->locked)
         pthread_mutex_lock(&e->lock);
-    rc = is_recv ? enter(e, x, 1, h, partner) : enter(e, x, 0, h, partner);
+    rc = is_recv ? enter(e, x, 1, h, partner, 0, NULL) : enter(e, x, 0, h, partner, 0, NULL);
     if (e->locked)
         pthread_mutex_unlock(&e->lock);
     return rc;
@@ -510,7 +518,7 @@ int mm_post(mm_engine *e, const mm_entry *recv, mm_handle *h, uintptr_t *partner
     if (MM_UNLIKELY(uncommon(e, recv)))
         return enter_other(e, recv, 1, h, partner);
     int rc = check_recv_key(e, recv->comm, recv->src, recv->tag);
-    return MM_LIKELY(rc == 0) ? enter(e, recv, 1, h, partner) : rc;
+    return MM_LIKELY(rc == 0) ? enter(e, recv, 1, h, partner, 0, NULL) : rc;
 }
 
 int mm_arrive(mm_engine *e, const mm_entry *msg, uintptr_t *partner)
@@ -521,18 +529,28 @@ int mm_arrive(mm_engine *e, const mm_entry *msg, uintptr_t *partner)
         return enter_other(e, msg, 0, NULL, partner);
     if (msg->comm < 0 || (uint32_t)msg->src >= (uint32_t)e->nprocs || msg->tag == MM_ANY_TAG)
         return MM_EINVAL;
-    return enter(e, msg, 0, NULL, partner);
+    return enter(e, msg, 0, NULL, partner, 0, NULL);
+}
+
+int mm_enter_internal(mm_engine *e, const mm_entry *x, int is_recv, uint8_t xflags,
+                      mm_handle *h, uintptr_t *partner, uint8_t *pflags)
+{
+    int rc = is_recv ? check_post(e, x) : check_arrive(e, x);
+    if (rc)
+        return rc;
+    return is_recv ? enter(e, x, 1, h, partner, xflags, pflags)
+                   : enter(e, x, 0, h, partner, xflags, pflags);
 }
 
 static int probe(mm_engine *e, int32_t comm, int32_t src, int32_t tag, uintptr_t *found, int remove)
 {
     if (!e)
         return MM_EINVAL;
-    if (e->shards)
-        return mm_shards_probe(e, comm, src, tag, found, remove);
     int rc = check_recv_key(e, comm, src, tag);
     if (rc)
         return rc;
+    if (e->shards)
+        return mm_shards_probe(e, comm, src, tag, found, remove);
     mm_key k = {comm, src, tag};
     LOCK(e);
     mm_elem *m = e->def->ops->probe(e, &k, remove);

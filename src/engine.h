@@ -131,6 +131,12 @@ static inline void mm_overhead_add(mm_engine *e, uint64_t *counter, uint64_t t0)
     e->st.overhead.events++;
 }
 
+/* mm_post (is_recv) or mm_arrive on an engine without lock or shards, for
+ * the shard layer: the new element also carries xflags (MM_ELEM_WILD), and
+ * *pflags (if not NULL) gets a matched partner's flags. */
+int mm_enter_internal(mm_engine *e, const mm_entry *x, int is_recv, uint8_t xflags,
+                      mm_handle *h, uintptr_t *partner, uint8_t *pflags);
+
 /* Registry of built-in engines (registry.c). */
 extern const mm_engine_def mm_engine_list, mm_engine_rank, mm_engine_bins,
                            mm_engine_hash, mm_engine_nm;

@@ -22,5 +22,9 @@ int  mm_shards_walk(mm_engine *e, int side, mm_walk_fn fn, void *arg);
  * with the engine's lock held by the caller (api.c); *out is freed by the
  * caller. 0 or MM_ENOMEM. */
 int  mm_walk_collect(mm_engine *e, int side, mm_queued **out, size_t *n);
+/* Tests: the engine of shard i (NULL past the last), and the shards a
+ * receive or probe of (comm, ANY_SOURCE, tag) locks (bit i: shard i). */
+mm_engine *mm_shards_engine_at(mm_engine *e, size_t i);
+uint64_t   mm_shards_mask(mm_engine *e, int32_t comm, int32_t tag);
 
 #endif /* MM_SHARD_H */

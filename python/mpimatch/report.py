@@ -47,6 +47,19 @@ def human_rate(n: Any) -> str:
     return f"{n:.0f}"
 
 
+def concurrency_line(c: Dict[str, Any]) -> str:
+    """One set of hints of an engine's "concurrent" list (mm_concurrency_of, through
+    `mpimatch-replay --list --json`): what MM_CFG_CONCURRENT makes of it."""
+    hints = ",".join(c.get("hints") or []) or "none"
+    if c.get("serialises"):
+        return f"hints {hints}: serialises (one lock)"
+    key = "(" + ", ".join(str(c.get("shard_key", "?")).split(",")) + ")"
+    line = f"hints {hints}: {c.get('shards')} shards by {key}"
+    if c.get("any_source") != "excluded":
+        line += f"; ANY_SOURCE {c.get('any_source')}"
+    return line
+
+
 def engines_view(engines: List[Dict[str, Any]]) -> Group:
     """One block per engine: name and needed hints, then design, origin, parameters.
     A block reads well at any terminal width, where a five-column table does not."""
@@ -61,6 +74,8 @@ def engines_view(engines: List[Dict[str, Any]]) -> Group:
         grid.add_column()
         grid.add_row("design", Text(str(e.get("summary", ""))))
         grid.add_row("from", Text(str(e.get("origin", ""))))
+        for c in e.get("concurrent") or []:   # MM_CFG_CONCURRENT, per set of hints
+            grid.add_row("concurrent", Text(concurrency_line(c)))
         for p in e.get("params") or []:
             if p.get("type") == "file":     # a path: no default, no range
                 head_p = f"{p.get('name')}=FILE"

@@ -22,8 +22,10 @@ typedef struct mm_key {
 enum {
     MM_ELEM_RECV    = 1u << 0, /* a posted receive (else a message)     */
     MM_ELEM_QUEUED  = 1u << 1, /* linked into the engine's queues        */
-    MM_ELEM_NOQUEUE = 1u << 2  /* search only: the API has no pooled element
+    MM_ELEM_NOQUEUE = 1u << 2, /* search only: the API has no pooled element
                                   for it (out of memory), see mm_may_queue */
+    MM_ELEM_WILD    = 1u << 3  /* MM_CFG_CONCURRENT: one shard's copy of an
+                                  ANY_SOURCE receive (shard.c); engines ignore it */
 };
 
 /* After seq, the fields mirror mm_entry's (flags and slot where the entry

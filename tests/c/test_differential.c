@@ -158,6 +158,8 @@ static int add_runner(runner *r, const char *engine, const char *const *params,
         snprintf(r->name + n, sizeof r->name - (size_t)n, "]");
     if ((flags & MM_CFG_THREAD_SAFE) && !nparams && n > 0 && (size_t)n < sizeof r->name)
         snprintf(r->name + n, sizeof r->name - (size_t)n, "[thread-safe]");
+    if ((flags & MM_CFG_CONCURRENT) && !nparams && n > 0 && (size_t)n < sizeof r->name)
+        snprintf(r->name + n, sizeof r->name - (size_t)n, "[concurrent]");
     r->handles = calloc(nevents + 1, sizeof(mm_handle));
     if (!r->handles)
         abort();
@@ -202,6 +204,12 @@ static int run_config(const config *cf, uint64_t nevents)
     write_cluster_file(cf->np);
     for (size_t i = 0; i < mm_engine_count() && nr < MAX_RUNNERS; i++)
         nr += add_runner(&r[nr], mm_engine_at(i)->name, NULL, 0, 0, cf, wild, nevents);
+    /* Every engine again in MM_CFG_CONCURRENT's shards (one thread here): with
+     * wildcards, ANY_SOURCE receives and probes take the wildcard path (copies
+     * in the shards, stamps across them) and must give the same matches. */
+    for (size_t i = 0; i < mm_engine_count() && nr < MAX_RUNNERS; i++)
+        nr += add_runner(&r[nr], mm_engine_at(i)->name, NULL, 0, MM_CFG_CONCURRENT, cf, wild,
+                         nevents);
     for (size_t i = 0; i < NVARIANT && nr < MAX_RUNNERS; i++) {
         size_t np = 0;
         while (np < 4 && variants[i].params[np])

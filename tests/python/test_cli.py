@@ -167,6 +167,27 @@ def test_engines_table(engines):
         assert e["name"] in proc.stdout
 
 
+def test_engines_say_how_they_run_concurrently(engines):
+    """`concurrent` comes from mm_concurrency_of: one entry per set of hints the engine
+    can be created with; ANY_SOURCE spans shards exactly when the hints allow it."""
+    proc = run_cli("engines", "--json")
+    data = {e["name"]: e for e in json.loads(proc.stdout)}
+    for name, e in data.items():
+        need = set(e["hints_required"])
+        sets = [set(c["hints"]) for c in e["concurrent"]]
+        allowed = [h for h in (set(), {"no_any_source"}, {"no_any_tag"},
+                               {"no_any_source", "no_any_tag"}) if need <= h]
+        assert sorted(map(sorted, sets)) == sorted(map(sorted, allowed)), name
+        for c in e["concurrent"]:
+            hints = set(c["hints"])
+            assert c["serialises"] is False and c["shards"] == 64, name
+            assert c["shard_key"] == ("comm,source,tag" if "no_any_tag" in hints else "comm,source")
+            assert (c["any_source"] == "excluded") == ("no_any_source" in hints), name
+    assert [c["hints"] for c in data["hash"]["concurrent"]] == [["no_any_source", "no_any_tag"]]
+    table = run_cli("engines").stdout
+    assert "hints none: 64 shards by (comm, source); ANY_SOURCE locks its communicator's shards" in table
+
+
 def test_replay_prints_the_c_tools_table(tmp_path, replay_exe):
     """One renderer: `mpimatch replay STREAM` shows mpimatch-replay's own table."""
     js = tmp_path / "r.json"

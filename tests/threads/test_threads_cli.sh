@@ -41,6 +41,21 @@ ok = len(d["cases"]) == 2 and all(c["threads"]["depth"] >= 1 and c["modelled"]["
                                    for c in d["cases"])
 sys.exit(0 if ok else 1)' r_list.json; then ok; else bad "depths in r_list.json"; fi
 
+# MM_CFG_CONCURRENT, with receives from ANY_SOURCE too (the wildcard path):
+# every engine that takes wildcards, every message to its own receive.
+for e in list rank bins nm kmeans adaptive simd pnp col+pnp col+ll ll+pnp; do
+    run 0 "$THREADS" --engine "$e" --phases 2 --lock shards --any-source \
+        --case stencil_naive:threads=8,msgs=32 --json "w_$e.json"
+    has "w_$e.json" '"lock": "shards"'
+    has "w_$e.json" '"any_source": true'
+done
+run 0 "$THREADS" --engine hash --phases 2 --lock shards --case stencil_naive:threads=4,msgs=8
+has out "MM_CFG_CONCURRENT"
+run 2 "$THREADS" --engine hash --any-source
+has err "requires the hints"
+run 2 "$THREADS" --lock two
+has err "is not one or shards"
+
 # JSON to standard output replaces the table.
 run 0 "$THREADS" --phases 1 --case stencil3d:lx=2,ly=2,lz=2,points=7pt --json -
 json_ok out

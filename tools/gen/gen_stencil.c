@@ -13,6 +13,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "gen_emit.h"
 #include "gen_stencil.h"
@@ -215,3 +216,41 @@ const mm_gen mm_gen_stencil_linear = {
     "Schonbein et al., Euro-Par 2018, section 4.2 and figure 4 (linear 3D decomposition)",
     0, linear_params, sizeof linear_params / sizeof linear_params[0], linear_run,
 };
+
+static int64_t spec_value(const mm_gen_spec *sp, const char *name)
+{
+    for (size_t i = 0; i < sp->gen->nparams; i++)
+        if (strcmp(sp->gen->params[i].name, name) == 0)
+            return sp->v[i];
+    return -1;
+}
+
+int mm_stencil_of_spec(mm_stencil *p, const mm_gen_spec *sp, char *err, size_t errlen)
+{
+    const char *g = sp->gen->name;
+    int rc;
+    if (strcmp(g, "stencil_naive") == 0) {
+        rc = mm_stencil_naive(p, (uint32_t)spec_value(sp, "threads"),
+                              (uint32_t)spec_value(sp, "msgs"));
+    } else if (strcmp(g, "stencil2d") == 0) {
+        rc = mm_stencil_plan(p, 2, spec_value(sp, "points") ? 9 : 5,
+                             (uint32_t)spec_value(sp, "lx"), (uint32_t)spec_value(sp, "ly"), 1,
+                             (int)spec_value(sp, "assign"));
+    } else if (strcmp(g, "stencil3d") == 0) {
+        rc = mm_stencil_plan(p, 3, spec_value(sp, "points") ? 27 : 7,
+                             (uint32_t)spec_value(sp, "lx"), (uint32_t)spec_value(sp, "ly"),
+                             (uint32_t)spec_value(sp, "lz"), (int)spec_value(sp, "assign"));
+    } else if (strcmp(g, "stencil_linear") == 0) {
+        rc = mm_stencil_plan(p, 3, spec_value(sp, "points") ? 27 : 7, 1, 1,
+                             (uint32_t)spec_value(sp, "lz"), (int)spec_value(sp, "assign"));
+    } else {
+        snprintf(err, errlen, "'%s' is not a stencil workload (stencil_naive, stencil2d, "
+                              "stencil3d, stencil_linear)", g);
+        return -1;
+    }
+    if (rc) {
+        snprintf(err, errlen, rc == -2 ? "out of memory" : "the decomposition is too large");
+        return -1;
+    }
+    return 0;
+}

@@ -44,5 +44,10 @@ int  mm_stencil_plan(mm_stencil *p, int dims, int points, uint32_t lx, uint32_t 
  * messages (and the proxy sender uses as many threads), strided. */
 int  mm_stencil_naive(mm_stencil *p, uint32_t threads, uint32_t per_thread);
 void mm_stencil_free(mm_stencil *p);
+/* The plan of a parsed stencil workload spec (stencil_naive, stencil2d,
+ * stencil3d, stencil_linear), as its generator builds it; 0, or -1 with a
+ * reason in err (not a stencil workload, too large, out of memory). */
+struct mm_gen_spec;
+int  mm_stencil_of_spec(mm_stencil *p, const struct mm_gen_spec *sp, char *err, size_t errlen);
 
 #endif /* MM_TOOLS_GEN_STENCIL_H */

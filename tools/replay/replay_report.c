@@ -229,6 +229,24 @@ static int list_json(FILE *f)
         mmj_kstr(&j, "origin", in->origin);
         mmj_key(&j, "hints_required");
         json_hints(&j, in->hints_required);
+        mmj_key(&j, "concurrent");
+        mmj_arr(&j);
+        for (uint32_t h = 0; h < 4; h++) {
+            mm_concurrency c;
+            if (mm_concurrency_of(in, h, &c) != 0)
+                continue;
+            mmj_obj(&j);
+            mmj_key(&j, "hints");
+            json_hints(&j, h);
+            mmj_ki64(&j, "shards", c.shards);
+            mmj_kstr(&j, "shard_key", c.key == MM_SHARD_BY_TAG ? "comm,source,tag" : "comm,source");
+            mmj_kstr(&j, "any_source", c.wildcards == MM_WILD_SHARDS ? "locks its communicator's shards"
+                                                                      : "excluded");
+            mmj_key(&j, "serialises");
+            mmj_bool(&j, c.shards == 1);
+            mmj_obj_end(&j);
+        }
+        mmj_arr_end(&j);
         mmj_key(&j, "params");
         mmj_arr(&j);
         for (size_t k = 0; k < in->nparams; k++) {
@@ -254,6 +272,19 @@ static int list_json(FILE *f)
     return mmj_finish(&j);
 }
 
+/* One line on what MM_CFG_CONCURRENT makes of an engine (mm_concurrency_of). */
+static void print_concurrency(FILE *f, uint32_t hints, const mm_concurrency *c)
+{
+    fprintf(f, "  concurrent, hints %s: ", mm_hints_str(hints));
+    if (c->shards == 1) {
+        fprintf(f, "serialises (one lock)\n");
+        return;
+    }
+    fprintf(f, "%u shards by %s%s\n", (unsigned)c->shards,
+            c->key == MM_SHARD_BY_TAG ? "(comm, source, tag)" : "(comm, source)",
+            c->wildcards == MM_WILD_SHARDS ? "; ANY_SOURCE locks its communicator's shards" : "");
+}
+
 int mm_report_list(FILE *f, int json)
 {
     if (json)
@@ -265,6 +296,11 @@ int mm_report_list(FILE *f, int json)
         fprintf(f, "%s\n  %s\n  origin: %s\n  hints required: %s\n", in->name,
                 in->summary ? in->summary : "", in->origin ? in->origin : "",
                 mm_hints_str(in->hints_required));
+        for (uint32_t h = 0; h < 4; h++) {
+            mm_concurrency c;
+            if (mm_concurrency_of(in, h, &c) == 0)
+                print_concurrency(f, h, &c);
+        }
         if (in->nparams == 0)
             fprintf(f, "  parameters: none\n");
         for (size_t k = 0; k < in->nparams; k++) {

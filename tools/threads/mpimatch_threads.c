@@ -35,6 +35,7 @@
 
 static const char usage[] =
     "usage: mpimatch-threads [--case SPEC]... [--engine NAME] [--phases N] [--json FILE]\n"
+    "                        [--lock one|shards] [--any-source]\n"
     "\n"
     "Runs the stencil benchmark of Schonbein et al. (Euro-Par 2018, section 4.1) with real\n"
     "threads: T_r pthreads post the M_t receives of one phase at once, then T_s pthreads\n"
@@ -47,6 +48,10 @@ static const char usage[] =
     "                   paper's eleven cases (naive, 2D, 3D, linear z)\n"
     "  --engine NAME    engine (default list, the paper's MPICH-style list)\n"
     "  --phases N       measured phases per case, after one warm-up (default 10)\n"
+    "  --lock MODE      one: the engine takes one lock (MM_CFG_THREAD_SAFE, the default);\n"
+    "                   shards: MM_CFG_CONCURRENT, a lock per shard of the keys\n"
+    "  --any-source     post every receive from ANY_SOURCE (the engine is created\n"
+    "                   without the no_any_source hint): the wildcard path\n"
     "  --json FILE      also write the results as JSON ('-': standard output, and no\n"
     "                   table); complete or not at all\n"
     "  --help           this text\n"
@@ -121,6 +126,9 @@ static uint64_t now_ns(void)
 
 #define PEER 1
 
+static int lock_shards; /* --lock shards: MM_CFG_CONCURRENT */
+static int any_source;  /* --any-source */
+
 static void add_errors(shared *sh, unsigned long n)
 {
     if (!n)
@@ -143,7 +151,7 @@ static void *work(void *arg)
         if (recv)
             for (uint32_t k = 0; k < n; k++) {
                 mm_entry en = { 0 };
-                en.src = PEER;
+                en.src = any_source ? MM_ANY_SOURCE : PEER;
                 en.tag = (int32_t)tags[k];
                 en.cookie = (uintptr_t)tags[k] + 1;
                 uintptr_t partner;
@@ -179,51 +187,15 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int64_t spec_value(const mm_gen_spec *sp, const char *name)
-{
-    for (size_t i = 0; i < sp->gen->nparams; i++)
-        if (strcmp(sp->gen->params[i].name, name) == 0)
-            return sp->v[i];
-    return -1;
-}
-
-/* The generator's plan for a stencil spec. Returns 0, or -1 with err. */
-static int plan_of(const mm_gen_spec *sp, mm_stencil *p, char *err, size_t errlen)
-{
-    const char *g = sp->gen->name;
-    int rc;
-    if (strcmp(g, "stencil_naive") == 0) {
-        rc = mm_stencil_naive(p, (uint32_t)spec_value(sp, "threads"),
-                              (uint32_t)spec_value(sp, "msgs"));
-    } else if (strcmp(g, "stencil2d") == 0) {
-        rc = mm_stencil_plan(p, 2, spec_value(sp, "points") ? 9 : 5,
-                             (uint32_t)spec_value(sp, "lx"), (uint32_t)spec_value(sp, "ly"), 1,
-                             (int)spec_value(sp, "assign"));
-    } else if (strcmp(g, "stencil3d") == 0) {
-        rc = mm_stencil_plan(p, 3, spec_value(sp, "points") ? 27 : 7,
-                             (uint32_t)spec_value(sp, "lx"), (uint32_t)spec_value(sp, "ly"),
-                             (uint32_t)spec_value(sp, "lz"), (int)spec_value(sp, "assign"));
-    } else if (strcmp(g, "stencil_linear") == 0) {
-        rc = mm_stencil_plan(p, 3, spec_value(sp, "points") ? 27 : 7, 1, 1,
-                             (uint32_t)spec_value(sp, "lz"), (int)spec_value(sp, "assign"));
-    } else {
-        snprintf(err, errlen, "'%s' is not a stencil workload (stencil_naive, stencil2d, "
-                              "stencil3d, stencil_linear)", g);
-        return -1;
-    }
-    if (rc) {
-        snprintf(err, errlen, rc == -2 ? "out of memory" : "the decomposition is too large");
-        return -1;
-    }
-    return 0;
-}
-
 static int make_engine(mm_engine **e, const char *engine, int safe, char *err, size_t errlen)
 {
     mm_config cfg = { 0 };
     cfg.nprocs = 2;
-    cfg.hints = MM_HINT_NO_ANY_SOURCE | MM_HINT_NO_ANY_TAG; /* the benchmark has no wildcards */
-    cfg.flags = safe ? MM_CFG_THREAD_SAFE : 0;
+    /* The benchmark has no wildcards, unless --any-source (the model never has). */
+    cfg.hints = MM_HINT_NO_ANY_SOURCE | MM_HINT_NO_ANY_TAG;
+    if (safe && any_source)
+        cfg.hints = MM_HINT_NO_ANY_TAG;
+    cfg.flags = !safe ? 0 : lock_shards ? MM_CFG_CONCURRENT : MM_CFG_THREAD_SAFE;
     return mm_create(e, engine, &cfg, err, errlen);
 }
 
@@ -264,7 +236,7 @@ static int run_case(result *r, const mm_gen_spec *sp, const char *engine, uint32
                     char *err, size_t errlen)
 {
     mm_stencil p;
-    if (plan_of(sp, &p, err, errlen))
+    if (mm_stencil_of_spec(&p, sp, err, errlen))
         return CLI_FAIL;
     r->nmsg = p.nmsg;
     r->nrecv = p.nrecv;
@@ -423,7 +395,9 @@ static void fmt_num(char *b, size_t n, double v, int bound, const char *unit)
 
 static void print_table(FILE *f, const result *r, size_t n, const char *engine, uint32_t phases)
 {
-    fprintf(f, "engine %s, %u phases after one warm-up, %ld online CPUs\n", engine, phases,
+    fprintf(f, "engine %s (%s%s), %u phases after one warm-up, %ld online CPUs\n", engine,
+            lock_shards ? "MM_CFG_CONCURRENT" : "one lock",
+            any_source ? ", receives from ANY_SOURCE" : "", phases,
             sysconf(_SC_NPROCESSORS_ONLN));
     fprintf(f, "%-28s %7s %5s %5s | %9s %9s %9s %9s | %11s %11s\n", "case", "M_t", "T_r", "T_s",
             "paper", "modelled", "threads", "(min-max)", "paper drain", "drain med");
@@ -455,6 +429,9 @@ static int write_json(FILE *f, const result *r, size_t n, const char *engine, ui
     mmj_obj(&j);
     mmj_kstr(&j, "tool", "mpimatch-threads");
     mmj_kstr(&j, "engine", engine);
+    mmj_kstr(&j, "lock", lock_shards ? "shards" : "one");
+    mmj_key(&j, "any_source");
+    mmj_bool(&j, any_source);
     mmj_ku64(&j, "phases", phases);
     mmj_ki64(&j, "cpus", sysconf(_SC_NPROCESSORS_ONLN));
     mmj_key(&j, "cases");
@@ -530,6 +507,16 @@ int main(int argc, char **argv)
                 goto done;
             }
             engine = v;
+        } else if ((r = cli_opt(argc, argv, &i, "--lock", &v)) != 0) {
+            if (r < 0 || (strcmp(v, "one") != 0 && strcmp(v, "shards") != 0)) {
+                if (r > 0)
+                    cli_error("--lock: '%s' is not one or shards", v);
+                rc = CLI_USAGE;
+                goto done;
+            }
+            lock_shards = strcmp(v, "shards") == 0;
+        } else if (strcmp(argv[i], "--any-source") == 0) {
+            any_source = 1;
         } else if ((r = cli_opt(argc, argv, &i, "--json", &v)) != 0) {
             if (r < 0) {
                 rc = CLI_USAGE;
@@ -569,7 +556,7 @@ int main(int argc, char **argv)
         const char *s = ncases ? cases[i] : paper[i].spec;
         mm_stencil p;
         if (mm_gen_parse(s, &sp[i], err, sizeof err) != MMS_OK ||
-            plan_of(&sp[i], &p, err, sizeof err)) {
+            mm_stencil_of_spec(&p, &sp[i], err, sizeof err)) {
             cli_error("--case '%s': %s", s, err);
             rc = CLI_USAGE;
             goto done;
