@@ -244,8 +244,10 @@ typedef int (*mm_walk_fn)(const mm_queued *q, void *arg);
 /* Call fn once for every element queued on one side of e, in the order
  * matching considers them: receives in post order, messages in arrival order
  * (ascending seq). Every engine gives the same walk for the same calls
- * (under MM_CFG_CONCURRENT: shard by shard, each in that order; elements of
- * different shards can never compete for one partner). The elements are
+ * (under MM_CFG_CONCURRENT: with ANY_SOURCE allowed, in one order over all
+ * shards, each pending ANY_SOURCE receive once; with the no_any_source hint,
+ * shard by shard, each in that order, as elements of different shards can
+ * never compete for one partner). The elements are
  * copied under the engine's lock first and fn runs without it, so fn may call
  * into the engine (what it changes is not seen by this walk). Nothing in the
  * engine changes: queues, order and statistics stay as they are. Unlike the

@@ -559,26 +559,60 @@ uint64_t mm_shards_mask(mm_engine *e, int32_t comm, int32_t tag)
     return mask_of(e->shards, comm, tag);
 }
 
+static int by_seq(const void *a, const void *b)
+{
+    uint64_t x = ((const mm_queued *)a)->seq, y = ((const mm_queued *)b)->seq;
+    return (x > y) - (x < y);
+}
+
+/* The walk of a concurrent engine. Each shard's elements are copied under its
+ * lock. A pending ANY_SOURCE receive is one copy in every shard of its mask,
+ * whose cookie is its token: it is reported once, from the first shard of the
+ * mask, with the caller's cookie, and not at all once its token is dead (an
+ * arrival or a cancel owns it). While shard i's lock is held and the copy is
+ * in shard i, the token cannot go back to the pool (drop_copies must take
+ * that lock first) and its mask is fixed (set under all its shards' locks),
+ * so reading them there is safe. With wildcards the stamps are one order over
+ * all shards and the walk is in that order; without, each shard's sequence
+ * numbers are its own and the walk goes shard by shard. */
 int mm_shards_walk(mm_engine *e, int side, mm_walk_fn fn, void *arg)
 {
     struct mm_shards *s = e->shards;
-    for (size_t i = 0; i < s->n; i++) {
+    mm_queued *all = NULL;
+    size_t n = 0;
+    int rc = 0;
+    for (size_t i = 0; i < s->n && !rc; i++) {
         shard *sh = &s->slot[i].s;
-        mm_queued *q;
-        size_t n;
+        mm_queued *q = NULL;
+        size_t m = 0;
         pthread_mutex_lock(&sh->lock);
-        int rc = mm_walk_collect(sh->e, side, &q, &n);
-        pthread_mutex_unlock(&sh->lock);
-        if (rc)
-            return rc;
-        int stop = 0;
-        for (size_t j = 0; j < n && !stop; j++) {
-            q[j].shard = (uint32_t)i;
-            stop = fn(&q[j], arg);
+        rc = mm_walk_collect(sh->e, side, &q, &m);
+        mm_queued *grown = !rc && m ? realloc(all, (n + m) * sizeof *all) : all;
+        if (!rc && m && !grown) {
+            rc = MM_ENOMEM;
+        } else if (!rc) {
+            all = grown;
+            for (size_t j = 0; !rc && j < m; j++) {
+                if (s->wild && side == MM_SIDE_PRQ && q[j].entry.src == MM_ANY_SOURCE) {
+                    const wild *w = (const wild *)q[j].entry.cookie;
+                    if (!atomic_load(&w->live) || (size_t)__builtin_ctzll(w->mask) != i)
+                        continue;
+                    q[j].entry.cookie = w->cookie;
+                    q[j].seq = w->seq;
+                }
+                q[j].shard = (uint32_t)i;
+                all[n++] = q[j];
+            }
         }
+        pthread_mutex_unlock(&sh->lock);
         free(q);
-        if (stop)
-            break;
     }
-    return 0;
+    if (!rc) {
+        if (s->wild && n > 1)
+            qsort(all, n, sizeof *all, by_seq);
+        for (size_t j = 0; j < n && !fn(&all[j], arg); j++)
+            ;
+    }
+    free(all);
+    return rc;
 }

@@ -132,6 +132,7 @@ typedef struct runner {
     char        name[96];
     mm_engine  *e;
     mm_handle  *handles; /* by event id */
+    int         per_shard; /* concurrent without ANY_SOURCE: walked shard by shard */
 } runner;
 
 static int add_runner(runner *r, const char *engine, const char *const *params,
@@ -160,6 +161,7 @@ static int add_runner(runner *r, const char *engine, const char *const *params,
         snprintf(r->name + n, sizeof r->name - (size_t)n, "[thread-safe]");
     if ((flags & MM_CFG_CONCURRENT) && !nparams && n > 0 && (size_t)n < sizeof r->name)
         snprintf(r->name + n, sizeof r->name - (size_t)n, "[concurrent]");
+    r->per_shard = (flags & MM_CFG_CONCURRENT) && (cfg.hints & MM_HINT_NO_ANY_SOURCE);
     r->handles = calloc(nevents + 1, sizeof(mm_handle));
     if (!r->handles)
         abort();
@@ -169,11 +171,31 @@ static int add_runner(runner *r, const char *engine, const char *const *params,
 enum { MAX_RUNNERS = 64 };
 
 /* mm_walk against the model's queue: the same elements (cookie = event id,
- * key) in the same order, for one side. */
+ * key) in the same order, for one side. An engine in MM_CFG_CONCURRENT's
+ * shards without ANY_SOURCE (no stamps across shards) walks shard by shard:
+ * there the elements are the model's, each once, and in the model's order
+ * within each shard. The model's queues hold event ids in ascending order. */
 typedef struct walk_check {
     const mvec *q;
     size_t      i, bad;
+    int         per_shard;
+    uint64_t    last[64];  /* per_shard: the last id seen in each shard */
+    uint8_t    *seen;      /* per_shard: by model position */
 } walk_check;
+
+static const mitem *model_find(const mvec *q, uint64_t id, size_t *at)
+{
+    size_t lo = 0, hi = q->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (q->v[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *at = lo;
+    return lo < q->n && q->v[lo].id == id ? &q->v[lo] : NULL;
+}
 
 static int walk_one(const mm_queued *x, void *arg)
 {
@@ -183,16 +205,33 @@ static int walk_one(const mm_queued *x, void *arg)
         return 1;
     }
     const mitem *m = &w->q->v[w->i++];
+    if (w->per_shard) {
+        size_t at;
+        m = model_find(w->q, x->entry.cookie, &at);
+        if (!m || w->seen[at]++ || x->shard >= 64 || x->entry.cookie <= w->last[x->shard]) {
+            w->bad++;
+            return 0;
+        }
+        w->last[x->shard] = x->entry.cookie;
+    }
     if (x->entry.cookie != m->id || x->entry.comm != m->c || x->entry.src != to_api_src(m->s) ||
         x->entry.tag != to_api_tag(m->t))
         w->bad++;
     return 0;
 }
 
-static size_t walk_differs(mm_engine *e, const mvec *prq, const mvec *umq)
+static size_t walk_differs(mm_engine *e, int per_shard, const mvec *prq, const mvec *umq)
 {
-    walk_check w[2] = {{prq, 0, 0}, {umq, 0, 0}};
+    walk_check w[2] = {{.q = prq, .per_shard = per_shard}, {.q = umq, .per_shard = per_shard}};
+    if (per_shard) {
+        w[0].seen = calloc(prq->n + 1, 1);
+        w[1].seen = calloc(umq->n + 1, 1);
+        if (!w[0].seen || !w[1].seen)
+            abort();
+    }
     int rc = mm_walk(e, MM_SIDE_PRQ, walk_one, &w[0]) | mm_walk(e, MM_SIDE_UMQ, walk_one, &w[1]);
+    free(w[0].seen);
+    free(w[1].seen);
     return (rc != 0) + w[0].bad + w[1].bad + (w[0].i != prq->n) + (w[1].i != umq->n);
 }
 
@@ -340,14 +379,14 @@ static int run_config(const config *cf, uint64_t nevents)
         /* every engine's queues, as mm_walk sees them, are the model's */
         if (id % 4999 == 0)
             for (int k = 0; k < nr; k++)
-                if (walk_differs(r[k].e, &prq, &umq) && walk_mismatches++ < 10)
+                if (walk_differs(r[k].e, r[k].per_shard, &prq, &umq) && walk_mismatches++ < 10)
                     fprintf(stderr, "%s/%s: after event %" PRIu64 ": mm_walk differs from the "
                             "model's queues\n", cf->name, r[k].name, id);
     }
     uint64_t maxlen[2] = {0, 0};
     for (int k = 0; k < nr; k++) {
         mm_stats st;
-        CHECK_EQ(walk_differs(r[k].e, &prq, &umq), 0);
+        CHECK_EQ(walk_differs(r[k].e, r[k].per_shard, &prq, &umq), 0);
         mm_get_stats(r[k].e, &st);
         CHECK_EQ(st.prq.length, prq.n);
         CHECK_EQ(st.umq.length, umq.n);

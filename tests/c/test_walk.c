@@ -1,6 +1,7 @@
 /* mm_walk: what it shows of each side, in which order, for every engine;
  * that it changes nothing; arguments; stopping; a callback that calls into
- * the engine; MM_CFG_CONCURRENT shard by shard. (test_differential compares
+ * the engine; MM_CFG_CONCURRENT shard by shard, and with ANY_SOURCE receives
+ * (one copy per shard inside) each receive once, in posting order. (test_differential compares
  * every engine's walk with its model's queues on random streams.) */
 #include <string.h>
 #include "check.h"
@@ -167,6 +168,41 @@ static void shards(void)
     mm_destroy(e);
 }
 
+/* MM_CFG_CONCURRENT with ANY_SOURCE: a wildcard receive sits in many shards
+ * as copies; the walk shows it once, with the caller's cookie, in posting
+ * order among the named receives, and no more once a message took it. */
+static void shards_wild(void)
+{
+    mm_config cfg = {.nprocs = 64, .flags = MM_CFG_CONCURRENT};
+    mm_engine *e;
+    CHECK_EQ(mm_create(&e, "list", &cfg, NULL, 0), 0);
+    for (int i = 0; i < 20; i++) {   /* cookies 1..20; odd ones from ANY_SOURCE */
+        mm_entry r = {.comm = 0, .src = i % 2 ? MM_ANY_SOURCE : i, .tag = 7,
+                      .cookie = (uintptr_t)i + 1};
+        CHECK_EQ(mm_post(e, &r, NULL, NULL), MM_QUEUED);
+    }
+    seen s = {0};
+    CHECK_EQ(mm_walk(e, MM_SIDE_PRQ, collect, &s), 0);
+    CHECK_EQ(s.n, 20);
+    for (size_t i = 0; i < s.n && i < 64; i++) {
+        CHECK_EQ(s.q[i].entry.cookie, i + 1);
+        CHECK_EQ(s.q[i].entry.src, i % 2 ? MM_ANY_SOURCE : (int32_t)i);
+        if (i)
+            CHECK(s.q[i].seq > s.q[i - 1].seq);
+    }
+    /* a message from source 33 takes the first wildcard (cookie 2) */
+    mm_entry m = {.comm = 0, .src = 33, .tag = 7, .cookie = 100};
+    uintptr_t got = 0;
+    CHECK_EQ(mm_arrive(e, &m, &got), MM_MATCHED);
+    CHECK_EQ(got, 2);
+    seen t = {0};
+    CHECK_EQ(mm_walk(e, MM_SIDE_PRQ, collect, &t), 0);
+    CHECK_EQ(t.n, 19);
+    for (size_t i = 0; i < t.n && i < 64; i++)
+        CHECK(t.q[i].entry.cookie != 2);
+    mm_destroy(e);
+}
+
 int main(void)
 {
     for (size_t i = 0; i < mm_engine_count(); i++) {
@@ -178,5 +214,6 @@ int main(void)
     }
     churn();
     shards();
+    shards_wild();
     return check_report("test_walk");
 }
