@@ -87,6 +87,12 @@ def load_dir(d: Path) -> Tuple[Dict[int, Dict[str, Any]], List[str]]:
             notes.append(f"rank {s['rank']}: {drop['file']} left aside, {keep['file']} is newer")
             s = keep
         by_rank[s["rank"]] = s
+    for rank, s in sorted(by_rank.items()):
+        for side in SIDE_KEYS:
+            total = s.get(f"{side}_total", len(s[side]))
+            if isinstance(total, int) and total > len(s[side]):
+                notes.append(f"rank {rank}: the snapshot lists {len(s[side])} of {total} {side} "
+                             f"(the provider writes at most 1000 per queue)")
     times = [s.get("time", 0) for s in by_rank.values()]
     if times and max(times) - min(times) > 5:
         notes.append(f"the snapshots were taken {max(times) - min(times):.0f} s apart: "

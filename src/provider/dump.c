@@ -246,6 +246,13 @@ static void rec_json(FILE *f, mmfi_ep *ep, const mmfi_rec *r, const mm_queued *q
     fprintf(f, ", \"age_s\": %.6f}", age(ep, r->t_ns, now));
 }
 
+/* A snapshot lists at most this many elements per side (the rest are counted
+ * in <side>_total): writing one stays a few milliseconds however deep the queues. */
+#define DUMP_MAX_PER_SIDE 1000
+/* and an endpoint writes at most one every 50 ms: requests in between are served
+ * together, when the time has come (a flood of signals cannot stall the rank). */
+#define DUMP_MIN_GAP_NS 50000000u
+
 typedef struct walk_ctx {
     FILE    *f;
     mmfi_ep *ep;
@@ -258,32 +265,37 @@ static int walk_one(const mm_queued *q, void *arg)
     walk_ctx *w = arg;
     fputs(w->n++ ? ",\n    " : "\n    ", w->f);
     rec_json(w->f, w->ep, (const mmfi_rec *)q->entry.cookie, q, w->now);
-    return 0;
+    return w->n == DUMP_MAX_PER_SIDE;
 }
 
 /* One side: the engine's elements in its order (mm_walk), then the records
- * the provider keeps itself (keyless messages, the generic path). */
-static size_t side_json(FILE *f, mmfi_ep *ep, const char *name, int side, mmfi_link *list,
-                        uint64_t now, int *consistent)
+ * the provider keeps itself (keyless messages, the generic path); at most
+ * DUMP_MAX_PER_SIDE listed, all counted. engine_len: the engine's length of
+ * this side (mm_get_stats), which must equal the records marked as in it. */
+static void side_json(FILE *f, mmfi_ep *ep, const char *name, int side, mmfi_link *list,
+                      uint64_t now, uint64_t engine_len, int *consistent)
 {
     walk_ctx w = {f, ep, now, 0};
     fprintf(f, "  \"%s\": [", name);
     if (ep->eng && mm_walk(ep->eng, side, walk_one, &w) != 0)
         *consistent = 0;
-    size_t in_engine = 0, total = w.n;
+    size_t in_engine = 0, listed = w.n, total = (size_t)engine_len;
     for (mmfi_link *l = list->next; l != list; l = l->next) {
         const mmfi_rec *r = (const mmfi_rec *)l;
         if (r->in_engine) {
             in_engine++;
             continue;
         }
-        fputs(total++ ? ",\n    " : "\n    ", f);
+        total++;
+        if (listed == DUMP_MAX_PER_SIDE)
+            continue;
+        fputs(listed++ ? ",\n    " : "\n    ", f);
         rec_json(f, ep, r, NULL, now);
     }
-    if (in_engine != w.n)
+    if (in_engine != engine_len || w.n != (engine_len < DUMP_MAX_PER_SIDE ? engine_len
+                                                                         : DUMP_MAX_PER_SIDE))
         *consistent = 0;
-    fputs("],\n", f);
-    return total;
+    fprintf(f, "],\n  \"%s_total\": %zu,\n", name, total);
 }
 
 static void conn_json(FILE *f, mmfi_ep *ep, const mmfi_conn *c)
@@ -310,6 +322,10 @@ static void conn_json(FILE *f, mmfi_ep *ep, const mmfi_conn *c)
 
 void mmfi_dump_write(mmfi_ep *ep)
 {
+    uint64_t now = mmfi_now_ns();
+    if (ep->last_dump_ns && now - ep->last_dump_ns < DUMP_MIN_GAP_NS)
+        return; /* still pending: served at a later progress call */
+    ep->last_dump_ns = now;
     uint32_t req = atomic_load_explicit(&mmfi_dump_requests, memory_order_relaxed);
     ep->dump_seen = req;
     const char *dir = ep->dom->set.dump_dir;
@@ -321,7 +337,6 @@ void mmfi_dump_write(mmfi_ep *ep)
         MMFI_WARN(FI_LOG_EP_CTRL, "FI_MPIMATCH_DUMP=%s: cannot write %s\n", dir, tmp);
         return;
     }
-    uint64_t now = mmfi_now_ns();
     struct timespec wall;
     clock_gettime(CLOCK_REALTIME, &wall);
     char host[256] = {0};
@@ -339,9 +354,13 @@ void mmfi_dump_write(mmfi_ep *ep)
             ep->generic ? "generic" : "keyed",
             ep->dom->set.layout == MMFI_LAYOUT_OMPI ? "ompi" : "none",
             ep->timed ? "true" : "false");
+    mm_stats st;
+    memset(&st, 0, sizeof st);
+    if (ep->eng)
+        mm_get_stats(ep->eng, &st);
     int consistent = 1;
-    side_json(f, ep, "posted", MM_SIDE_PRQ, &ep->posted, now, &consistent);
-    side_json(f, ep, "unexpected", MM_SIDE_UMQ, &ep->unexp, now, &consistent);
+    side_json(f, ep, "posted", MM_SIDE_PRQ, &ep->posted, now, st.prq.length, &consistent);
+    side_json(f, ep, "unexpected", MM_SIDE_UMQ, &ep->unexp, now, st.umq.length, &consistent);
     /* Taken but not done: claimed messages (FI_CLAIM), matched rendezvous
      * receives waiting for data, rendezvous sends waiting or streaming. */
     size_t k = 0;
@@ -380,10 +399,6 @@ void mmfi_dump_write(mmfi_ep *ep)
         fputs(i ? ",\n    " : "\n    ", f);
         conn_json(f, ep, &ep->conns[i]);
     }
-    mm_stats st;
-    memset(&st, 0, sizeof st);
-    if (ep->eng)
-        mm_get_stats(ep->eng, &st);
     const mmfi_counters *c = &ep->c;
     fputs("],\n  \"stats\": {", f);
     mmfi_json_qstats(f, "prq", &st.prq);

@@ -345,6 +345,7 @@ typedef struct mmfi_ep {
     /* snapshots and samples (dump.c) */
     int             timed;        /* records carry t_ns                      */
     uint32_t        dump_seen;    /* the signal count of the last snapshot   */
+    uint64_t        last_dump_ns; /* when it was written (0: never)           */
     uint64_t        t_open_ns;    /* endpoint enabled                        */
     uint64_t        next_sample_ns;
     int             sample_fd;    /* FI_MPIMATCH_STATS_INTERVAL's file, or -1 */
