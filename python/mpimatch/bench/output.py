@@ -64,14 +64,35 @@ def fspeedup(x: Any) -> str:
 
 
 def target_value(t: Mapping[str, Any], key: str) -> str:
-    v = t.get(key)
-    if t["unit"] == "events/s":
-        return "-" if v is None else f"{human_rate(v)}ev/s"
-    return "-" if v is None else f"{v:.2f}×"
+    """The wanted or measured value; a measured value of several runs with their
+    min-max."""
+    def one(v: Any) -> str:
+        if t["unit"] == "events/s":
+            return "-" if v is None else f"{human_rate(v)}ev/s"
+        return "-" if v is None else f"{v:.2f}×"
+    lo, hi = t.get(f"{key}_min"), t.get(f"{key}_max")
+    if t.get(key) is not None and len(t.get("per_run") or ()) > 1 and lo is not None:
+        return f"{one(t[key])} ({one(lo)}–{one(hi)})"
+    return one(t.get(key))
 
 
 def target_status(t: Mapping[str, Any]) -> str:
-    return {True: "met", False: "MISSED"}.get(t["met"], "not measured")
+    """met / MISSED (in every run), mixed (which runs), not measured."""
+    status = t.get("status") or {True: "met", False: "MISSED"}.get(t["met"], "not measured")
+    return f"mixed: {t['note']}" if status == "mixed" else status
+
+
+def fspread(r: Mapping[str, Any]) -> str:
+    """The speed-up against list; over several runs, the median (min–max)."""
+    sp = (r.get("spread") or {}).get("speedup_vs_list")
+    if not sp or len(sp["values"]) < 2:
+        return fspeedup(r["speedup_vs_list"])
+    return f"{fspeedup(sp['median'])} ({sp['min']:.2f}–{sp['max']:.2f})"
+
+
+def verdict(r: Mapping[str, Any]) -> str:
+    """faster / slower than list in every run, or within noise (runs.direction)."""
+    return (r.get("spread") or {}).get("vs_list") or "-"
 
 
 def results_rows(records: Sequence[Mapping[str, Any]]) -> Dict[str, List[List[str]]]:
@@ -83,7 +104,7 @@ def results_rows(records: Sequence[Mapping[str, Any]]) -> Dict[str, List[List[st
         label = r["workload"]["spec"] + (" (synthetic)" if r["workload"]["synthetic"] else "")
         groups.setdefault(label, []).append([
             r["run"], fnum(ns["median"]), f"{fnum(ns['q1'])}–{fnum(ns['q3'])}",
-            fspeedup(r["speedup_vs_list"]),
+            fspread(r), verdict(r),
             f"{fnum(prq['mean_depth'])}/{fnum(prq['max_depth'], 'd')}",
             f"{fnum(umq['mean_depth'])}/{fnum(umq['max_depth'], 'd')}",
             f"{fnum(prq['queues'], 'd')}/{fnum(umq['queues'], 'd')}",
@@ -93,7 +114,7 @@ def results_rows(records: Sequence[Mapping[str, Any]]) -> Dict[str, List[List[st
 
 # Line breaks where the terminal table breaks its headings; the HTML puts spaces.
 RESULT_HEADERS = ["engine", "ns/event\nmedian", "ns/event\nq1–q3", f"speed-up\nvs {BASELINE}",
-                  "PRQ depth\nmean/max", "UMQ depth\nmean/max", "queues\nPRQ/UMQ", "peak\nbytes"]
+                  f"vs {BASELINE}\nevery run", "PRQ depth\nmean/max", "UMQ depth\nmean/max", "queues\nPRQ/UMQ", "peak\nbytes"]
 
 
 def _skipped(skipped: Sequence[Mapping[str, Any]]) -> Text:
@@ -109,7 +130,7 @@ def _skipped(skipped: Sequence[Mapping[str, Any]]) -> Text:
 
 
 NARROW = 116           # below this width the table leaves out the quartiles and queue counts
-NARROW_DROP = (2, 6)   # their indexes in RESULT_HEADERS
+NARROW_DROP = (2, 7)   # their indexes in RESULT_HEADERS
 
 
 def terminal_report(doc: Mapping[str, Any], width: int = NARROW) -> Group:
@@ -117,7 +138,10 @@ def terminal_report(doc: Mapping[str, Any], width: int = NARROW) -> Group:
     On a narrow terminal the quartiles and queue counts are left out (JSON, CSV and
     the HTML report have them)."""
     keep = [i for i in range(len(RESULT_HEADERS)) if width >= NARROW or i not in NARROW_DROP]
-    table = Table(title=Text(f"mpimatch bench: suite {doc['suite']}, reps={doc['reps']}"),
+    runs = doc.get("runs", 1)
+    title = f"mpimatch bench: suite {doc['suite']}, reps={doc['reps']}, runs={runs}" + (
+        ": median across runs (min–max); faster/slower only when so in every run" if runs > 1 else "")
+    table = Table(title=Text(title),
                   title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     for i in keep:
         table.add_column(RESULT_HEADERS[i], justify="left" if i == 0 else "right", no_wrap=i > 0)
@@ -134,7 +158,7 @@ def terminal_report(doc: Mapping[str, Any], width: int = NARROW) -> Group:
     for h in ("target", "wanted", "measured", "status"):
         targets.add_column(h, justify="left" if h == "target" else "right")
     for t in doc["targets"]:
-        style = {True: "green", False: "bold red"}.get(t["met"], "yellow")
+        style = {True: "green", False: "bold red"}.get(t["met"], "yellow")   # mixed: yellow
         targets.add_row(Text(t["description"]), Text(f"{t['relation']} {target_value(t, 'wanted')}"),
                         Text(target_value(t, "measured"), no_wrap=True),
                         Text(target_status(t), style=style, no_wrap=True))

@@ -55,6 +55,7 @@ class Suite:
     summary: str
     reps: int
     items: List[Item]
+    runs: int = 3               # independent runs of the whole suite (--runs): runs.py
 
 
 def sweep(workload: str, x: str, values: Sequence[int], figure: str, engines: Engines = "all",
@@ -89,14 +90,15 @@ COLLIDE_ITEMS = [Item("collide:n=4096,rounds=8,kind=tags", ("list", "hash", "nm"
                  Item("collide:n=4096,rounds=8,kind=bins", ("list", "bins"),
                       figure=TARGET_TAG, x="n", paired=True)]
 
+# One run by default: CI runs it and must stay under a minute (--runs K for more).
 QUICK = Suite("quick", "the speed targets and one wildcard workload, all engines; < 1 min", 5, [
     *TARGET_ITEMS,
     Item("any:n=1024", figure="wildcards", x="n"),
-])
+], runs=1)
 
 # MadMPI workloads (every generator has them): 2 rounds keep n=16384 short.
 DEFAULT = Suite("default", "shuffle, burst, tags and a wildcard receive swept over the queue "
-                           "length, all engines; bins sizes; the mixed example stream; < 5 min", 5, [
+                           "length, all engines; bins sizes; the mixed example stream; < 5 min a run", 5, [
     *TARGET_ITEMS,
     *COLLIDE_ITEMS,
     *sweep("shuffle", "n", POW2, "shuffle", rounds=2),
@@ -138,7 +140,7 @@ def p001_fig3(figure: str, arrival: str) -> List[Item]:
 
 
 PROCS = [1024, 2048, 4096]
-PAPER = Suite("paper", "the papers' figures (needs the C generators, mpimatch-gen); < 5 min", 5, [
+PAPER = Suite("paper", "the papers' figures (needs the C generators, mpimatch-gen); < 5 min a run", 5, [
     *TARGET_ITEMS,
     # the MPC-MPI hints paper: shuffle (fig. 3) and burst (fig. 5a) against N; list, hash, nm
     *sweep("shuffle", "n", [2 ** k for k in range(4, 15)], "p002-fig3", engines=HINTED, rounds=2),
