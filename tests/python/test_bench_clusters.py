@@ -210,7 +210,7 @@ def test_results_table_for_fig3(small_run, tmp_path):
     assert "| kmeans (learned) k=2 | {Ps,Pm,Pl}\\|{Pvl} |" in one.stdout
     assert "speed targets" not in one.stdout
     two = subprocess.run([sys.executable, script, js, js], capture_output=True, text=True)
-    assert "2 rounds" in two.stdout and "range of 2 rounds' medians" in two.stdout
+    assert "2 runs (2 JSON files)" in two.stdout and "range of 2 runs' medians" in two.stdout
 
 
 def test_runs_of_one_name_get_files_of_their_own(tmp_path, engines, gen_exe):

@@ -142,6 +142,40 @@ def test_runs_must_be_positive(tmp_path, replay_exe):
     assert proc.returncode == 2 and "--runs must be >= 1" in proc.stderr
 
 
+# ---------------------------------------------------------------- docs/RESULTS.md's tables
+
+def test_results_tables_state_only_what_holds_in_every_run(tmp_path):
+    import subprocess
+    import sys
+    from conftest import REPO
+    js = tmp_path / "r.json"
+    js.write_text(json.dumps(dict(three_run_doc(), command="mpimatch bench --suite quick --runs 3")))
+    proc = subprocess.run([sys.executable, REPO / "scripts" / "results_tables.py", js],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "3 runs (1 JSON file)" in out and "`mpimatch bench --suite quick --runs 3`" in out
+    assert "| shuffle n=4096 | 1000.0 | 1.00 (1.00–1.00) | 50.0 | 20.00 (15.00–27.50) | 20.0 | 55.00 (0.90–100.00) |" in out
+    assert ("- faster than list in every one of the 3 runs: bins on shuffle n=4096 "
+            "(20.00 (15.00–27.50))") in out
+    assert "- slower than list in every one of the 3 runs: hash on burst n=4096" in out
+    assert "- within noise (faster than list in some runs, not in others): hash on shuffle n=4096" in out
+    assert ("| burst n=4096: hash at most 1.5x slower per event than list | 1.75× (1.25–2.00) | 3 | "
+            "mixed: met in run 1 of 3; missed in runs 2, 3 of 3 |") in out
+    # Three JSONs of one run each are three runs too.
+    ones = []
+    for i, t in enumerate(RUN_TIMES):
+        p = tmp_path / f"one{i}.json"
+        outs = fake_outcomes(t)
+        p.write_text(json.dumps(bench.document(QUICK, 5, bench.GEN, bench.now(), outs)))
+        ones.append(p)
+    again = subprocess.run([sys.executable, REPO / "scripts" / "results_tables.py", *ones],
+                           capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    assert "3 runs (3 JSON files)" in again.stdout
+    assert "55.00 (0.90–100.00)" in again.stdout and "within noise" in again.stdout
+
+
 def test_html_report_marks_mixed_targets(tmp_path):
     from mpimatch.bench.html import html_report
     html = html_report(three_run_doc(), [], tmp_path)
