@@ -81,6 +81,8 @@ def ratio_cell(r: Optional[dict]) -> str:
     if not r:
         return "-"
     sp = (r.get("spread") or {}).get("speedup_vs_list")
+    if r["run"] == "list":
+        return fmt(r.get("speedup_vs_list"), 2)
     if not sp or len(sp["values"]) < 2:
         return fmt(r.get("speedup_vs_list"), 2)
     return f"{sp['median']:.2f} ({sp['min']:.2f}–{sp['max']:.2f})"
@@ -114,10 +116,11 @@ def comparisons(recs: List[dict], k: int, pairs: Sequence[Tuple[str, str]] = ())
     """The comparisons the text may state: each run against list, faster or slower
     in every run, else within noise; then the named pairs of runs against each other."""
     groups: Dict[str, List[str]] = OrderedDict((w, []) for w in (multi.FASTER, multi.SLOWER, multi.NOISE))
+    one = len({row_key(r) for r in recs}) == 1          # one workload: no need to name it
     for r in recs:
         d = (r.get("spread") or {}).get("vs_list")
         if d:
-            groups[d].append(f"{short(r)} on {row_key(r)} ({ratio_cell(r)})")
+            groups[d].append(f"{short(r)}{'' if one else ' on ' + row_key(r)} ({ratio_cell(r)})")
     lines = []
     for word, what in groups.items():
         if what:
@@ -140,7 +143,7 @@ def short(r: dict) -> str:
     return r["run"].split(":")[0] if c and not c.get("learned") else r["run"]
 
 
-def pair_line(a: dict, b: dict, key: str, k: int) -> str:
+def pair_line(a: dict, b: dict, key: Optional[str], k: int) -> str:
     """a against b, run by run: b's time over a's."""
     ratios = multi.pair_ratios(a, b)
     d = multi.direction(ratios)
@@ -149,7 +152,7 @@ def pair_line(a: dict, b: dict, key: str, k: int) -> str:
     na, nb = short(a), short(b)
     verdict = (f"{na} is {d} than {nb} {every_run_note(k)}" if d != multi.NOISE
                else f"{na} against {nb}: within noise")
-    return f"- {key}: {verdict} ({nb}'s time / {na}'s: {rng})"
+    return f"- {key + ': ' if key else ''}{verdict} ({nb}'s time / {na}'s: {rng})"
 
 
 # Pairs of runs the papers compare with each other, stated run by run.
@@ -185,10 +188,10 @@ def p001_fig3(recs: List[dict]) -> str:
     twos = [r for r in recs if (r.get("clustering") or {}).get("k") == 2]
     extra = [comparisons(recs, rounds)]
     if four:
-        extra += [pair_line(four, r, "four queues against " + short(r), rounds) for r in twos]
+        extra += [pair_line(four, r, None, rounds) for r in twos]
     c3, c4 = (next((r for r in recs if r["run"].startswith(f"clustering {i}:")), None) for i in (3, 4))
     if c3 and c4:
-        extra.append(pair_line(c3, c4, "clustering 3 against clustering 4", rounds))
+        extra.append(pair_line(c3, c4, None, rounds))
     return "\n".join(lines) + "\n\n" + "\n".join(e for e in extra if e)
 
 

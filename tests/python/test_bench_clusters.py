@@ -209,6 +209,7 @@ def test_results_table_for_fig3(small_run, tmp_path):
     assert "| clustering 3 | {Ps,Pvl}\\|{Pm,Pl} |" in one.stdout and "q1–q3" in one.stdout
     assert "| kmeans (learned) k=2 | {Ps,Pm,Pl}\\|{Pvl} |" in one.stdout
     assert "speed targets" not in one.stdout
+    assert "clustering 3 is" in one.stdout or "clustering 3 against clustering 4: within noise" in one.stdout
     two = subprocess.run([sys.executable, script, js, js], capture_output=True, text=True)
     assert "2 runs (2 JSON files)" in two.stdout and "range of 2 runs' medians" in two.stdout
 
