@@ -124,8 +124,8 @@ def comparisons(recs: List[dict], k: int, pairs: Sequence[Tuple[str, str]] = ())
     lines = []
     for word, what in groups.items():
         if what:
-            head = (f"within noise (faster than list in some runs, not in others)" if word == multi.NOISE
-                    else f"{word} than list {every_run_note(k)}")
+            head = (f"within noise in ns per event (faster than list in some runs, not in others)"
+                    if word == multi.NOISE else f"{word} than list in ns per event, {every_run_note(k)}")
             lines.append(f"- {head}: " + "; ".join(what))
     by = {(row_key(r), r["run"]): r for r in recs}
     for a, b in pairs:
@@ -143,16 +143,50 @@ def short(r: dict) -> str:
     return r["run"].split(":")[0] if c and not c.get("learned") else r["run"]
 
 
-def pair_line(a: dict, b: dict, key: Optional[str], k: int) -> str:
-    """a against b, run by run: b's time over a's."""
-    ratios = multi.pair_ratios(a, b)
+def search_ns(run: dict) -> Optional[float]:
+    """Time per UMQ search of one run: ns per event of the success_from_recv path (a
+    receive that takes an unexpected message), when the run was timed by path."""
+    path = ((run.get("paths") or {}).get("by_path") or {}).get("success_from_recv") or {}
+    return (path.get("ns_per_event") or {}).get("median")
+
+
+def search_median(r: dict) -> Optional[float]:
+    """The median across runs of the time per UMQ search."""
+    sp = multi.span([search_ns(x) for x in r.get("per_run") or [r]])
+    return sp["median"] if sp else None
+
+
+def span_text(sp: Optional[dict], k: int, unit: str = "") -> str:
+    if not sp:
+        return "-"
+    return f"{sp['median']:.2f}{unit} ({sp['min']:.2f}–{sp['max']:.2f})" if k > 1 else f"{sp['median']:.2f}{unit}"
+
+
+def pair_line(a: dict, b: dict, key: Optional[str], k: int, measure=multi.ns_median,
+              what: str = "time") -> str:
+    """a against b, run by run: b's measure over a's."""
+    ratios = multi.pair_ratios(a, b, measure)
     d = multi.direction(ratios)
-    sp = multi.span(ratios)
-    rng = f"{sp['median']:.2f}x ({sp['min']:.2f}–{sp['max']:.2f})" if k > 1 else f"{sp['median']:.2f}x"
     na, nb = short(a), short(b)
+    if d is None:
+        return f"- {key + ': ' if key else ''}{na} against {nb}: not measured in every run"
     verdict = (f"{na} is {d} than {nb} {every_run_note(k)}" if d != multi.NOISE
                else f"{na} against {nb}: within noise")
-    return f"- {key + ': ' if key else ''}{verdict} ({nb}'s time / {na}'s: {rng})"
+    return (f"- {key + ': ' if key else ''}{verdict} ({nb}'s {what} / {na}'s: "
+            f"{span_text(multi.span(ratios), k, 'x')})")
+
+
+def search_vs_list(base: Optional[dict], r: dict, k: int) -> Tuple[str, str]:
+    """The speed-up of the UMQ search against list's, run by run: the cell (median,
+    min–max) and the verdict (faster, slower, within noise)."""
+    if not base:
+        return "-", "-"
+    ratios = multi.pair_ratios(r, base, search_ns)
+    if any(x is None for x in ratios):
+        return "-", "-"
+    if r is base:
+        return "1.00", "-"
+    return span_text(multi.span(ratios), k), multi.direction(ratios) or "-"
 
 
 # Pairs of runs the papers compare with each other, stated run by run.
@@ -169,7 +203,9 @@ def p001_fig3(recs: List[dict]) -> str:
     rounds = max((r.get("spread") or {}).get("runs", 1) for r in recs)
     spread = f"range of {rounds} runs' medians" if rounds > 1 else "q1–q3"
     base = next((r for r in recs if r["run"] == "list"), None)
+    timed = any(search_median(r) is not None for r in recs)
     head = ["run", "queues (groups per queue)", "ns/event", spread, "×list",
+            *(["UMQ search ns", "search ×list", "every run"] if timed else []),
             "UMQ mean depth", "depth ×list", "UMQ queues"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in recs:
@@ -181,21 +217,46 @@ def p001_fig3(recs: List[dict]) -> str:
         rng = (f"{fmt(meds['min'])}–{fmt(meds['max'])}" if rounds > 1
                else f"{fmt(ns['q1'])}–{fmt(ns['q3'])}")
         depth, bdepth = r["umq"]["mean_depth"], base["umq"]["mean_depth"] if base else None
+        search = [fmt(search_median(r)), *search_vs_list(base, r, rounds)] if timed else []
         lines.append("| " + " | ".join([
-            name, queues, fmt(ns["median"]), rng, ratio_cell(r), fmt(depth),
+            name, queues, fmt(ns["median"]), rng, ratio_cell(r), *search, fmt(depth),
             fmt(bdepth / depth, 2) if depth and bdepth else "-", str(r["umq"]["queues"])]) + " |")
     four = next((r for r in recs if r["run"].startswith("4 queues")), None)
     twos = [r for r in recs if (r.get("clustering") or {}).get("k") == 2]
     extra = [comparisons(recs, rounds)]
+    # The paper compares UMQ search times: per search when the runs were timed by path.
+    how = dict(measure=search_ns, what="time per UMQ search") if timed else {}
     if four:
-        extra += [pair_line(four, r, None, rounds) for r in twos]
+        extra += [pair_line(four, r, None, rounds, **how) for r in twos]
     c3, c4 = (next((r for r in recs if r["run"].startswith(f"clustering {i}:")), None) for i in (3, 4))
     if c3 and c4:
-        extra.append(pair_line(c3, c4, None, rounds))
+        extra.append(pair_line(c3, c4, None, rounds, **how))
     return "\n".join(lines) + "\n\n" + "\n".join(e for e in extra if e)
 
 
-TABLES = {"p001-fig3": p001_fig3, "p001-fig3-seq": p001_fig3}   # figures with a table of their own
+def p001_fig2_paper(recs: List[dict]) -> str:
+    """Ghazimirsaeed and Afsahi, HPCS 2017 fig. 2 as the paper defines it: one queue (list)
+    against two, the last half of the queue in the second; time per UMQ search."""
+    k = max((r.get("spread") or {}).get("runs", 1) for r in recs)
+    rows: Dict[str, Dict[str, dict]] = OrderedDict()
+    for r in recs:
+        rows.setdefault(row_key(r), {})["list" if r["run"] == "list" else "two"] = r
+    head = ["workload", "list search ns", "two queues search ns", "search ×list", "every run",
+            "UMQ mean depth list", "two queues", "ns/event ×list"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for key, by in rows.items():
+        base, two = by.get("list"), by.get("two")
+        if not base or not two:
+            continue
+        cell, verdict = search_vs_list(base, two, k)
+        lines.append("| " + " | ".join([
+            key, fmt(search_median(base)), fmt(search_median(two)), cell, verdict,
+            fmt(base["umq"]["mean_depth"]), fmt(two["umq"]["mean_depth"]), ratio_cell(two)]) + " |")
+    return "\n".join(lines)
+
+
+TABLES = {"p001-fig3": p001_fig3, "p001-fig3-seq": p001_fig3,   # figures with a table of their own
+          "p001-fig2-paper-m10": p001_fig2_paper, "p001-fig2-paper-m50": p001_fig2_paper}
 
 
 def targets(runs: Sequence[Sequence[dict]]) -> str:

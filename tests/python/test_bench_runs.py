@@ -156,10 +156,10 @@ def test_results_tables_state_only_what_holds_in_every_run(tmp_path):
     out = proc.stdout
     assert "3 runs (1 JSON file)" in out and "`mpimatch bench --suite quick --runs 3`" in out
     assert "| shuffle n=4096 | 1000.0 | 1.00 | 50.0 | 20.00 (15.00–27.50) | 20.0 | 55.00 (0.90–100.00) |" in out
-    assert ("- faster than list in every one of the 3 runs: bins on shuffle n=4096 "
+    assert ("- faster than list in ns per event, in every one of the 3 runs: bins on shuffle n=4096 "
             "(20.00 (15.00–27.50))") in out
-    assert "- slower than list in every one of the 3 runs: hash on burst n=4096" in out
-    assert "- within noise (faster than list in some runs, not in others): hash on shuffle n=4096" in out
+    assert "- slower than list in ns per event, in every one of the 3 runs: hash on burst n=4096" in out
+    assert "- within noise in ns per event (faster than list in some runs, not in others): hash on shuffle n=4096" in out
     assert ("| burst n=4096: hash at most 1.5x slower per event than list | 1.75× (1.25–2.00) | 3 | "
             "mixed: met in run 1 of 3; missed in runs 2, 3 of 3 |") in out
     # Three JSONs of one run each are three runs too.
@@ -181,3 +181,26 @@ def test_html_report_marks_mixed_targets(tmp_path):
     html = html_report(three_run_doc(), [], tmp_path)
     assert 'class="mixed">mixed: met in run 1 of 3' in html
     assert "met in some runs only: shuffle-hash-speedup, burst-hash-slowdown" in html
+
+
+def _search_run(ns: float) -> dict:
+    return {"ns_per_event": {"median": ns * 2}, "paths": {"by_path": {
+        "success_from_recv": {"events": 10, "ns_per_event": {"median": ns}}}}}
+
+
+def test_per_search_comparisons_follow_the_rule(monkeypatch):
+    """HPCS 2017's measure, the time per UMQ search (success_from_recv), compared run by run."""
+    import sys
+    from conftest import REPO
+    monkeypatch.syspath_prepend(str(REPO / "scripts"))
+    sys.modules.pop("results_tables", None)
+    import results_tables as rt
+    base = {"run": "list", "per_run": [_search_run(x) for x in (100.0, 120.0, 90.0)]}
+    two = {"run": "two", "per_run": [_search_run(x) for x in (50.0, 60.0, 60.0)]}
+    odd = {"run": "odd", "per_run": [_search_run(x) for x in (50.0, 130.0, 60.0)]}
+    assert rt.search_vs_list(base, two, 3) == ("2.00 (1.50–2.00)", "faster")
+    assert rt.search_vs_list(base, odd, 3)[1] == "within noise"
+    line = rt.pair_line(two, odd, None, 3, measure=rt.search_ns, what="time per UMQ search")
+    assert line == ("- two against odd: within noise (odd's time per UMQ search / two's: "
+                    "1.00x (1.00–2.17))")
+    assert rt.search_ns({"ns_per_event": {"median": 1.0}}) is None

@@ -18,7 +18,7 @@ in every run. A ratio against list is "faster" when it is above 1 in every run,
 from __future__ import annotations
 
 import statistics
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from ..errors import EXIT_FAILURE, MpimatchError
 
@@ -107,11 +107,21 @@ def combine_records(recs: Sequence[Mapping[str, Any]]) -> Dict[str, Any]:
     return out
 
 
-def pair_ratios(a: Mapping[str, Any], b: Mapping[str, Any]) -> List[float]:
-    """b's median ns/event over a's, run by run (> 1: a is faster), for two combined
-    records of the same runs."""
-    return [rb["ns_per_event"]["median"] / ra["ns_per_event"]["median"]
-            for ra, rb in zip(a["per_run"], b["per_run"])]
+def ns_median(run: Mapping[str, Any]) -> Optional[float]:
+    """A run's median ns per event (the default measure of pair_ratios)."""
+    return run["ns_per_event"]["median"]
+
+
+def pair_ratios(a: Mapping[str, Any], b: Mapping[str, Any],
+                measure: Callable[[Mapping[str, Any]], Optional[float]] = ns_median
+                ) -> List[Optional[float]]:
+    """b's measure over a's, run by run (> 1: a is faster), for two combined records of
+    the same runs (a record without per_run is one run); None where one is missing."""
+    out: List[Optional[float]] = []
+    for ra, rb in zip(a.get("per_run") or [a], b.get("per_run") or [b]):
+        x, y = measure(ra), measure(rb)
+        out.append(y / x if x and y else None)
+    return out
 
 
 # ---------------------------------------------------------------- targets

@@ -123,9 +123,12 @@ PAPER_ENGINES = ("list", "pnp", "col+pnp", "col+ll", "ll+pnp")
 # with one queue), Table 1's seven two-queue clusterings in the paper's order,
 # four queues (one per group), what K-means learns from a profile (k = 2, 4),
 # and a queue per peer (rank).
+# Every run is timed path by path too: a receive that takes an unexpected message
+# (success_from_recv) is the paper's measure, "the time P0 spends in searching each one
+# of the elements in the queue", averaged over the receives.
 def p001_fig3(figure: str, arrival: str) -> List[Item]:
     spec = f"reverse_groups:per_group=16,arrival={arrival}"
-    return [Item(spec, ("list",), figure=figure, clusterings=(
+    return [Item(spec, ("list",), figure=figure, paths=True, clusterings=(
         hand("1 queue (kmeans engine)", "Ps Pm Pl Pvl"),
         hand("clustering 1", "Ps Pm", "Pl Pvl"),
         hand("clustering 2", "Ps Pl", "Pm Pvl"),
@@ -136,7 +139,24 @@ def p001_fig3(figure: str, arrival: str) -> List[Item]:
         hand("clustering 7", "Ps Pl Pvl", "Pm"),
         hand("4 queues", "Ps", "Pm", "Pl", "Pvl"),
         learned(2), learned(4))),
-        Item(spec, ("rank",), figure=figure)]
+        Item(spec, ("rank",), figure=figure, paths=True)]
+
+
+# Ghazimirsaeed and Afsahi, HPCS 2017 fig. 2 as the paper defines it (sec. 3): P1..Pn-1 "first
+# send m data each" to P0, which dequeues "from the bottom of the queue"; with two queues,
+# "half of the incoming messages at the end of the queue" go to the second one; the measure
+# is the time of each UMQ search, averaged. Senders one after the other (sequential), so the
+# last half of the queue is the last half of the senders: an even number of them (16, 64,
+# 256; np one more) makes it exactly half. Timed per path: success_from_recv is the search.
+def p001_fig2_paper(m: int) -> List[Item]:
+    items = []
+    for senders in (16, 64, 256):
+        half = senders // 2
+        items.append(Item(f"reverse:n={senders + 1},m={m},arrival=sequential,rounds=2", ("list",),
+                          figure=f"p001-fig2-paper-m{m}", x="n", paths=True, clusterings=(
+                              hand("2 queues (last half of the queue)", f"1-{half}",
+                                   f"{half + 1}-{senders}"),)))
+    return items
 
 
 PROCS = [1024, 2048, 4096]
@@ -171,6 +191,7 @@ PAPER = Suite("paper", "the papers' figures (needs the C generators, mpimatch-ge
            engines=("list", "kmeans:k=2", "kmeans:k=4", "rank"), m=10, rounds=2),
     *sweep("reverse", "n", [16, 64, 256], "p001-fig2-m50",
            engines=("list", "kmeans:k=2", "kmeans:k=4", "rank"), m=50, rounds=2),
+    *p001_fig2_paper(10), *p001_fig2_paper(50),
     *p001_fig3("p001-fig3", "random"), *p001_fig3("p001-fig3-seq", "sequential"),
     # Schonbein et al., Euro-Par 2018 figs. 1-4: the four thread decompositions; the paper measures
     # the MPICH-style list's search depth (list), hash shows the constant case.
