@@ -204,3 +204,32 @@ def test_per_search_comparisons_follow_the_rule(monkeypatch):
     assert line == ("- two against odd: within noise (odd's time per UMQ search / two's: "
                     "1.00x (1.00–2.17))")
     assert rt.search_ns({"ns_per_event": {"median": 1.0}}) is None
+
+
+def _paths_run(ns: dict) -> dict:
+    return {"ns_per_event": {"median": 1.0}, "paths": {"clock_ns": 20.0, "by_path": {
+        name: {"events": 4096, "segments": 4, "ns_per_event": {"median": v, "q1": v, "q3": v}}
+        for name, v in ns.items()}}}
+
+
+def test_table1_states_hash_against_nm_path_by_path_only_when_every_run_agrees(monkeypatch):
+    import sys
+    from conftest import REPO
+    monkeypatch.syspath_prepend(str(REPO / "scripts"))
+    sys.modules.pop("results_paths", None)
+    import results_paths as rp
+    # hash faster than nm on fail_from_send in both runs; success_from_recv flips.
+    h = [{"fail_from_recv": 35.0, "success_from_recv": 36.0, "fail_from_send": 33.0, "success_from_send": 34.0},
+         {"fail_from_recv": 35.0, "success_from_recv": 60.0, "fail_from_send": 30.0, "success_from_send": 34.0}]
+    n = [{"fail_from_recv": 52.0, "success_from_recv": 100.0, "fail_from_send": 130.0, "success_from_send": 30.0},
+         {"fail_from_recv": 50.0, "success_from_recv": 50.0, "fail_from_send": 120.0, "success_from_send": 30.0}]
+    recs = []
+    for run, per in (("hash", h), ("nm", n)):
+        runs_ = [_paths_run(x) for x in per]
+        recs.append(dict(runs_[0], run=run, figures=["p002-table1"], per_run=runs_,
+                         workload={"spec": "random_keys:n=1024"}))
+    text = rp.table1(recs)
+    assert "- fail from send: hash is faster than nm in every one of the 2 runs" in text
+    assert "- success from recv: hash against nm: within noise" in text
+    assert "- success from send: hash is slower than nm in every one of the 2 runs" in text
+    assert "| 0.25 (0.25–0.25) |" in text          # fail from send: 33/130 and 30/120
