@@ -233,3 +233,13 @@ def test_table1_states_hash_against_nm_path_by_path_only_when_every_run_agrees(m
     assert "- success from recv: hash against nm: within noise" in text
     assert "- success from send: hash is slower than nm in every one of the 2 runs" in text
     assert "| 0.25 (0.25–0.25) |" in text          # fail from send: 33/130 and 30/120
+
+
+def test_csv_carries_the_spread():
+    import csv as csvmod
+    from mpimatch.bench.output import CSV_COLUMNS, csv_text
+    rows = list(csvmod.DictReader(io.StringIO(csv_text(three_run_doc()["records"]))))
+    h = next(r for r in rows if r["workload"] == "shuffle" and r["run"] == "hash")
+    assert (h["runs"], h["vs_list"]) == ("3", "within noise")
+    assert float(h["speedup_min"]) == pytest.approx(0.9) and float(h["speedup_max"]) == pytest.approx(100.0)
+    assert CSV_COLUMNS[-4:] == ["runs", "speedup_min", "speedup_max", "vs_list"]

@@ -23,7 +23,7 @@ CSV_COLUMNS = ["workload", "spec", "synthetic", "figures", "engine", "run", "eve
                "prq_mean_depth", "prq_max_depth", "prq_max_length", "prq_queues",
                "umq_mean_depth", "umq_max_depth", "umq_max_length", "umq_queues",
                "prq_peak_bytes", "umq_peak_bytes", "peak_bytes", "matches",
-               "clustering", "cluster_file"]
+               "clustering", "cluster_file", "runs", "speedup_min", "speedup_max", "vs_list"]
 
 
 def csv_row(r: Mapping[str, Any]) -> List[Any]:
@@ -35,7 +35,16 @@ def csv_row(r: Mapping[str, Any]) -> List[Any]:
             prq["mean_depth"], prq["max_depth"], prq["max_length"], prq["queues"],
             umq["mean_depth"], umq["max_depth"], umq["max_length"], umq["queues"],
             prq["peak_bytes"], umq["peak_bytes"], r["peak_bytes"], r["outcomes"].get("matches"),
-            *_clustering_cells(r.get("clustering"))]
+            *_clustering_cells(r.get("clustering")), *_spread_cells(r.get("spread"))]
+
+
+def _spread_cells(sp: Any) -> List[Any]:
+    """Across runs (--runs): how many, the speed-up's min and max, and the verdict
+    against list (faster, slower, within noise)."""
+    if not sp:
+        return [None] * 4
+    up = sp.get("speedup_vs_list") or {}
+    return [sp.get("runs"), up.get("min"), up.get("max"), sp.get("vs_list")]
 
 
 def _clustering_cells(c: Any) -> List[Any]:
