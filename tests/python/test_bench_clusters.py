@@ -151,7 +151,7 @@ def test_records_carry_labels_and_the_files_exist(small_run):
     assert recs[3]["umq"]["mean_depth"] == recs[2]["umq"]["mean_depth"]
     assert recs[0]["umq"]["mean_depth"] == pytest.approx(expected_umq_depth(2, [GROUPS]))
     rows = list(csv.DictReader(io.StringIO(csv_text(recs))))
-    assert CSV_COLUMNS[-2:] == ["clustering", "cluster_file"]
+    assert CSV_COLUMNS[-6:-4] == ["clustering", "cluster_file"]
     assert rows[1]["run"] == C3.title and rows[1]["clustering"] == "{Ps,Pvl}|{Pm,Pl}"
     assert rows[0]["clustering"] == "" and rows[3]["cluster_file"] == recs[3]["clustering"]["file"]
 
