@@ -8,7 +8,12 @@ the JSON or in the papers' text quoted below.
 """
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+from mpimatch.bench import runs as multi        # noqa: E402  (the every-run rule)
 
 # The MPC-MPI hints paper, Table I: time per request in µs (HT: the hash table, NM: NewMadeleine).
 TABLE1_PATHS = ("fail_from_recv", "success_from_recv", "fail_from_send", "success_from_send")
@@ -60,10 +65,6 @@ def _flag(rec: Optional[Mapping[str, Any]], name: str) -> str:
     return " *" if rec and _path(rec, name).get("timer_dominated") else ""
 
 
-def _ratio(a: Optional[float], b: Optional[float]) -> Optional[float]:
-    return a / b if a is not None and b else None
-
-
 def table1(recs: Sequence[Mapping[str, Any]]) -> Optional[str]:
     """The MPC-MPI hints paper's Table I beside ours: one row per path, HT/NM ratios side by side."""
     mine = [r for r in recs if "p002-table1" in r.get("figures", []) and r.get("paths")]
@@ -80,7 +81,7 @@ def table1(recs: Sequence[Mapping[str, Any]]) -> Optional[str]:
             q = _path(r, name).get("ns_per_event") or {} if r else {}
             cells.append(f"{_f(q.get('median'))} ({_f(q.get('q1'))}-{_f(q.get('q3'))})"
                          f"{_flag(r, name)}" if q else "-")
-        cells.append(_f(_ratio(_ns(ht, name), _ns(nm, name)), 2))
+        cells.append(_ratio_cell(ht, nm, name))
         p = _path(ht or nm, name)
         cells.append(f"{p.get('events', '-')}, {p.get('segments', '-')}")
         lines.append("| " + " | ".join(cells) + " |")
@@ -90,7 +91,35 @@ def table1(recs: Sequence[Mapping[str, Any]]) -> Optional[str]:
     lines.append("")
     lines.append(f"Workload `{spec}`; one clock read ({clock}) subtracted per segment; "
                  "`*`: timer-dominated.")
+    if ht and nm:
+        lines.append("")
+        lines += [_verdict(ht, nm, name, label) for name, label in zip(TABLE1_PATHS, TABLE1_NAMES)]
     return "\n".join(lines)
+
+
+def _hash_over_nm(ht: Mapping[str, Any], nm: Mapping[str, Any], name: str) -> List[Optional[float]]:
+    """hash's time over nm's on one path, run by run (one value without per_run)."""
+    return multi.pair_ratios(nm, ht, lambda run: _ns(run, name))
+
+
+def _ratio_cell(ht: Optional[Mapping[str, Any]], nm: Optional[Mapping[str, Any]], name: str) -> str:
+    if not ht or not nm:
+        return "-"
+    sp = multi.span(_hash_over_nm(ht, nm, name))
+    if not sp:
+        return "-"
+    return _f(sp["median"], 2) + (f" ({sp['min']:.2f}–{sp['max']:.2f})" if len(sp["values"]) > 1 else "")
+
+
+def _verdict(ht: Mapping[str, Any], nm: Mapping[str, Any], name: str, label: str) -> str:
+    """hash against nm on one path, stated only when it holds in every run."""
+    ratios = _hash_over_nm(ht, nm, name)
+    d = multi.direction(ratios)         # of hash/nm: "slower" (below 1) means hash is faster
+    k = len(ratios)
+    runs = f"in every one of the {k} runs" if k > 1 else "in the one run"
+    word = {multi.FASTER: "slower", multi.SLOWER: "faster"}.get(d or "")
+    return (f"- {label}: hash is {word} than nm {runs}" if word else
+            f"- {label}: hash against nm: {'within noise' if d else 'not measured in every run'}")
 
 
 def _matches(rec: Mapping[str, Any], name: str, params: Mapping[str, Any]) -> bool:

@@ -9,20 +9,28 @@ workload, for every engine the median ns per event, the speed-up against
 search depth, queues opened). Then the speed targets. Nothing is computed
 that is not in the JSON, so the doc's numbers can be checked against it.
 
-Several JSONs (bench rounds of the same items, e.g. `--figure p001-fig3` run
-again and again on a noisy machine): a run's ns per event is the median of its
-rounds' medians and its speed-up the median of its rounds' speed-ups (each
-round's list ran beside it); p001-fig3 shows the range of the rounds' medians.
+Several runs: a JSON of `mpimatch bench --runs K` holds K runs (each record's
+`per_run`), and several JSONs (bench rounds of the same items) add theirs; all
+of them are combined as the bench combines its runs (python/mpimatch/bench/
+runs.py): a time is the median of the runs' medians, a ratio the median of the
+runs' ratios (each run's list ran in the same pass) with its min-max, and the
+text under each table states a comparison only when it holds in every run
+("within noise" otherwise); a speed target is met or missed only when it is so
+in every run, "mixed" otherwise.
 """
 from __future__ import annotations
 
 import json
 import sys
-import statistics
 from collections import OrderedDict
-from typing import Dict, List
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from results_paths import path_tables  # the MPC-MPI hints paper's Table I and Schonbein et al., Euro-Par 2018 drain times, by path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+from mpimatch.bench import core as bench        # noqa: E402  (check_targets)
+from mpimatch.bench import runs as multi        # noqa: E402  (the every-run rule)
 
 
 def fmt(v, digits=1) -> str:
@@ -57,8 +65,7 @@ def table(recs: List[dict]) -> str:
         cells = [key]
         for run in runs:
             r = by_run.get(run)
-            cells += [fmt(r["ns_per_event"]["median"]) if r else "-",
-                      fmt(r.get("speedup_vs_list"), 2) if r else "-"]
+            cells += [fmt(r["ns_per_event"]["median"]) if r else "-", ratio_cell(r)]
         base = by_run.get("list")
         cells += [fmt(base["prq"]["mean_depth"]) if base else "-",
                   fmt(base["umq"]["mean_depth"]) if base else "-"]
@@ -69,21 +76,122 @@ def table(recs: List[dict]) -> str:
     return "\n".join(lines)
 
 
-def merge_rounds(rounds: List[List[dict]]) -> List[dict]:
-    """One record per (workload spec, run) of the first round, with the median over the
-    rounds that have it of ns_per_event.median and speedup_vs_list, and "round_medians"."""
+def ratio_cell(r: Optional[dict]) -> str:
+    """The speed-up against list; over several runs, median (min–max)."""
+    if not r:
+        return "-"
+    sp = (r.get("spread") or {}).get("speedup_vs_list")
+    if r["run"] == "list":
+        return fmt(r.get("speedup_vs_list"), 2)
+    if not sp or len(sp["values"]) < 2:
+        return fmt(r.get("speedup_vs_list"), 2)
+    return f"{sp['median']:.2f} ({sp['min']:.2f}–{sp['max']:.2f})"
+
+
+def split_runs(doc: dict) -> List[List[dict]]:
+    """The runs of one bench JSON, each a list of records carrying that run's numbers."""
+    recs = doc["records"]
+    k = max((len(r.get("per_run") or []) for r in recs), default=0)
+    bare = [{key: v for key, v in r.items() if key not in ("per_run", "spread")} for r in recs]
+    if k <= 1:
+        return [bare]
+    return [[dict(b, **r["per_run"][i]) for b, r in zip(bare, recs)] for i in range(k)]
+
+
+def combine(runs: Sequence[Sequence[dict]]) -> List[dict]:
+    """One record per (workload spec, run) present in every run, combined (runs.py)."""
     by: Dict[tuple, List[dict]] = OrderedDict()
-    for recs in rounds:
+    for recs in runs:
         for r in recs:
             by.setdefault((r["workload"]["spec"], r["run"]), []).append(r)
-    out = []
-    for rs in by.values():
-        medians = [r["ns_per_event"]["median"] for r in rs]
-        ups = [r["speedup_vs_list"] for r in rs if r.get("speedup_vs_list") is not None]
-        out.append(dict(rs[0], ns_per_event=dict(rs[0]["ns_per_event"], median=statistics.median(medians)),
-                        speedup_vs_list=statistics.median(ups) if ups else None,
-                        round_medians=medians))
-    return out
+    return [multi.combine_records(rs) for rs in by.values() if len(rs) == len(runs)]
+
+
+def every_run_note(k: int) -> str:
+    return (f"in every one of the {k} runs" if k > 1 else
+            "in the one run (a single run: nothing here is checked against a rerun)")
+
+
+def comparisons(recs: List[dict], k: int, pairs: Sequence[Tuple[str, str]] = ()) -> str:
+    """The comparisons the text may state: each run against list, faster or slower
+    in every run, else within noise; then the named pairs of runs against each other."""
+    groups: Dict[str, List[str]] = OrderedDict((w, []) for w in (multi.FASTER, multi.SLOWER, multi.NOISE))
+    one = len({row_key(r) for r in recs}) == 1          # one workload: no need to name it
+    for r in recs:
+        d = (r.get("spread") or {}).get("vs_list")
+        if d:
+            groups[d].append(f"{short(r)}{'' if one else ' on ' + row_key(r)} ({ratio_cell(r)})")
+    lines = []
+    for word, what in groups.items():
+        if what:
+            head = (f"within noise in ns per event (faster than list in some runs, not in others)"
+                    if word == multi.NOISE else f"{word} than list in ns per event, {every_run_note(k)}")
+            lines.append(f"- {head}: " + "; ".join(what))
+    by = {(row_key(r), r["run"]): r for r in recs}
+    for a, b in pairs:
+        for key in OrderedDict.fromkeys(row_key(r) for r in recs):
+            ra, rb = by.get((key, a)), by.get((key, b))
+            if ra and rb:
+                lines.append(pair_line(ra, rb, key, k))
+    return "\n".join(lines)
+
+
+def short(r: dict) -> str:
+    """A run's name without its queue description (`clustering 3`, not
+    `clustering 3: {Ps,Pvl}|{Pm,Pl}`)."""
+    c = r.get("clustering")
+    return r["run"].split(":")[0] if c and not c.get("learned") else r["run"]
+
+
+def search_ns(run: dict) -> Optional[float]:
+    """Time per UMQ search of one run: ns per event of the success_from_recv path (a
+    receive that takes an unexpected message), when the run was timed by path."""
+    path = ((run.get("paths") or {}).get("by_path") or {}).get("success_from_recv") or {}
+    return (path.get("ns_per_event") or {}).get("median")
+
+
+def search_median(r: dict) -> Optional[float]:
+    """The median across runs of the time per UMQ search."""
+    sp = multi.span([search_ns(x) for x in r.get("per_run") or [r]])
+    return sp["median"] if sp else None
+
+
+def span_text(sp: Optional[dict], k: int, unit: str = "") -> str:
+    if not sp:
+        return "-"
+    return f"{sp['median']:.2f}{unit} ({sp['min']:.2f}–{sp['max']:.2f})" if k > 1 else f"{sp['median']:.2f}{unit}"
+
+
+def pair_line(a: dict, b: dict, key: Optional[str], k: int, measure=multi.ns_median,
+              what: str = "time") -> str:
+    """a against b, run by run: b's measure over a's."""
+    ratios = multi.pair_ratios(a, b, measure)
+    d = multi.direction(ratios)
+    na, nb = short(a), short(b)
+    if d is None:
+        return f"- {key + ': ' if key else ''}{na} against {nb}: not measured in every run"
+    verdict = (f"{na} is {d} than {nb} {every_run_note(k)}" if d != multi.NOISE
+               else f"{na} against {nb}: within noise")
+    return (f"- {key + ': ' if key else ''}{verdict} ({nb}'s {what} / {na}'s: "
+            f"{span_text(multi.span(ratios), k, 'x')})")
+
+
+def search_vs_list(base: Optional[dict], r: dict, k: int) -> Tuple[str, str]:
+    """The speed-up of the UMQ search against list's, run by run: the cell (median,
+    min–max) and the verdict (faster, slower, within noise)."""
+    if not base:
+        return "-", "-"
+    ratios = multi.pair_ratios(r, base, search_ns)
+    if any(x is None for x in ratios):
+        return "-", "-"
+    if r is base:
+        return "1.00", "-"
+    return span_text(multi.span(ratios), k), multi.direction(ratios) or "-"
+
+
+# Pairs of runs the papers compare with each other, stated run by run.
+PAIRS = {"p002-fig3": [("hash", "nm")], "p002-fig5": [("hash", "nm")],
+         "p000-fig7-8": [("col+pnp", "col+ll")], "p000-fig9": [("col+pnp", "col+ll")]}
 
 
 P001_QUEUES = {"list": "one list", "rank": "one per peer"}
@@ -92,10 +200,12 @@ P001_QUEUES = {"list": "one list", "rank": "one per peer"}
 def p001_fig3(recs: List[dict]) -> str:
     """Ghazimirsaeed and Afsahi, HPCS 2017 fig. 3: a row per run in the suite's order (the paper's: one queue,
     Table 1's clusterings 1-7, four queues), then what K-means learned and rank."""
-    rounds = max(len(r.get("round_medians") or [1]) for r in recs)
-    spread = f"range of {rounds} rounds' medians" if rounds > 1 else "q1–q3"
+    rounds = max((r.get("spread") or {}).get("runs", 1) for r in recs)
+    spread = f"range of {rounds} runs' medians" if rounds > 1 else "q1–q3"
     base = next((r for r in recs if r["run"] == "list"), None)
+    timed = any(search_median(r) is not None for r in recs)
     head = ["run", "queues (groups per queue)", "ns/event", spread, "×list",
+            *(["UMQ search ns", "search ×list", "every run"] if timed else []),
             "UMQ mean depth", "depth ×list", "UMQ queues"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in recs:
@@ -103,45 +213,68 @@ def p001_fig3(recs: List[dict]) -> str:
         name = r["run"].split(":")[0] if c and not c["learned"] else r["run"]
         queues = c["description"].replace("|", "\\|") if c else P001_QUEUES.get(r["engine"], "-")
         ns = r["ns_per_event"]
-        rng = (f"{fmt(min(r['round_medians']))}–{fmt(max(r['round_medians']))}" if rounds > 1
+        meds = ((r.get("spread") or {}).get("ns_median") or {})
+        rng = (f"{fmt(meds['min'])}–{fmt(meds['max'])}" if rounds > 1
                else f"{fmt(ns['q1'])}–{fmt(ns['q3'])}")
         depth, bdepth = r["umq"]["mean_depth"], base["umq"]["mean_depth"] if base else None
+        search = [fmt(search_median(r)), *search_vs_list(base, r, rounds)] if timed else []
         lines.append("| " + " | ".join([
-            name, queues, fmt(ns["median"]), rng, fmt(r.get("speedup_vs_list"), 2), fmt(depth),
+            name, queues, fmt(ns["median"]), rng, ratio_cell(r), *search, fmt(depth),
             fmt(bdepth / depth, 2) if depth and bdepth else "-", str(r["umq"]["queues"])]) + " |")
+    four = next((r for r in recs if r["run"].startswith("4 queues")), None)
+    twos = [r for r in recs if (r.get("clustering") or {}).get("k") == 2]
+    extra = [comparisons(recs, rounds)]
+    # The paper compares UMQ search times: per search when the runs were timed by path.
+    how = dict(measure=search_ns, what="time per UMQ search") if timed else {}
+    if four:
+        extra += [pair_line(four, r, None, rounds, **how) for r in twos]
+    c3, c4 = (next((r for r in recs if r["run"].startswith(f"clustering {i}:")), None) for i in (3, 4))
+    if c3 and c4:
+        extra.append(pair_line(c3, c4, None, rounds, **how))
+    return "\n".join(lines) + "\n\n" + "\n".join(e for e in extra if e)
+
+
+def p001_fig2_paper(recs: List[dict]) -> str:
+    """Ghazimirsaeed and Afsahi, HPCS 2017 fig. 2 as the paper defines it: one queue (list)
+    against two, the last half of the queue in the second; time per UMQ search."""
+    k = max((r.get("spread") or {}).get("runs", 1) for r in recs)
+    rows: Dict[str, Dict[str, dict]] = OrderedDict()
+    for r in recs:
+        rows.setdefault(row_key(r), {})["list" if r["run"] == "list" else "two"] = r
+    head = ["workload", "list search ns", "two queues search ns", "search ×list", "every run",
+            "UMQ mean depth list", "two queues", "ns/event ×list"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for key, by in rows.items():
+        base, two = by.get("list"), by.get("two")
+        if not base or not two:
+            continue
+        cell, verdict = search_vs_list(base, two, k)
+        lines.append("| " + " | ".join([
+            key, fmt(search_median(base)), fmt(search_median(two)), cell, verdict,
+            fmt(base["umq"]["mean_depth"]), fmt(two["umq"]["mean_depth"]), ratio_cell(two)]) + " |")
     return "\n".join(lines)
 
 
-TABLES = {"p001-fig3": p001_fig3, "p001-fig3-seq": p001_fig3}   # figures with a table of their own
+TABLES = {"p001-fig3": p001_fig3, "p001-fig3-seq": p001_fig3,   # figures with a table of their own
+          "p001-fig2-paper-m10": p001_fig2_paper, "p001-fig2-paper-m50": p001_fig2_paper}
 
 
-def targets(recs: List[dict]) -> str:
-    """The issue's three speed targets (docs/bench.md), from the 'targets' runs."""
-    by = {(r["workload"]["name"], r["engine"]): r for r in recs if "targets" in r["figures"]}
-    out = ["| target | measured | met |", "|---|---|---|"]
-
-    def ratio(w, e):
-        """list's time over e's: from the run's own interleaved list timing
-        (paired_list) when it has one, as `mpimatch bench` checks the targets."""
-        r = by.get((w, e))
-        if not r:
-            return None
-        base = (r.get("paired_list") or {}).get("ns_per_event", {}).get("median")
-        mine = r["ns_per_event"]["median"]
-        return base / mine if base and mine else r.get("speedup_vs_list")
-
-    for e in ("hash", "nm"):
-        s = ratio("shuffle", e)
-        out.append(f"| shuffle n=4096: {e} ≥ 50× list | {fmt(s, 1)}× | "
-                   f"{'yes' if s is not None and s >= 50 else 'no'} |")
-    s = ratio("burst", "hash")
-    slow = 1 / s if s else None
-    out.append(f"| burst n=4096: hash at most 1.5× slower than list | {fmt(slow, 2)}× list's time | "
-               f"{'yes' if slow is not None and slow <= 1.5 else 'no'} |")
-    r = by.get(("shuffle", "hash"))
-    eps = r["events_per_second"] / 1e6 if r else None
-    out.append(f"| shuffle n=4096: hash ≥ 10 M events/s | {fmt(eps, 1)} M events/s | "
-               f"{'yes' if eps is not None and eps >= 10 else 'no'} |")
+def targets(runs: Sequence[Sequence[dict]]) -> str:
+    """The speed targets (docs/bench.md) as `mpimatch bench` checks them, run by run,
+    then combined: met or missed only when so in every run."""
+    ts = multi.combine_targets([bench.check_targets(recs) for recs in runs])
+    out = ["| target | measured: median (min–max) | runs | status |", "|---|---|---|---|"]
+    if all(t["status"] == "not measured" for t in ts):
+        return ""
+    for t in ts:
+        if t["status"] == "not measured":
+            continue
+        unit = " M events/s" if t["unit"] == "events/s" else "×"
+        scale = 1e-6 if t["unit"] == "events/s" else 1.0
+        rng = (f" ({t['measured_min'] * scale:.2f}–{t['measured_max'] * scale:.2f})"
+               if len(runs) > 1 else "")
+        out.append(f"| {t['description']} | {t['measured'] * scale:.2f}{unit}{rng} | {len(runs)} | "
+                   f"{t['status']}{': ' + t['note'] if t['status'] == 'mixed' else ''} |")
     return "\n".join(out)
 
 
@@ -158,26 +291,44 @@ def main(argv: List[str]) -> int:
             print(f"{path}: {e}", file=sys.stderr)
             return 2
     data = docs[0]
-    recs = merge_rounds([d["records"] for d in docs]) if len(docs) > 1 else data["records"]
+    runs = [run for d in docs for run in split_runs(d)]
+    recs = combine(runs)
+    k = len(runs)
     m = data.get("machine", {})
-    rounds = f"{len(docs)} rounds (medians of their medians), " if len(docs) > 1 else ""
-    print(f"Run: suite {data.get('suite')}, {rounds}reps {data.get('reps')}, {data.get('started')} to "
+    load = data.get("load_average") or {}
+    print(f"Run: suite {data.get('suite')}, {k} run{'s' if k > 1 else ''} ({len(docs)} JSON file"
+          f"{'s' if len(docs) > 1 else ''}), reps {data.get('reps')}, {data.get('started')} to "
           f"{docs[-1].get('finished')}; CPU {m.get('cpu')}, {m.get('cores')} cores, {m.get('os')}, "
-          f"{m.get('compiler')}, build {m.get('build_type')}.\n")
+          f"{m.get('compiler')}, build {m.get('build_type')}"
+          + (f"; load average (1, 5, 15 min) {load.get('before')} before, {load.get('after')} after"
+             if load else "") + ".")
+    commands = list(OrderedDict.fromkeys(d.get("command") for d in docs if d.get("command")))
+    if commands:
+        print("Command: " + "; ".join(f"`{c}`" for c in commands) + ".")
+    print(f"\nEach ×list cell is the median across the runs with the min–max; under each table, "
+          f"a comparison is stated only when it holds {every_run_note(k)}, and called within "
+          f"noise otherwise.\n")
     figs = list(OrderedDict.fromkeys(f for r in recs for f in r["figures"]))
     for fig in figs:
         if fig == "targets":
             continue
         print(f"### {fig}\n")
-        print(TABLES.get(fig, table)([r for r in recs if fig in r["figures"]]))
+        mine = [r for r in recs if fig in r["figures"]]
+        if fig in TABLES:
+            print(TABLES[fig](mine))
+        else:
+            print(table(mine))
+            print()
+            print(comparisons(mine, k, PAIRS.get(fig, ())))
         print()
     for title, text in path_tables(recs):
         print(f"### {title}\n")
         print(text)
         print()
-    if any("targets" in r["figures"] for r in recs):     # not in a --figure run
+    text = targets(runs)
+    if text:                                              # none in a --figure run
         print("### speed targets\n")
-        print(targets(recs))
+        print(text)
     return 0
 
 

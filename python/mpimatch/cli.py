@@ -382,6 +382,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
     # mpimatch coll and threads pass their options through to the C tool unparsed
     args, extra = parser.parse_known_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)     # the command, for reports
     if extra and getattr(args, "func", None) in (cmd_coll, cmd_threads):
         args.args = extra + args.args
     elif extra:

@@ -118,7 +118,8 @@ def test_engine_file_parameters_are_paths(tmp_path):
 
 # The C generators' names and the parameters the paper suite sets (docs/workloads.md).
 C_GENS = [("shuffle", "n rounds", []), ("burst", "n rounds", []), ("tags", "n rounds", []),
-          ("any", "n rounds", []), ("pingpong", "n", []), ("reverse", "n m rounds", []),
+          ("any", "n rounds", []), ("pingpong", "n", []),
+          ("reverse", "n m rounds", [("arrival", "random sequential")]),
           ("reverse_groups", "per_group", [("arrival", "random sequential")]), ("stencil_naive", "threads msgs phases", []),
           ("stencil2d", "lx ly", [("points", "5pt 9pt")]),
           ("stencil3d", "lx ly lz", [("points", "7pt 27pt")]),
@@ -147,7 +148,8 @@ def test_suites_are_valid():
     assert {f for r in runs for f in r.figures} == {
         "targets", "p002-fig3", "p002-fig5", "p002-fig6", "p002-table1",
         "p000-fig5a", "p000-fig5b", "p000-fig5c", "p000-fig7-8", "p000-fig9",
-        "p001-fig2-m10", "p001-fig2-m50", "p001-fig3", "p001-fig3-seq",
+        "p001-fig2-m10", "p001-fig2-m50", "p001-fig2-paper-m10", "p001-fig2-paper-m50",
+        "p001-fig3", "p001-fig3-seq",
         "p003-fig1-m8", "p003-fig1-m26", "p003-fig1-m512", "p003-fig2-5pt", "p003-fig2-9pt",
         "p003-fig3-7pt", "p003-fig3-27pt", "p003-fig4-7pt", "p003-fig4-27pt"}
     # Ghazimirsaeed et al., ParCo 2019 fig. 5: COL+PNP with k = 1 at every process count

@@ -98,7 +98,8 @@ def test_rank_ranges_and_what_kmeans_found():
 
 def test_paper_suite_has_fig3_in_the_papers_order():
     item = next(i for i in PAPER.items if i.figure == "p001-fig3" and i.clusterings)
-    assert {i.figure for i in PAPER.items if i.clusterings} == {"p001-fig3", "p001-fig3-seq"}
+    assert {i.figure for i in PAPER.items if i.clusterings} == {
+        "p001-fig3", "p001-fig3-seq", "p001-fig2-paper-m10", "p001-fig2-paper-m50"}
     names = [c.name for c in item.clusterings]
     assert names[1:9] == [f"clustering {i}" for i in range(1, 8)] + ["4 queues"]
     table1 = {"clustering 1": "{Ps,Pm}|{Pl,Pvl}", "clustering 2": "{Ps,Pl}|{Pm,Pvl}",
@@ -150,7 +151,7 @@ def test_records_carry_labels_and_the_files_exist(small_run):
     assert recs[3]["umq"]["mean_depth"] == recs[2]["umq"]["mean_depth"]
     assert recs[0]["umq"]["mean_depth"] == pytest.approx(expected_umq_depth(2, [GROUPS]))
     rows = list(csv.DictReader(io.StringIO(csv_text(recs))))
-    assert CSV_COLUMNS[-2:] == ["clustering", "cluster_file"]
+    assert CSV_COLUMNS[-6:-4] == ["clustering", "cluster_file"]
     assert rows[1]["run"] == C3.title and rows[1]["clustering"] == "{Ps,Pvl}|{Pm,Pl}"
     assert rows[0]["clustering"] == "" and rows[3]["cluster_file"] == recs[3]["clustering"]["file"]
 
@@ -209,8 +210,9 @@ def test_results_table_for_fig3(small_run, tmp_path):
     assert "| clustering 3 | {Ps,Pvl}\\|{Pm,Pl} |" in one.stdout and "q1–q3" in one.stdout
     assert "| kmeans (learned) k=2 | {Ps,Pm,Pl}\\|{Pvl} |" in one.stdout
     assert "speed targets" not in one.stdout
+    assert "clustering 3 is" in one.stdout or "clustering 3 against clustering 4: within noise" in one.stdout
     two = subprocess.run([sys.executable, script, js, js], capture_output=True, text=True)
-    assert "2 rounds" in two.stdout and "range of 2 rounds' medians" in two.stdout
+    assert "2 runs (2 JSON files)" in two.stdout and "range of 2 runs' medians" in two.stdout
 
 
 def test_runs_of_one_name_get_files_of_their_own(tmp_path, engines, gen_exe):
@@ -221,3 +223,28 @@ def test_runs_of_one_name_get_files_of_their_own(tmp_path, engines, gen_exe):
     assert [Path(r["clustering"]["file"]).name for r in recs] == ["c.clusters", "c-2.clusters"]
     assert [r["umq"]["mean_depth"] for r in recs] == [
         pytest.approx(expected_umq_depth(2, c.queues)) for c in (a, b)]
+
+
+def test_p001_fig2_as_the_paper_defines_it(tmp_path, engines, gen_exe):
+    """Two queues: the last half of the queue in the second one (the paper suite's
+    p001-fig2-paper items, here with 8 senders of 3 messages); the measure is the time
+    per UMQ search (the success_from_recv path), one per message."""
+    from mpimatch.bench.suites import PAPER, p001_fig2_paper
+    items = p001_fig2_paper(10)
+    assert [i.source for i in items] == [f"reverse:n={k + 1},m=10,arrival=sequential,rounds=2"
+                                        for k in (16, 64, 256)]
+    assert items[1].clusterings[0].queues == (("1-32",), ("33-64",)) and items[1].paths
+    assert {i.figure for i in PAPER.items} >= {"p001-fig2-paper-m10", "p001-fig2-paper-m50"}
+    item = Item("reverse:n=9,m=3,arrival=sequential,rounds=1", ("list",), paths=True,
+                clusterings=(hand("2 queues (last half of the queue)", "1-4", "5-8"),))
+    gens, who = bench.workload_catalogue()
+    runs = bench.plan([item], bench.Catalogues(engines, gens, who))
+    recs = [o.record for o in bench.execute(runs, 1, files_dir=tmp_path)]
+    total, half = 24, 12
+    # One list: the k-th receive walks the remaining total-k+1 elements; two halves: each
+    # receive walks what remains of its own half.
+    assert recs[0]["umq"]["mean_depth"] == pytest.approx((total + 1) / 2)
+    assert recs[1]["umq"]["mean_depth"] == pytest.approx((half + 1) / 2)
+    for r in recs:
+        search = r["paths"]["by_path"]["success_from_recv"]
+        assert search["events"] == total and search["ns_per_event"]["median"] > 0

@@ -11,7 +11,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import shlex
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -48,8 +50,14 @@ Outputs, in --out DIR: results.json (schema: docs/bench.md), results.csv,
 plots/*.png and report.html (self-contained). The terminal shows a table with
 the speed-up against list, and the speed targets met or missed.
 
+With --runs K the whole suite runs K times, each run a full pass in fresh
+processes: every time and ratio is the median across the runs with their min
+and max, and a comparison is stated only when it holds in every run ("within
+noise" otherwise); a speed target is met or MISSED only when it is so in every
+run, "mixed" otherwise. The JSON keeps every run's numbers.
+
 suites:
-""" + "".join(f"  {s.name:<8} {s.summary} (reps {s.reps})\n" for s in SUITES.values()) + """\
+""" + "".join(f"  {s.name:<8} {s.summary} (reps {s.reps}, runs {s.runs})\n" for s in SUITES.values()) + """\
   mpi      MPI programs at np 2 under ob1, pml ucx and the provider with each
            engine (mpimatch-mpibench): request benchmarks, ping-pong with dead
            receives, latency, bandwidth, bytes per unexpected message; a few
@@ -84,6 +92,10 @@ def register(sub: Any) -> None:
                    help="seed of the hashed engines' key hash in every run (their parameter "
                         f"seed=; default {core.LAB_SEED}, so depths and probe counts repeat; 0: "
                         "each engine draws a secret one); --param ENGINE:seed=N overrides it")
+    p.add_argument("--runs", type=int, metavar="K",
+                   help="independent runs of the whole suite; ratios are reported as the median "
+                        "with min-max across runs, and stated only when they hold in every run "
+                        "(default: the suite's; 3, quick 1)")
     p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR",
                    help=f"directory for the outputs (default: {DEFAULT_OUT})")
     p.add_argument("--json", metavar="FILE", help="also write the JSON results to FILE")
@@ -122,7 +134,7 @@ def choose_suite(args: argparse.Namespace) -> Suite:
                           args.paths)
     return Suite("custom", "workloads and streams named on the command line",
                  SUITES[DEFAULT_SUITE].reps,
-                 [Item(c, figure="custom", paths=args.paths) for c in custom])
+                 [Item(c, figure="custom", paths=args.paths) for c in custom], runs=1)
 
 
 def select_figures(suite: Suite, prefixes: List[str]) -> Suite:
@@ -151,9 +163,10 @@ class Display:
     """Progress while it runs: a rich bar with ETA on a terminal, one line per
     finished run otherwise, nothing with --quiet."""
 
-    def __init__(self, total: int, quiet: bool) -> None:
+    def __init__(self, total: int, quiet: bool, runs: int = 1) -> None:
         self.err = Console(stderr=True, highlight=False)
         self.total, self.done = total, 0
+        self.runs, self.current = runs, 1           # run `current` of `runs` of the suite
         self.bar: Optional[Progress] = None
         self.lines = not quiet and not self.err.is_terminal
         if not quiet and self.err.is_terminal:
@@ -174,7 +187,10 @@ class Display:
 
     def start(self, run: core.Run) -> None:
         if self.bar:
-            self.bar.update(self.task, description=f"{run.source.spec} · {run.label}")
+            self.bar.update(self.task, description=f"{self._which()}{run.source.spec} · {run.label}")
+
+    def _which(self) -> str:
+        return f"run {self.current}/{self.runs} · " if self.runs > 1 else ""
 
     def finish(self, o: core.Outcome) -> None:
         self.done += 1
@@ -183,7 +199,7 @@ class Display:
         if self.lines:
             what = (f"skipped ({o.skipped})" if o.skipped else
                     f"{fnum(o.record['ns_per_event']['median'])} ns/event")
-            print(f"[{self.done}/{self.total}] {o.run.source.spec} {o.run.label}: {what}",
+            print(f"[{self.done}/{self.total}] {self._which()}{o.run.source.spec} {o.run.label}: {what}",
                   file=self.err.file, flush=True)
 
 
@@ -263,11 +279,21 @@ def cmd_bench(args: argparse.Namespace, out: Console) -> int:
     if not runs:
         raise MpimatchError("nothing to run: no engine of the selection runs these workloads")
     outdir, json_copy = output_places(args)
-    started, t0 = core.now(), time.perf_counter()
-    with Display(len(runs), args.quiet) as display:
-        outcomes = core.execute(runs, reps, display.start, display.finish,
-                                 files_dir=outdir / "clusters", seed=args.seed)
-    doc = core.document(suite, reps, generator, started, outcomes, args.seed)
+    k = suite.runs if args.runs is None else args.runs
+    if k < 1:
+        raise MpimatchError("--runs must be >= 1")
+    started, t0, load_before = core.now(), time.perf_counter(), core.load_average()
+    passes, times = [], []
+    with Display(len(runs) * k, args.quiet, k) as display:
+        for i in range(1, k + 1):
+            display.current = i
+            begun = core.now()
+            passes.append(core.execute(runs, reps, display.start, display.finish,
+                                       files_dir=outdir / "clusters", seed=args.seed))
+            times.append({"started": begun, "finished": core.now()})
+    extra = {"command": "mpimatch " + " ".join(shlex.quote(str(a)) for a in getattr(args, "argv", sys.argv[1:])),
+             "run_times": times, "load_average": {"before": load_before, "after": core.load_average()}}
+    doc = core.document(suite, reps, generator, started, passes[0], args.seed, passes, extra)
     report = write_outputs(doc, outdir, json_copy)
     if not out.is_terminal:                 # a log or a pipe: no reason to wrap at 80
         out = Console(width=max(out.width, WIDE), highlight=False)

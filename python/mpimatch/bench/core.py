@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .. import __version__, paths, specs, tools
-from . import clusters
+from . import clusters, runs as multi
 from ..errors import EXIT_FAILURE, MpimatchError
 from ..replay import hints_of
 from .suites import Item, StreamFile, Suite
@@ -466,18 +466,47 @@ def now() -> str:
     return datetime.datetime.now().astimezone().isoformat(timespec="seconds")
 
 
+def load_average() -> Optional[List[float]]:
+    """The 1, 5 and 15 minute load averages (None where the system has none)."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
+
+
+def combine_runs(passes: Sequence[Sequence[Outcome]]) -> List[Outcome]:
+    """One outcome per planned run from K runs of the same plan (runs.py): records
+    combined, skips as the first run had them."""
+    out = []
+    for same in zip(*passes):
+        recs = [o.record for o in same if o.record is not None]
+        if recs and len(recs) != len(same):
+            raise MpimatchError(f"{same[0].run.source.spec} with {same[0].run.label}: skipped "
+                                "in some runs only", EXIT_FAILURE)
+        out.append(Outcome(same[0].run, record=multi.combine_records(recs)) if recs else same[0])
+    return out
+
+
 def document(suite: Suite, reps: int, generator: str, started: str,
-             outcomes: Sequence[Outcome], seed: int = LAB_SEED) -> Dict[str, Any]:
-    """The bench JSON (schema: docs/bench.md)."""
-    records = [o.record for o in outcomes if o.record is not None]
+             outcomes: Sequence[Outcome], seed: int = LAB_SEED,
+             passes: Optional[Sequence[Sequence[Outcome]]] = None,
+             extra: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+    """The bench JSON (schema: docs/bench.md). passes: the K runs' outcomes, when
+    there are several; outcomes is then ignored and their combination is used."""
+    passes = list(passes) if passes else [outcomes]
+    combined = combine_runs(passes)
+    records = [o.record for o in combined if o.record is not None]
+    per_run = [check_targets([o.record for o in p if o.record is not None]) for p in passes]
     return {
         "tool": "mpimatch bench", "version": __version__, "suite": suite.name,
-        "suite_summary": suite.summary, "reps": reps, "seed": seed, "generator": generator,
+        "suite_summary": suite.summary, "reps": reps, "runs": len(passes), "seed": seed,
+        "generator": generator,
         "machine": machine(), "started": started, "finished": now(),
+        **dict(extra or {}),
         "records": records,
         "skipped": [{"workload": o.run.source.spec, "engine": o.run.label, "reason": o.skipped}
-                    for o in outcomes if o.skipped],
-        "targets": check_targets(records),
+                    for o in combined if o.skipped],
+        "targets": multi.combine_targets(per_run),
     }
 
 

@@ -17,6 +17,7 @@ th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
 th { background: #f2f2f2; } td.l, th.l { text-align: left; }
 tr.first td { border-top: 2px solid #888; }
 .met { color: #176f2c; font-weight: bold; } .missed { color: #b00020; font-weight: bold; }
+.mixed { color: #8a6d00; font-weight: bold; }
 .unmeasured { color: #8a6d00; } .note { color: #555; font-size: 0.9em; }
 dl { display: grid; grid-template-columns: max-content auto; gap: 0.2em 1em; }
 dt { color: #555; } dd { margin: 0; }
@@ -40,14 +41,18 @@ def _targets(doc: Mapping[str, Any]) -> str:
     rows = []
     for t in doc["targets"]:
         status = target_status(t)
-        cls = {True: "met", False: "missed"}.get(t["met"], "unmeasured")
+        cls = {True: "met", False: "missed"}.get(t["met"], "mixed" if t.get("status") == "mixed"
+                                                  else "unmeasured")
         rows.append(("", [escape(t["description"]),
                           escape(f"{t['relation']} {target_value(t, 'wanted')}"),
                           escape(target_value(t, "measured")),
                           f'<span class="{cls}">{escape(status)}</span>']))
     missed = [t for t in doc["targets"] if t["met"] is False]
-    summary = (f'<p class="missed">{len(missed)} of {len(doc["targets"])} speed targets missed: '
-               + escape(", ".join(t["name"] for t in missed)) + "</p>") if missed else ""
+    mixed = [t for t in doc["targets"] if t.get("status") == "mixed"]
+    summary = (f'<p class="missed">{len(missed)} of {len(doc["targets"])} speed targets missed '
+               'in every run: ' + escape(", ".join(t["name"] for t in missed)) + "</p>") if missed else ""
+    summary += (f'<p class="mixed">{len(mixed)} met in some runs only: '
+                + escape(", ".join(t["name"] for t in mixed)) + "</p>") if mixed else ""
     return summary + _table(["target", "wanted", "measured", "status"], rows)
 
 
@@ -73,6 +78,11 @@ def _machine(doc: Mapping[str, Any]) -> str:
     items = [("suite", f"{doc['suite']}: {doc.get('suite_summary', '')}"),
              ("repetitions", str(doc["reps"])),
              ("hash seed", f"{doc.get('seed')} (seed= of the hashed engines)"),
+             ("runs", f"{doc.get('runs', 1)} (times: median across runs, min–max; a comparison "
+                      "or target holds only when it holds in every run)"),
+             ("command", str(doc.get("command", "-"))),
+             ("load average before, after", str((doc.get("load_average") or {}).get("before")) + ", "
+              + str((doc.get("load_average") or {}).get("after"))),
              ("workloads built by", str(doc.get("generator"))),
              ("started", str(doc.get("started"))), ("finished", str(doc.get("finished"))),
              ("CPU", f"{m.get('cpu')} ({m.get('cores')} cores)"), ("OS", str(m.get("os"))),

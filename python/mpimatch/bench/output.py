@@ -25,7 +25,7 @@ CSV_COLUMNS = ["workload", "spec", "synthetic", "figures", "engine", "run", "eve
                "prq_peak_bytes", "umq_peak_bytes", "peak_bytes", "matches",
                "prq_searches", "prq_probes", "prq_max_probes",
                "umq_searches", "umq_probes", "umq_max_probes",
-               "clustering", "cluster_file"]
+               "clustering", "cluster_file", "runs", "speedup_min", "speedup_max", "vs_list"]
 
 
 def csv_row(r: Mapping[str, Any]) -> List[Any]:
@@ -38,7 +38,16 @@ def csv_row(r: Mapping[str, Any]) -> List[Any]:
             umq["mean_depth"], umq["max_depth"], umq["max_length"], umq["queues"],
             prq["peak_bytes"], umq["peak_bytes"], r["peak_bytes"], r["outcomes"].get("matches"),
             *(q.get(k) for q in (prq, umq) for k in ("searches", "probes", "max_probes")),
-            *_clustering_cells(r.get("clustering"))]
+            *_clustering_cells(r.get("clustering")), *_spread_cells(r.get("spread"))]
+
+
+def _spread_cells(sp: Any) -> List[Any]:
+    """Across runs (--runs): how many, the speed-up's min and max, and the verdict
+    against list (faster, slower, within noise)."""
+    if not sp:
+        return [None] * 4
+    up = sp.get("speedup_vs_list") or {}
+    return [sp.get("runs"), up.get("min"), up.get("max"), sp.get("vs_list")]
 
 
 def _clustering_cells(c: Any) -> List[Any]:
@@ -67,14 +76,35 @@ def fspeedup(x: Any) -> str:
 
 
 def target_value(t: Mapping[str, Any], key: str) -> str:
-    v = t.get(key)
-    if t["unit"] == "events/s":
-        return "-" if v is None else f"{human_rate(v)}ev/s"
-    return "-" if v is None else f"{v:.2f}×"
+    """The wanted or measured value; a measured value of several runs with their
+    min-max."""
+    def one(v: Any) -> str:
+        if t["unit"] == "events/s":
+            return "-" if v is None else f"{human_rate(v)}ev/s"
+        return "-" if v is None else f"{v:.2f}×"
+    lo, hi = t.get(f"{key}_min"), t.get(f"{key}_max")
+    if t.get(key) is not None and len(t.get("per_run") or ()) > 1 and lo is not None:
+        return f"{one(t[key])} ({one(lo)}–{one(hi)})"
+    return one(t.get(key))
 
 
 def target_status(t: Mapping[str, Any]) -> str:
-    return {True: "met", False: "MISSED"}.get(t["met"], "not measured")
+    """met / MISSED (in every run), mixed (which runs), not measured."""
+    status = t.get("status") or {True: "met", False: "MISSED"}.get(t["met"], "not measured")
+    return f"mixed: {t['note']}" if status == "mixed" else status
+
+
+def fspread(r: Mapping[str, Any]) -> str:
+    """The speed-up against list; over several runs, the median (min–max)."""
+    sp = (r.get("spread") or {}).get("speedup_vs_list")
+    if not sp or len(sp["values"]) < 2:
+        return fspeedup(r["speedup_vs_list"])
+    return f"{fspeedup(sp['median'])} ({sp['min']:.2f}–{sp['max']:.2f})"
+
+
+def verdict(r: Mapping[str, Any]) -> str:
+    """faster / slower than list in every run, or within noise (runs.direction)."""
+    return (r.get("spread") or {}).get("vs_list") or "-"
 
 
 def results_rows(records: Sequence[Mapping[str, Any]]) -> Dict[str, List[List[str]]]:
@@ -86,7 +116,7 @@ def results_rows(records: Sequence[Mapping[str, Any]]) -> Dict[str, List[List[st
         label = r["workload"]["spec"] + (" (synthetic)" if r["workload"]["synthetic"] else "")
         groups.setdefault(label, []).append([
             r["run"], fnum(ns["median"]), f"{fnum(ns['q1'])}–{fnum(ns['q3'])}",
-            fspeedup(r["speedup_vs_list"]),
+            fspread(r), verdict(r),
             f"{fnum(prq['mean_depth'])}/{fnum(prq['max_depth'], 'd')}",
             f"{fnum(umq['mean_depth'])}/{fnum(umq['max_depth'], 'd')}",
             f"{fnum(prq['queues'], 'd')}/{fnum(umq['queues'], 'd')}",
@@ -96,8 +126,8 @@ def results_rows(records: Sequence[Mapping[str, Any]]) -> Dict[str, List[List[st
 
 # Line breaks where the terminal table breaks its headings; the HTML puts spaces.
 RESULT_HEADERS = ["engine", "ns/event\nmedian", "ns/event\nq1–q3", f"speed-up\nvs {BASELINE}",
-                  "PRQ depth\nmean/max", "UMQ depth\nmean/max", "queues\nPRQ/UMQ", "peak\nbytes",
-                  "probes/op\nmean/max"]
+                  f"vs {BASELINE}\nevery run", "PRQ depth\nmean/max", "UMQ depth\nmean/max",
+                  "queues\nPRQ/UMQ", "peak\nbytes", "probes/op\nmean/max"]
 
 
 def _skipped(skipped: Sequence[Mapping[str, Any]]) -> Text:
@@ -112,8 +142,8 @@ def _skipped(skipped: Sequence[Mapping[str, Any]]) -> Text:
     return text
 
 
-NARROW = 128           # below this width the table leaves out the quartiles, queue counts, probes
-NARROW_DROP = (2, 6, 8)  # their indexes in RESULT_HEADERS
+NARROW = 140           # below this width the table leaves out the quartiles, queue counts, probes
+NARROW_DROP = (2, 7, 9)  # their indexes in RESULT_HEADERS
 
 
 def terminal_report(doc: Mapping[str, Any], width: int = NARROW) -> Group:
@@ -121,8 +151,11 @@ def terminal_report(doc: Mapping[str, Any], width: int = NARROW) -> Group:
     On a narrow terminal the quartiles, queue counts and probes are left out (JSON, CSV and
     the HTML report have them)."""
     keep = [i for i in range(len(RESULT_HEADERS)) if width >= NARROW or i not in NARROW_DROP]
-    table = Table(title=Text(f"mpimatch bench: suite {doc['suite']}, reps={doc['reps']}, "
-                             f"seed={doc.get('seed')}"),
+    runs = doc.get("runs", 1)
+    title = (f"mpimatch bench: suite {doc['suite']}, reps={doc['reps']}, runs={runs}, "
+             f"seed={doc.get('seed')}") + (
+        ": median across runs (min–max); faster/slower only when so in every run" if runs > 1 else "")
+    table = Table(title=Text(title),
                   title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     for i in keep:
         table.add_column(RESULT_HEADERS[i], justify="left" if i == 0 else "right", no_wrap=i > 0)

@@ -55,6 +55,7 @@ class Suite:
     summary: str
     reps: int
     items: List[Item]
+    runs: int = 3               # independent runs of the whole suite (--runs): runs.py
 
 
 def sweep(workload: str, x: str, values: Sequence[int], figure: str, engines: Engines = "all",
@@ -89,14 +90,15 @@ COLLIDE_ITEMS = [Item("collide:n=4096,rounds=8,kind=tags", ("list", "hash", "nm"
                  Item("collide:n=4096,rounds=8,kind=bins", ("list", "bins"),
                       figure=TARGET_TAG, x="n", paired=True)]
 
+# One run by default: CI runs it and must stay under a minute (--runs K for more).
 QUICK = Suite("quick", "the speed targets and one wildcard workload, all engines; < 1 min", 5, [
     *TARGET_ITEMS,
     Item("any:n=1024", figure="wildcards", x="n"),
-])
+], runs=1)
 
 # MadMPI workloads (every generator has them): 2 rounds keep n=16384 short.
 DEFAULT = Suite("default", "shuffle, burst, tags and a wildcard receive swept over the queue "
-                           "length, all engines; bins sizes; the mixed example stream; < 5 min", 5, [
+                           "length, all engines; bins sizes; the mixed example stream; < 5 min a run", 5, [
     *TARGET_ITEMS,
     *COLLIDE_ITEMS,
     *sweep("shuffle", "n", POW2, "shuffle", rounds=2),
@@ -121,9 +123,12 @@ PAPER_ENGINES = ("list", "pnp", "col+pnp", "col+ll", "ll+pnp")
 # with one queue), Table 1's seven two-queue clusterings in the paper's order,
 # four queues (one per group), what K-means learns from a profile (k = 2, 4),
 # and a queue per peer (rank).
+# Every run is timed path by path too: a receive that takes an unexpected message
+# (success_from_recv) is the paper's measure, "the time P0 spends in searching each one
+# of the elements in the queue", averaged over the receives.
 def p001_fig3(figure: str, arrival: str) -> List[Item]:
     spec = f"reverse_groups:per_group=16,arrival={arrival}"
-    return [Item(spec, ("list",), figure=figure, clusterings=(
+    return [Item(spec, ("list",), figure=figure, paths=True, clusterings=(
         hand("1 queue (kmeans engine)", "Ps Pm Pl Pvl"),
         hand("clustering 1", "Ps Pm", "Pl Pvl"),
         hand("clustering 2", "Ps Pl", "Pm Pvl"),
@@ -134,11 +139,28 @@ def p001_fig3(figure: str, arrival: str) -> List[Item]:
         hand("clustering 7", "Ps Pl Pvl", "Pm"),
         hand("4 queues", "Ps", "Pm", "Pl", "Pvl"),
         learned(2), learned(4))),
-        Item(spec, ("rank",), figure=figure)]
+        Item(spec, ("rank",), figure=figure, paths=True)]
+
+
+# Ghazimirsaeed and Afsahi, HPCS 2017 fig. 2 as the paper defines it (sec. 3): P1..Pn-1 "first
+# send m data each" to P0, which dequeues "from the bottom of the queue"; with two queues,
+# "half of the incoming messages at the end of the queue" go to the second one; the measure
+# is the time of each UMQ search, averaged. Senders one after the other (sequential), so the
+# last half of the queue is the last half of the senders: an even number of them (16, 64,
+# 256; np one more) makes it exactly half. Timed per path: success_from_recv is the search.
+def p001_fig2_paper(m: int) -> List[Item]:
+    items = []
+    for senders in (16, 64, 256):
+        half = senders // 2
+        items.append(Item(f"reverse:n={senders + 1},m={m},arrival=sequential,rounds=2", ("list",),
+                          figure=f"p001-fig2-paper-m{m}", x="n", paths=True, clusterings=(
+                              hand("2 queues (last half of the queue)", f"1-{half}",
+                                   f"{half + 1}-{senders}"),)))
+    return items
 
 
 PROCS = [1024, 2048, 4096]
-PAPER = Suite("paper", "the papers' figures (needs the C generators, mpimatch-gen); < 5 min", 5, [
+PAPER = Suite("paper", "the papers' figures (needs the C generators, mpimatch-gen); < 5 min a run", 5, [
     *TARGET_ITEMS,
     # the MPC-MPI hints paper: shuffle (fig. 3) and burst (fig. 5a) against N; list, hash, nm
     *sweep("shuffle", "n", [2 ** k for k in range(4, 15)], "p002-fig3", engines=HINTED, rounds=2),
@@ -169,6 +191,7 @@ PAPER = Suite("paper", "the papers' figures (needs the C generators, mpimatch-ge
            engines=("list", "kmeans:k=2", "kmeans:k=4", "rank"), m=10, rounds=2),
     *sweep("reverse", "n", [16, 64, 256], "p001-fig2-m50",
            engines=("list", "kmeans:k=2", "kmeans:k=4", "rank"), m=50, rounds=2),
+    *p001_fig2_paper(10), *p001_fig2_paper(50),
     *p001_fig3("p001-fig3", "random"), *p001_fig3("p001-fig3-seq", "sequential"),
     # Schonbein et al., Euro-Par 2018 figs. 1-4: the four thread decompositions; the paper measures
     # the MPICH-style list's search depth (list), hash shows the constant case.
