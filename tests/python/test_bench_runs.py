@@ -50,7 +50,7 @@ RUN_TIMES = [
 
 def three_run_doc():
     passes = [fake_outcomes(t) for t in RUN_TIMES]
-    return bench.document(QUICK, 5, bench.GEN, bench.now(), passes[0], passes)
+    return bench.document(QUICK, 5, bench.GEN, bench.now(), passes[0], passes=passes)
 
 
 def test_records_are_medians_with_every_run_kept():
@@ -93,12 +93,12 @@ def test_targets_met_or_missed_in_every_run():
     good = [{"shuffle:4096": {"list": 1000.0, "hash": h}} for h in (10.0, 12.0)]
     passes = [fake_outcomes(x) for x in good]
     t = {x["name"]: x for x in bench.document(QUICK, 5, bench.GEN, bench.now(), passes[0],
-                                              passes)["targets"]}
+                                              passes=passes)["targets"]}
     assert t["shuffle-hash-speedup"]["met"] is True and t["shuffle-hash-speedup"]["status"] == "met"
     bad = [{"shuffle:4096": {"list": 1000.0, "hash": h}} for h in (100.0, 50.0)]
     passes = [fake_outcomes(x) for x in bad]
     t = {x["name"]: x for x in bench.document(QUICK, 5, bench.GEN, bench.now(), passes[0],
-                                              passes)["targets"]}
+                                              passes=passes)["targets"]}
     assert t["shuffle-hash-speedup"]["met"] is False and t["shuffle-hash-speedup"]["status"] == "MISSED"
 
 

@@ -419,7 +419,9 @@ def plot_mpi(doc: Mapping[str, Any], directory: Path, plots: Any) -> List[Tuple[
     plt = plots.plt
     records = [r for r in doc["records"] if r["ns_per_event"]["median"]]
     made: List[Tuple[str, str]] = []
-    colours = plots._colours(doc["records"])
+    stacks_seen = list(dict.fromkeys(r["run"] for r in doc["records"]))
+    cmap = plt.get_cmap("tab10" if len(stacks_seen) <= 10 else "tab20")
+    colours = {run: cmap(i % cmap.N) for i, run in enumerate(stacks_seen)}   # one per stack
     for (fig_label, name, x), rs in plots.sweeps(records).items():
         fig, ax = plt.subplots(figsize=(8, 4.4))
         bw = name == "bandwidth"
