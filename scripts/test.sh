@@ -2,7 +2,8 @@
 # Every test of mpimatch, as CI runs them (make test):
 #  1. Release build, warnings as errors: C tests (ctest), then Python tests.
 #  2. ASan + UBSan build: the C tests, and the Python tests against its tools.
-#  3. TSan build: the thread-safety test and mpimatch-threads (real threads, every engine).
+#  3. TSan build: the thread-safety tests, mpimatch-threads (real threads, every engine) and
+#     the provider under threads (shared memory and TCP).
 # Ends (scripts/test_summary.py) with the skipped tests and why, the total time
 # and the ten slowest tests; fails when a test skipped for something
 # scripts/setup.sh --dev installs; a run over 30 minutes is reported (OVER BUDGET).
@@ -42,9 +43,9 @@ run_build build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPIMATCH_SANITIZE=addre
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs" --output-junit "$reports/build-asan.xml"
 
-echo "== TSan build (thread-safe engines)"
+echo "== TSan build (thread-safe engines, the provider under threads)"
 run_build build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPIMATCH_SANITIZE=thread
-TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan --output-on-failure -R '^(test_threads|test_concurrent|test_concurrent_stress|threads\.cli)$' \
+TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan --output-on-failure -R '^(test_threads|test_concurrent|test_concurrent_stress|threads\.cli|provider_threads|provider_threads_tcp)$' \
   --output-junit "$reports/build-tsan.xml"
 
 echo "== Python tests against the ASan + UBSan tools"
