@@ -675,7 +675,7 @@ static void walk_take(void *obj, void *arg)
     q->seq = x->seq;
 }
 
-static int by_seq(const void *a, const void *b)
+int mm_queued_by_seq(const void *a, const void *b)
 {
     uint64_t x = ((const mm_queued *)a)->seq, y = ((const mm_queued *)b)->seq;
     return (x > y) - (x < y);
@@ -692,7 +692,7 @@ int mm_walk_collect(mm_engine *e, int side, mm_queued **out, size_t *n)
     if (len > SIZE_MAX / sizeof *b.q || !(b.q = malloc((size_t)len * sizeof *b.q)))
         return MM_ENOMEM;
     mm_pool_foreach(side == MM_SIDE_PRQ ? e->recv_pool : &e->msgs, walk_take, &b);
-    qsort(b.q, b.n, sizeof *b.q, by_seq);
+    qsort(b.q, b.n, sizeof *b.q, mm_queued_by_seq);
     *out = b.q;
     *n = b.n;
     return 0;

@@ -559,12 +559,6 @@ uint64_t mm_shards_mask(mm_engine *e, int32_t comm, int32_t tag)
     return mask_of(e->shards, comm, tag);
 }
 
-static int by_seq(const void *a, const void *b)
-{
-    uint64_t x = ((const mm_queued *)a)->seq, y = ((const mm_queued *)b)->seq;
-    return (x > y) - (x < y);
-}
-
 /* The walk of a concurrent engine. Each shard's elements are copied under its
  * lock. A pending ANY_SOURCE receive is one copy in every shard of its mask,
  * whose cookie is its token: it is reported once, from the first shard of the
@@ -609,7 +603,7 @@ int mm_shards_walk(mm_engine *e, int side, mm_walk_fn fn, void *arg)
     }
     if (!rc) {
         if (s->wild && n > 1)
-            qsort(all, n, sizeof *all, by_seq);
+            qsort(all, n, sizeof *all, mm_queued_by_seq);
         for (size_t j = 0; j < n && !fn(&all[j], arg); j++)
             ;
     }

@@ -22,6 +22,8 @@ int  mm_shards_walk(mm_engine *e, int side, mm_walk_fn fn, void *arg);
  * with the engine's lock held by the caller (api.c); *out is freed by the
  * caller. 0 or MM_ENOMEM. */
 int  mm_walk_collect(mm_engine *e, int side, mm_queued **out, size_t *n);
+/* qsort order of mm_queued by ascending seq (mm_walk_collect's order). */
+int  mm_queued_by_seq(const void *a, const void *b);
 /* Tests: the engine of shard i (NULL past the last), and the shards a
  * receive or probe of (comm, ANY_SOURCE, tag) locks (bit i: shard i). */
 mm_engine *mm_shards_engine_at(mm_engine *e, size_t i);

@@ -16,6 +16,7 @@ from typing import Any, List
 from rich.console import Console
 
 from . import mpistack
+from .atomic import check_writable_dir
 from .command import add_command
 from .errors import EXIT_USAGE, MpimatchError
 
@@ -92,7 +93,7 @@ def build_command(args: argparse.Namespace) -> List[str]:
     if args.stats:
         stats = Path(args.stats)
         if not args.print_only:
-            stats.mkdir(parents=True, exist_ok=True)
+            check_writable_dir(stats, create=True)
     stack = mpistack.provider_stack(args.engine, library=lib, hints=hints,
                                     force_tcp=args.force_tcp, stats=stats)
     extra = stack.mca + tuple(a for k, v in stack.env for a in ("-x", f"{k}={v}"))
@@ -107,7 +108,7 @@ def build_command(args: argparse.Namespace) -> List[str]:
     if args.dump:
         dump = Path(args.dump)
         if not args.print_only:
-            dump.mkdir(parents=True, exist_ok=True)
+            check_writable_dir(dump, create=True)
         extra += ("-x", f"FI_MPIMATCH_DUMP={dump.resolve()}")
     if args.dump_signal:
         extra += ("-x", f"FI_MPIMATCH_DUMP_SIGNAL={args.dump_signal}")

@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Tuple
 from rich.console import Console
 from rich.table import Table
 
-from .atomic import write_atomic
+from .atomic import check_writable_dir, write_atomic
 from .errors import MpimatchError
 
 SAMPLES_GLOB = "mpimatch-samples-*.jsonl"
@@ -190,10 +190,7 @@ def cmd_report(args: Any, out: Console) -> int:
     out.print(table(d, rows))
     if args.out:
         o = Path(args.out)
-        try:
-            o.mkdir(parents=True, exist_ok=True)
-        except OSError as err:
-            raise MpimatchError(f"{o}: cannot create: {err.strerror or err}") from None
+        check_writable_dir(o, create=True)
         plots(ranks, o)
         write_atomic(o / "report.json", json.dumps({"dir": str(d), "ranks": rows}, indent=1) + "\n")
         write_atomic(o / "report.html", render_html(d, rows, o))
