@@ -5,7 +5,11 @@
 # mpimatch provider (pml cm, mtl ofi, libmpimatch-fi.so) with engine ENGINE. Prints one line per case and stack: the drain
 # time on the receiving rank (median and range over the phases) and, under the
 # provider, the mean PRQ search depth of the receiving endpoint (all phases, the
-# warm-up included; mm_get_stats through FI_MPIMATCH_STATS). docs/threads.md.
+# warm-up included; mm_get_stats through FI_MPIMATCH_STATS). A second ob1 run of each case
+# goes under the tracer (mpimatch trace, MPI_T sampled at every point-to-point call): it
+# prints ob1's own posted-receive queue length (pml_ob1_posted_recvq_length, mean and max
+# over the samples of the busiest rank) and the mean PRQ search depth of the list model
+# replaying that trace (mpimatch convert + replay). docs/threads.md.
 #
 # usage: scripts/threads_mpi.sh [PHASES [ENGINE [CASE...]]]
 set -eu
@@ -25,6 +29,24 @@ for c in "$@"; do
            "$prog" --case "$c" \
            --phases "$phases")
     echo "ob1       $line"
+    rm -rf "$tmp/tr" "$tmp/st" "$tmp/rep"
+    .venv/bin/mpimatch trace --out "$tmp/tr" -- "$mpirun" --allow-run-as-root --oversubscribe \
+        -np 2 --mca pml ob1 --mca btl self,vader -x MPIMATCH_TRACE_PVAR_EVERY=1 \
+        "$prog" --case "$c" --phases "$phases" >/dev/null
+    .venv/bin/mpimatch convert "$tmp/tr" --out "$tmp/st" >/dev/null
+    .venv/bin/mpimatch replay "$tmp/st" --engine list --out "$tmp/rep" >/dev/null
+    .venv/bin/python - "$tmp/rep/report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+s = r["queue_series"]
+posted = [v for _, v in (s.get("measured") or {}).get("posted", [])]
+if not posted:
+    sys.exit(f"{sys.argv[1]}: the trace holds no MPI_T samples of the posted-receive queue")
+prq = r["aggregate"]["list"]["prq"]
+print(f"ob1+trace MPI_T PRQ length mean {sum(posted) / len(posted):.2f} max {max(posted)} "
+      f"({len(posted)} samples, rank {s['rank']}); list replay of the trace: "
+      f"depth {prq['mean_depth']:.2f} (max {prq['max_depth']}, {prq['searches']} searches)")
+PY
     rm -rf "$tmp/st"
     line=$(.venv/bin/mpimatch run --engine "$engine" --stats "$tmp/st" -- "$mpirun" \
            --allow-run-as-root --oversubscribe -np 2 "$prog" --case "$c" --phases "$phases")
