@@ -1,5 +1,5 @@
 """The `mpimatch` command: engines, replay, stream, gen, threads, bench, profile, cluster,
-trace, import, convert, tables, run.
+trace, import, convert, tables, run, queues, report, advise, train.
 
 A thin front end over the C executables (mpimatch-replay, mpimatch-stream,
 mpimatch-gen, ...): it passes arguments through and propagates their exit codes;
@@ -19,6 +19,7 @@ from typing import Any, List, Optional, Sequence
 from rich.console import Console
 
 from . import __version__, cluster_cli, queues, run_cli, samples_report, tables_cli, tools
+from .advise import cli as advise_cli
 from .bench import cli as bench_cli
 from .command import ENGINES_DISAGREE, EXIT_STATUS, add_actions, add_command, formatter
 from .errors import EXIT_FAILURE, MpimatchError, raise_broken_pipe
@@ -375,7 +376,7 @@ def cmd_import_dumpi(args: argparse.Namespace, out: Console) -> int:
 REGISTER = (register_engines, register_replay, register_stream, register_gen, register_coll,
             register_threads, bench_cli.register, cluster_cli.register, register_trace, register_import,
             register_convert, tables_cli.register, run_cli.register, queues.register,
-            samples_report.register)
+            samples_report.register, advise_cli.register)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
