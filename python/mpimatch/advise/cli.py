@@ -57,14 +57,17 @@ def register(sub: Any) -> None:
     q.add_argument("--build", action="store_true", help="remake the dataset first (minutes)")
     q.add_argument("--quick", action="store_true",
                    help="with --build: a 6-sample dataset (seconds; for tests)")
-    q.add_argument("--app", action="append", default=[], metavar="NAME=STREAM_DIR",
-                   help="with --build: a traced application's stream directory (repeatable)")
+    q.add_argument("--app", action="append", default=[], metavar="APP[:RUN]=STREAM_DIR",
+                   help="with --build: a traced application's stream directory (repeatable; "
+                        "runs of one APP form one group of leave-one-application-out)")
     q.add_argument("--reps", type=int, default=5, metavar="R",
                    help="with --build: timed repetitions of each replay (default 5)")
     q.add_argument("--seed", type=int, default=1, metavar="N", help="training seed (default 1)")
     q.add_argument("--out", metavar="FILE", help="model file (default: the shipped one)")
     q.add_argument("--report", metavar="FILE", help="write the evaluation as Markdown")
     q.add_argument("--eval-json", metavar="FILE", help="write the evaluation as JSON")
+    q.add_argument("--c-header", metavar="FILE",
+                   help="write the online model as C constants (docs/advise.md, \"A rule in C\")")
 
 
 # ---------------------------------------------------------------- advise
@@ -194,7 +197,7 @@ def _apps(specs: List[str]) -> Dict[str, Path]:
     for spec in specs:
         name, sep, directory = spec.partition("=")
         if not sep or not name or not directory:
-            raise MpimatchError(f"--app {spec!r}: expected NAME=STREAM_DIR")
+            raise MpimatchError(f"--app {spec!r}: expected APP[:RUN]=STREAM_DIR")
         if name in apps:
             raise MpimatchError(f"--app {name}: given twice")
         if not Path(directory).is_dir():
@@ -211,7 +214,7 @@ def cmd_train(args: argparse.Namespace, out: Console) -> int:
         raise MpimatchError("--reps must be at least 1")
     dataset_path = Path(args.dataset) if args.dataset else DATASET
     model_path = Path(args.out) if args.out else mdl.SHIPPED
-    for p in [model_path] + [Path(f) for f in (args.report, args.eval_json) if f] + \
+    for p in [model_path] + [Path(f) for f in (args.report, args.eval_json, args.c_header) if f] + \
             ([dataset_path] if args.build else []):
         check_writable(p)
     if args.build:
@@ -229,6 +232,8 @@ def cmd_train(args: argparse.Namespace, out: Console) -> int:
     report = tr.markdown(evaluation)
     if args.report:
         write_atomic(Path(args.report), report)
+    if args.c_header:
+        write_atomic(Path(args.c_header), tr.c_header(model))
     if args.eval_json:
         write_atomic(Path(args.eval_json), json.dumps(evaluation, indent=2) + "\n")
     out.print(report, highlight=False, markup=False)

@@ -111,16 +111,25 @@ def workload_sample(spec: str, group: str, reps: int,
     return make_sample(spec, group, "benchmark", pool, replay_times(["--workload", spec], engines_for(pool), reps))
 
 
+def stream_sample(path: Path, name: str, group: str, kind: str, reps: int,
+                  phase_events: int = PHASE_EVENTS) -> Sample:
+    pool = Pool().add(profile_stream(path, phase_events))
+    return make_sample(name, group, kind, pool, replay_times([str(path)], engines_for(pool), reps))
+
+
 def app_samples(app: str, stream_dir: Path, reps: int,
                 phase_events: int = PHASE_EVENTS) -> List[Sample]:
-    """One sample per rank of a directory of per-rank streams (mpimatch convert)."""
+    """One sample per rank of a directory of per-rank streams (mpimatch convert). app is
+    GROUP or GROUP:RUN (runs of one application share a group)."""
     _, files = load_dir(stream_dir)
-    out = []
-    for f in files:
-        pool = Pool().add(profile_stream(f, phase_events))
-        out.append(make_sample(f"{app}/{f.stem}", app, "application", pool,
-                               replay_times([str(f)], engines_for(pool), reps)))
-    return out
+    group = app.split(":", 1)[0]
+    return [stream_sample(f, f"{app}/{f.stem}", group, "application", reps, phase_events)
+            for f in files]
+
+
+# The bench default suite's stream file (python/mpimatch/bench/suites.py), when the
+# checkout has it.
+EXAMPLE_STREAMS = ("mixed-wildcards.mms",)
 
 
 # ---------------------------------------------------------------- the workloads
@@ -171,6 +180,11 @@ def build(apps: Mapping[str, Path], reps: int, quick: bool = False,
         if progress:
             progress(f"[{i + 1}/{len(items)}] {spec}")
         samples.append(workload_sample(spec, group, reps, phase_events))
+    for name in EXAMPLE_STREAMS if not quick else ():
+        path = tools.REPO_ROOT / "examples" / name
+        if path.is_file():
+            samples.append(stream_sample(path, f"examples/{name}", "examples", "benchmark",
+                                         reps, phase_events))
     for app, directory in apps.items():
         if progress:
             progress(f"[app] {app}: {directory}")

@@ -22,12 +22,18 @@ from ..errors import EXIT_FAILURE, MpimatchError
 
 DISTRIBUTIONS = ("depth_success", "depth_failure", "bytes", "prq_length", "umq_length")
 STATS = ("mean", "std", "var", "q1", "median", "q3")
-RATIOS = ("failure_ratio", "prq_attempt_ratio", "any_source_ratio", "any_tag_ratio",
-          "probe_ratio", "hints_hold")
 PHASE = ("phase_peak_depth_success", "phase_spread_depth_success")
-# The vector, in order: log1p of each statistic of each distribution, the ratios (as they
-# are), log1p of the phase features.
-FEATURES: Tuple[str, ...] = tuple(f"{d}.{s}" for d in DISTRIBUTIONS for s in STATS) + RATIOS + PHASE
+# The vector, in order, every entry log1p of: each statistic of each distribution, the
+# elements traversed per event, the phase features. (Ratios such as the share of probes
+# or of wildcard receives were tried and left out: with them the models extrapolated
+# wildly on HPCC, whose ranks poll with MPI_Iprobe; docs/advise.md. Wildcards decide only
+# whether hash may be chosen, by rule.)
+FEATURES: Tuple[str, ...] = tuple(f"{d}.{s}" for d in DISTRIBUTIONS for s in STATS) \
+    + ("traversed_per_event",) + PHASE
+# The features a matcher can keep up to date in constant time per event (running sums over a
+# window: no quartiles, no phase history): what the "online" model reads, for a rule in C.
+ONLINE: Tuple[str, ...] = tuple(f"{d}.{s}" for d in DISTRIBUTIONS for s in ("mean", "std", "var")) \
+    + ("traversed_per_event",)
 COUNTS = ("events", "attempts", "successes", "failures", "prq_attempts", "prq_successes",
           "umq_attempts", "umq_successes", "receives", "any_source", "any_tag", "messages",
           "probes", "cancels")
@@ -120,14 +126,10 @@ class Pool:
             st = self.stats(d)
             for s in STATS:
                 out[f"{d}.{s}"] = math.log1p(st[s])
-        c = self.counts
-        searchers = c["receives"] + c["probes"]
-        out["failure_ratio"] = c["failures"] / c["attempts"] if c["attempts"] else 0.0
-        out["prq_attempt_ratio"] = c["prq_attempts"] / c["attempts"] if c["attempts"] else 0.0
-        out["any_source_ratio"] = c["any_source"] / searchers if searchers else 0.0
-        out["any_tag_ratio"] = c["any_tag"] / searchers if searchers else 0.0
-        out["probe_ratio"] = c["probes"] / c["events"] if c["events"] else 0.0
-        out["hints_hold"] = 1.0 if self.hints_hold() else 0.0
+        traversed = sum(v * c for d in ("depth_success", "depth_failure")
+                        for v, c in self.dist[d].items())
+        events = self.counts["events"]
+        out["traversed_per_event"] = math.log1p(traversed / events if events else 0.0)
         pm = self.phase_means or [0.0]
         out["phase_peak_depth_success"] = math.log1p(max(pm))
         out["phase_spread_depth_success"] = math.log1p(float(np.std(pm)))

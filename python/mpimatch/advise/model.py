@@ -14,12 +14,13 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 import numpy as np
 
 from ..errors import MpimatchError
-from .features import FEATURES, load_checked
+from .features import FEATURES, ONLINE, load_checked
 
 MODEL_FORMAT = "mpimatch-advise-model"
 VERSION = 1
 SHIPPED = Path(__file__).with_name("model.json")
-KINDS = ("logistic", "svm", "mlp")
+PAPER_KINDS = ("logistic", "svm", "mlp")     # the paper's three
+KINDS = PAPER_KINDS + ("online",)           # online: logistic on the ONLINE features only
 
 
 def _softmax(a: np.ndarray) -> np.ndarray:
@@ -64,7 +65,9 @@ class Model:
         kind = kind or self.default
         m = self.models[kind]
         z = self.standardise(x)
-        if kind == "logistic":
+        if "features" in m:     # a model on a subset of the vector (online)
+            z = z[..., [FEATURES.index(f) for f in m["features"]]]
+        if kind in ("logistic", "online"):
             a = z @ np.array(m["coef"]).T + np.array(m["intercept"])
             return _two_class(_sigmoid(a[..., 0])) if len(self.classes) == 2 else _softmax(a)
         if kind == "mlp":

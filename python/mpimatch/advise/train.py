@@ -9,8 +9,10 @@ Evaluations, each model fitted with its own standardisation on the training part
     the others;
   - the paper's protocol: trained on the benchmarks only, tested on each traced
     application; then trained on the benchmarks plus one application, tested on the next.
-The shipped models are fitted on every sample; the default is the one with the best
-leave-one-application-out accuracy (ties: logistic, svm, mlp).
+The shipped models are fitted on every sample; the default is the logistic regression, unless
+the SVM or the MLP beats its leave-one-application-out accuracy by 5 points or more. A fourth, "online", is a
+logistic regression on the features a matcher can keep in constant time per event
+(features.ONLINE), for a rule in C (c_header).
 """
 from __future__ import annotations
 
@@ -19,10 +21,13 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from ..errors import EXIT_FAILURE, MpimatchError
-from .features import FEATURES
-from .model import KINDS, MODEL_FORMAT, VERSION, Model
+from .features import FEATURES, ONLINE
+from .model import KINDS, MODEL_FORMAT, PAPER_KINDS, VERSION, Model
 
 TEST_FRACTION = 0.25
+# The default model is the logistic regression (probabilities, a linear rule C can
+# evaluate) unless another of the paper's models is this much better out of group.
+DEFAULT_MARGIN = 0.05
 NEIGHBOURS = 5
 
 
@@ -38,7 +43,7 @@ def _sklearn() -> Any:
 
 def make_model(kind: str, seed: int) -> Any:
     linear_model, neural_network, _, svm = _sklearn()
-    if kind == "logistic":
+    if kind in ("logistic", "online"):
         return linear_model.LogisticRegression(C=1.0, max_iter=5000)
     if kind == "svm":
         return svm.SVC(kernel="rbf", C=10.0, gamma="scale")
@@ -54,8 +59,14 @@ def arrays(data: Mapping[str, Any]) -> Tuple[np.ndarray, np.ndarray, List[str], 
         [s["name"] for s in samples]
 
 
+def columns(kind: str) -> List[int]:
+    """The features a model reads: all, or the ONLINE ones."""
+    return [FEATURES.index(f) for f in ONLINE] if kind == "online" else list(range(len(FEATURES)))
+
+
 def _fit(kind: str, seed: int, x: np.ndarray, y: np.ndarray) -> Tuple[Any, Any]:
     _, _, preprocessing, _ = _sklearn()
+    x = x[:, columns(kind)]
     scaler = preprocessing.StandardScaler().fit(x)
     if len(set(y)) == 1:                  # one class: every prediction is that class
         return scaler, str(y[0])
@@ -111,13 +122,13 @@ def evaluate(data: Mapping[str, Any], seed: int) -> Dict[str, Any]:
     bench = np.array([k != "application" for k in kinds])
     for kind in KINDS:
         res: Dict[str, Any] = {}
-        res["held_out"] = _result(y[te], _predict(_fit(kind, seed, x[tr], y[tr]), x[te]), labels)
+        res["held_out"] = _result(y[te], _predict(_fit(kind, seed, x[tr], y[tr]), x[te][:, columns(kind)]), labels)
         per_group, all_y, all_p = {}, [], []
         for grp in sorted(set(groups)):
             test = g == grp
             if test.all():
                 continue
-            p = _predict(_fit(kind, seed, x[~test], y[~test]), x[test])
+            p = _predict(_fit(kind, seed, x[~test], y[~test]), x[test][:, columns(kind)])
             per_group[grp] = _result(y[test], p, labels)
             all_y += list(y[test])
             all_p += list(p)
@@ -128,14 +139,16 @@ def evaluate(data: Mapping[str, Any], seed: int) -> Dict[str, Any]:
             fitted = _fit(kind, seed, x[bench], y[bench])
             for app in apps:
                 test = g == app
-                paper[f"benchmarks -> {app}"] = _result(y[test], _predict(fitted, x[test]), labels)
+                paper[f"benchmarks -> {app}"] = _result(y[test], _predict(fitted, x[test][:, columns(kind)]),
+                                                        labels)
             for first, second in zip(apps, apps[1:] + apps[:1]):
                 if first == second:
                     continue
                 train = bench | (g == first)
                 test = g == second
                 paper[f"benchmarks + {first} -> {second}"] = _result(
-                    y[test], _predict(_fit(kind, seed, x[train], y[train]), x[test]), labels)
+                    y[test], _predict(_fit(kind, seed, x[train], y[train]), x[test][:, columns(kind)]),
+                    labels)
             res["paper_protocol"] = paper
         out[kind] = res
     return out
@@ -146,6 +159,8 @@ def _floats(a: Any, digits: int = 12) -> Any:
 
 
 def export(kind: str, m: Any) -> Dict[str, Any]:
+    if kind == "online":
+        return {"features": list(ONLINE), "coef": _floats(m.coef_), "intercept": _floats(m.intercept_)}
     if kind == "logistic":
         return {"coef": _floats(m.coef_), "intercept": _floats(m.intercept_)}
     if kind == "svm":
@@ -172,10 +187,11 @@ def train(data: Mapping[str, Any], seed: int, evaluation: Optional[Dict[str, Any
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for kind in KINDS:
-            fitted[kind] = make_model(kind, seed).fit(z, y)
+            fitted[kind] = make_model(kind, seed).fit(z[:, columns(kind)], y)
     evaluation = evaluation if evaluation is not None else evaluate(data, seed)
     loao = {k: evaluation[k]["leave_one_group_out"]["overall"]["accuracy"] or 0.0 for k in KINDS}
-    default = max(KINDS, key=lambda k: (loao[k], -KINDS.index(k)))
+    best = max(PAPER_KINDS, key=lambda k: (loao[k], -KINDS.index(k)))
+    default = best if loao[best] >= loao["logistic"] + DEFAULT_MARGIN else "logistic"
     scale = np.where(scaler.scale_ == 0, 1.0, scaler.scale_)
     out: Dict[str, Any] = {
         "format": MODEL_FORMAT, "version": VERSION, "seed": seed, "features": list(FEATURES),
@@ -193,13 +209,47 @@ def train(data: Mapping[str, Any], seed: int, evaluation: Optional[Dict[str, Any
     check = Model(out, "trained model")
     for kind in KINDS:
         ours = check.predict(x, kind)
-        theirs = list(fitted[kind].predict(z))
+        theirs = list(fitted[kind].predict(z[:, columns(kind)]))
         if ours != theirs:
             bad = next(i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b)
             raise MpimatchError(f"internal error: the exported {kind} model predicts "
                                 f"{ours[bad]} for {names[bad]}, scikit-learn {theirs[bad]}",
                                 EXIT_FAILURE)
     return out
+
+
+def _c_array(values: Sequence[float]) -> str:
+    return "{" + ", ".join(repr(float(v)) for v in values) + "}"
+
+
+def c_header(model: Mapping[str, Any]) -> str:
+    """The online model as C constants: z_i = (x_i - mean[i]) / scale[i] on the ONLINE
+    features (docs/advise.md, "Features"), a_c = intercept[c] + sum_i coef[c][i] z_i, the
+    class with the largest a_c (two classes: one row, a_0 > 0 means classes[1])."""
+    m = model["models"]["online"]
+    idx = [FEATURES.index(f) for f in m["features"]]
+    mean = [model["scaler"]["mean"][i] for i in idx]
+    scale = [model["scaler"]["scale"][i] for i in idx]
+    rows = m["coef"]
+    lines = [
+        "/* Generated by `mpimatch train --c-header` (seed %d): the advise model's \"online\""
+        % model["seed"],
+        " * logistic regression on features a matcher keeps in constant time per event",
+        " * (docs/advise.md, \"Features\" and \"A rule in C\"). Do not edit. */",
+        "#define MM_ADVISE_NCLASSES %d" % len(model["classes"]),
+        "#define MM_ADVISE_NROWS %d /* rows of coef: 1 for two classes */" % len(rows),
+        "#define MM_ADVISE_NFEATURES %d" % len(idx),
+        "static const char *const mm_advise_classes[] = {%s};"
+        % ", ".join(f'"{c}"' for c in model["classes"]),
+        "static const char *const mm_advise_features[] = {%s};"
+        % ", ".join(f'"{f}"' for f in m["features"]),
+        "static const double mm_advise_mean[] = %s;" % _c_array(mean),
+        "static const double mm_advise_scale[] = %s;" % _c_array(scale),
+        "static const double mm_advise_coef[][%d] = {%s};" % (len(idx), ", ".join(
+            _c_array(r) for r in rows)),
+        "static const double mm_advise_intercept[] = %s;" % _c_array(m["intercept"]),
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def dumps(model: Mapping[str, Any]) -> str:
