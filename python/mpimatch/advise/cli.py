@@ -230,6 +230,9 @@ def cmd_train(args: argparse.Namespace, out: Console) -> int:
     model = tr.train(data, args.seed, evaluation)
     write_atomic(model_path, tr.dumps(model))
     report = tr.markdown(evaluation)
+    grid = tr.pingpong_grid(data)
+    if grid:
+        report += "\nLabels of the preposted ping-pong samples (dead receives by message size):\n\n" + grid
     if args.report:
         write_atomic(Path(args.report), report)
     if args.c_header:
