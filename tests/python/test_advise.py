@@ -188,3 +188,54 @@ def test_train_bad_input(tmp_path: Path) -> None:
     r = run_cli("train", "--quick", "--out", tmp_path / "m.json")
     assert r.returncode == 2 and "add --build" in r.stderr
     assert not (tmp_path / "m.json").exists()
+
+
+MPIBENCH = Path(__file__).resolve().parents[2] / "build" / "bin" / "mpimatch-mpibench"
+
+
+def test_provider_profile_feeds_advise(tmp_path: Path) -> None:
+    """FI_MPIMATCH_PROFILE (mpimatch run --profile): the paper's ping-pong with 100 dead
+    receives, run on the provider with the rank engine, records every matching operation;
+    advise then sees N+1 elements per success (list semantics) and recommends switching."""
+    from mpimatch import mpistack
+    stack = mpistack.Stack("mpimatch", "", ())
+    why = mpistack.unavailable(stack)
+    if why or not MPIBENCH.is_file():
+        pytest.skip(why or f"{MPIBENCH} is not built")
+    prof = tmp_path / "prof"
+    r = run_cli("run", "--engine", "rank", "--profile", str(prof), "--", mpistack.MPIRUN,
+                *mpistack.MPIRUN_BASE, "-np", "2", str(MPIBENCH),
+                "pingpong:dead=100,iters=100,reps=1")
+    assert r.returncode == 0, r.stdout + r.stderr
+    files = sorted(prof.glob("mpimatch-fi-*.mms"))
+    assert len(files) == 2 and not list(prof.glob("*.tmp"))
+    assert all(run([tools.find_tool(tools.STREAM), "check", f]).returncode == 0 for f in files)
+    a = advise(str(prof))
+    assert a["profile"]["ranks"] == 2
+    assert a["profile"]["distributions"]["depth_success"]["median"] == 101
+    assert a["engine"] in ("hash", "bins", "nm")
+
+
+TEST_PROVIDER = Path(__file__).resolve().parents[2] / "build" / "bin" / "test_provider"
+
+
+@pytest.mark.parametrize("case, types", [("cancel", "RMC"), ("peek", "MPX")])
+def test_provider_profile_streams_are_valid(case: str, types: str, tmp_path: Path) -> None:
+    """Receives, messages, cancels, probes and matched probes of the provider's own C tests
+    come out as streams that mpimatch-stream accepts."""
+    import os
+    from mpimatch import mpistack
+    lib = mpistack.provider_library()
+    if lib is None or not TEST_PROVIDER.is_file():
+        pytest.skip("the provider is not built")
+    env = {**os.environ, "FI_PROVIDER_PATH": str(lib.parent), "FI_PROVIDER": "mpimatch",
+           "FI_MPIMATCH_PROFILE": str(tmp_path)}
+    r = run([TEST_PROVIDER, case], env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    files = sorted(tmp_path.glob("mpimatch-fi-*.mms"))
+    assert files
+    seen = set()
+    for f in files:
+        assert run([tools.find_tool(tools.STREAM), "check", f]).returncode == 0, f
+        seen |= {line[0] for line in f.read_text().splitlines() if line and line[0] != "#"}
+    assert set(types) <= seen, seen

@@ -32,7 +32,9 @@ def register(sub: Any) -> None:
                                 "confidence, the features behind it and the gain measured on "
                                 "the most similar training samples (docs/advise.md). TARGET: "
                                 "a stream file, a directory of per-rank streams (mpimatch "
-                                "convert), or a trace directory (rank-*.mmt: converted first).")
+                                "convert), a trace directory (rank-*.mmt: converted first), or "
+                                "the directory FI_MPIMATCH_PROFILE named in a run on the "
+                                "provider (mpimatch-fi-*.mms).")
     p.add_argument("target", nargs="?", metavar="TRACE|STREAMS",
                    help="stream file, stream directory or trace directory")
     p.add_argument("--workload", metavar="SPEC", help="a generated workload instead of TARGET")
@@ -86,6 +88,9 @@ def _stream_files(target: Path, tmp: Path) -> List[Path]:
         if proc.returncode != 0:
             raise MpimatchError(proc.stderr.strip() or f"{exe} failed", proc.returncode or 2)
         target = out
+    provider = sorted(target.glob("mpimatch-fi-*.mms"))
+    if provider and not (target / "index.json").exists() and not any(target.glob("rank-*.mms")):
+        return provider     # FI_MPIMATCH_PROFILE=DIR of the provider (docs/provider.md)
     _, files = load_dir(target)
     return files
 
