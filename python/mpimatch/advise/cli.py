@@ -56,7 +56,7 @@ def register(sub: Any) -> None:
                                 "adds one sample per rank (docs/advise.md).")
     q.add_argument("--dataset", metavar="FILE", default=None,
                    help=f"dataset file (default: the shipped {DATASET.name})")
-    q.add_argument("--build", action="store_true", help="remake the dataset first (minutes)")
+    q.add_argument("--build", action="store_true", help="remake the dataset first (about a minute)")
     q.add_argument("--quick", action="store_true",
                    help="with --build: a 6-sample dataset (seconds; for tests)")
     q.add_argument("--app", action="append", default=[], metavar="APP[:RUN]=STREAM_DIR",
