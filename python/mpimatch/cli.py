@@ -101,6 +101,13 @@ def register_replay(sub: Any) -> None:
     p.add_argument("--paths", action="store_true",
                    help="also time each matching path (fail/success from recv/send, probe, "
                         "mprobe, cancel; docs/replay.md)")
+    p.add_argument("--match-profile", metavar="FILE",
+                   help="write the matching profile (list semantics, untimed: attempts, "
+                        "successes, failures, elements traversed, message sizes, queue lengths, "
+                        "per phase and in all) as JSON; without --engine nothing is timed "
+                        "(docs/advise.md)")
+    p.add_argument("--phase-events", type=int, metavar="W",
+                   help="events per phase of --match-profile (default 1024)")
     _add_replay_dir_options(p)
 
 
@@ -269,6 +276,10 @@ def cmd_engines(args: argparse.Namespace, out: Console) -> int:
 
 def cmd_replay(args: argparse.Namespace, out: Console) -> int:
     if Path(args.stream).is_dir():
+        if args.match_profile or args.phase_events is not None:
+            raise MpimatchError(f"--match-profile profiles one stream; {args.stream} is a "
+                                f"directory of per-rank streams (mpimatch advise {args.stream} "
+                                f"pools their profiles)")
         if args.paths:
             raise MpimatchError(f"--paths times the paths of one stream; {args.stream} is a "
                                 f"directory of per-rank streams (replay one rank's file)")
@@ -287,6 +298,10 @@ def cmd_replay(args: argparse.Namespace, out: Console) -> int:
         argv += ["--matches", args.matches]
     if args.json:
         argv += ["--json", args.json]
+    if args.match_profile:
+        argv += ["--match-profile", args.match_profile]
+    if args.phase_events is not None:
+        argv += ["--phase-events", str(args.phase_events)]
     if args.quiet or args.json == "-":  # JSON to standard output: no table beside it
         argv.append("--quiet")
     return run_tool(tools.REPLAY, argv)

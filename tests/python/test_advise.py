@@ -239,3 +239,14 @@ def test_provider_profile_streams_are_valid(case: str, types: str, tmp_path: Pat
         assert run([tools.find_tool(tools.STREAM), "check", f]).returncode == 0, f
         seen |= {line[0] for line in f.read_text().splitlines() if line and line[0] != "#"}
     assert set(types) <= seen, seen
+
+
+def test_replay_command_writes_the_profile(hand: Path, tmp_path: Path) -> None:
+    out = tmp_path / "p.json"
+    r = run_cli("replay", str(hand), "--match-profile", str(out), "--phase-events", "2")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(out.read_text())["phase_events"] == 2
+    r = run_cli("replay", str(tmp_path), "--match-profile", str(out))
+    assert r.returncode == 2 and "mpimatch advise" in r.stderr
+    r = run_cli("replay", str(hand), "--match-profile", str(tmp_path / "no" / "p.json"))
+    assert r.returncode == 2 and "cannot write" in r.stderr

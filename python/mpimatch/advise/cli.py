@@ -181,6 +181,10 @@ def cmd_advise(args: argparse.Namespace, out: Console) -> int:
     for _, prof in ranks:
         pool.add(prof)
     result = {"target": what, **advise_pool(model, pool, args.kind)}
+    trained = model.data.get("phase_events", PHASE_EVENTS)
+    if args.phase_events != trained:
+        result["notes"].append(f"--phase-events {args.phase_events}: the model was trained on "
+                               f"phases of {trained} events, so the phase features differ")
     if args.per_rank:
         result["ranks"] = [{"stream": name, **advise_pool(model, Pool().add(prof), args.kind)}
                            for name, prof in ranks]

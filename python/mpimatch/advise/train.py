@@ -21,7 +21,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from ..errors import EXIT_FAILURE, MpimatchError
-from .features import FEATURES, ONLINE
+from .features import FEATURES, ONLINE, PHASE_EVENTS
 from .model import KINDS, MODEL_FORMAT, PAPER_KINDS, VERSION, Model
 
 TEST_FRACTION = 0.25
@@ -198,6 +198,7 @@ def train(data: Mapping[str, Any], seed: int, evaluation: Optional[Dict[str, Any
     out: Dict[str, Any] = {
         "format": MODEL_FORMAT, "version": VERSION, "seed": seed, "features": list(FEATURES),
         "classes": labels, "default": default,
+        "phase_events": data.get("phase_events", PHASE_EVENTS),
         "label_rule": {k: data[k] for k in ("candidates", "preference", "gain_rule", "tie",
                                             "transfer") if k in data},
         "scaler": {"mean": _floats(scaler.mean_), "scale": _floats(scale)},
