@@ -230,6 +230,12 @@ static int parse_args(int argc, char **argv, args *a)
         cli_error("--matches and --json name the same file '%s'", a->json);
         return CLI_USAGE;
     }
+    const char *others[] = {a->matches, a->json, a->peer, a->series};
+    for (size_t i = 0; a->mprof && i < sizeof others / sizeof others[0]; i++)
+        if (others[i] && strcmp(others[i], a->mprof) == 0) {
+            cli_error("--match-profile and another output name the same file '%s'", a->mprof);
+            return CLI_USAGE;
+        }
     return 0;
 }
 

@@ -99,15 +99,19 @@ def advise_pool(model: mdl.Model, pool: Pool, kind: Optional[str]) -> Dict[str, 
     named = pool.named_features()
     x = [named[f] for f in FEATURES]
     kind = kind or model.default
-    scores = model.scores(x, kind)
+    try:
+        scores = model.scores(x, kind)
+    except (ValueError, KeyError, IndexError, TypeError) as err:
+        raise MpimatchError(f"{model.where}: malformed {kind} model: {err}") from None
     probs = {c: float(s) for c, s in zip(model.classes, scores)}
     notes = []
     if not pool.hints_hold() and probs.get("hash", 0) > 0:
         notes.append("hash is not eligible: receives or probes use MPI_ANY_SOURCE or "
                      "MPI_ANY_TAG (its hints do not hold)")
         probs["hash"] = 0.0
-        total = sum(probs.values()) or 1.0
-        probs = {c: v / total for c, v in probs.items()}
+        if kind != "svm":   # probabilities: the others' share of what is left
+            total = sum(probs.values()) or 1.0
+            probs = {c: v / total for c, v in probs.items()}
     best = max(model.classes, key=lambda c: (probs[c], -model.classes.index(c)))
     gain = mdl.nearest_gain(model, x, best)
     z = model.standardise(x)

@@ -60,8 +60,9 @@ class Model:
         return (np.asarray(x, dtype=float) - self.mean) / self.scale
 
     def scores(self, x: Sequence[float], kind: Optional[str] = None) -> np.ndarray:
-        """Per class, in self.classes order: probabilities (logistic, mlp) or the fraction
-        of one-vs-one votes (svm). x: one raw feature vector, or a matrix of them."""
+        """Per class, in self.classes order: probabilities (logistic, mlp, online) or, for
+        svm, the share of its one-vs-one contests the class won (the winner of every one
+        scores 1). x: one raw feature vector, or a matrix of them."""
         kind = kind or self.default
         m = self.models[kind]
         z = self.standardise(x)
@@ -99,7 +100,7 @@ class Model:
                 votes[:, i] += dec > 0
                 votes[:, j] += dec <= 0
                 p += 1
-        votes /= max(nc * (nc - 1) / 2, 1)
+        votes /= max(nc - 1, 1)          # the share of its contests each class won
         return votes[0] if single else votes
 
     def predict(self, x: Sequence[float], kind: Optional[str] = None) -> List[str]:

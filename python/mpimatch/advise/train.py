@@ -113,6 +113,7 @@ def split(y: np.ndarray, seed: int) -> Tuple[np.ndarray, np.ndarray]:
 
 
 def evaluate(data: Mapping[str, Any], seed: int) -> Dict[str, Any]:
+    _sklearn()       # a clear error without scikit-learn, before anything else
     x, y, groups, kinds, _ = arrays(data)
     labels = sorted(set(y))
     g = np.array(groups)
