@@ -195,11 +195,11 @@ def cmd_advise(args: argparse.Namespace, out: Console) -> int:
     if args.json == "-":
         print(json.dumps(result, indent=2))
         return 0
+    if args.json:     # before the text: a closed standard output must not lose the file
+        write_atomic(Path(args.json), json.dumps(result, indent=2) + "\n")
     _print_advice(out, what, result)
     for r in result.get("ranks", []):
         _print_advice(out, f"  {r['stream']}", r)
-    if args.json:
-        write_atomic(Path(args.json), json.dumps(result, indent=2) + "\n")
     return 0
 
 
