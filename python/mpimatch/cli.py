@@ -1,5 +1,5 @@
 """The `mpimatch` command: engines, replay, stream, gen, threads, bench, profile, cluster,
-trace, import, convert, tables, run.
+trace, import, convert, tables, run, queues, report, advise, train.
 
 A thin front end over the C executables (mpimatch-replay, mpimatch-stream,
 mpimatch-gen, ...): it passes arguments through and propagates their exit codes;
@@ -19,6 +19,7 @@ from typing import Any, List, Optional, Sequence
 from rich.console import Console
 
 from . import __version__, cluster_cli, queues, run_cli, samples_report, tables_cli, tools
+from .advise import cli as advise_cli
 from .bench import cli as bench_cli
 from .command import ENGINES_DISAGREE, EXIT_STATUS, add_actions, add_command, formatter
 from .errors import EXIT_FAILURE, MpimatchError, raise_broken_pipe
@@ -100,6 +101,13 @@ def register_replay(sub: Any) -> None:
     p.add_argument("--paths", action="store_true",
                    help="also time each matching path (fail/success from recv/send, probe, "
                         "mprobe, cancel; docs/replay.md)")
+    p.add_argument("--match-profile", metavar="FILE",
+                   help="write the matching profile (list semantics, untimed: attempts, "
+                        "successes, failures, elements traversed, message sizes, queue lengths, "
+                        "per phase and in all) as JSON; without --engine nothing is timed "
+                        "(docs/advise.md)")
+    p.add_argument("--phase-events", type=int, metavar="W",
+                   help="events per phase of --match-profile (default 1024)")
     _add_replay_dir_options(p)
 
 
@@ -268,6 +276,10 @@ def cmd_engines(args: argparse.Namespace, out: Console) -> int:
 
 def cmd_replay(args: argparse.Namespace, out: Console) -> int:
     if Path(args.stream).is_dir():
+        if args.match_profile or args.phase_events is not None:
+            raise MpimatchError(f"--match-profile profiles one stream; {args.stream} is a "
+                                f"directory of per-rank streams (mpimatch advise {args.stream} "
+                                f"pools their profiles)")
         if args.paths:
             raise MpimatchError(f"--paths times the paths of one stream; {args.stream} is a "
                                 f"directory of per-rank streams (replay one rank's file)")
@@ -286,6 +298,10 @@ def cmd_replay(args: argparse.Namespace, out: Console) -> int:
         argv += ["--matches", args.matches]
     if args.json:
         argv += ["--json", args.json]
+    if args.match_profile:
+        argv += ["--match-profile", args.match_profile]
+    if args.phase_events is not None:
+        argv += ["--phase-events", str(args.phase_events)]
     if args.quiet or args.json == "-":  # JSON to standard output: no table beside it
         argv.append("--quiet")
     return run_tool(tools.REPLAY, argv)
@@ -375,7 +391,7 @@ def cmd_import_dumpi(args: argparse.Namespace, out: Console) -> int:
 REGISTER = (register_engines, register_replay, register_stream, register_gen, register_coll,
             register_threads, bench_cli.register, cluster_cli.register, register_trace, register_import,
             register_convert, tables_cli.register, run_cli.register, queues.register,
-            samples_report.register)
+            samples_report.register, advise_cli.register)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -40,6 +40,10 @@ def register(sub: Any) -> None:
     p.add_argument("--stats-interval", metavar="MS", type=int,
                    help="with --stats: each rank also appends a sample of its queues every MS "
                         "milliseconds (FI_MPIMATCH_STATS_INTERVAL; `mpimatch report DIR` plots them)")
+    p.add_argument("--profile", metavar="DIR", help="every rank writes its matching operations to "
+                                                    "DIR as an event stream (FI_MPIMATCH_PROFILE; "
+                                                    "created if missing; `mpimatch advise DIR` "
+                                                    "profiles them)")
     p.add_argument("--dump", metavar="DIR", help="on SIGUSR2 (kill -USR2 <mpirun pid>) every rank "
                                                  "writes a snapshot of its queues to DIR "
                                                  "(FI_MPIMATCH_DUMP; created if missing; "
@@ -105,6 +109,11 @@ def build_command(args: argparse.Namespace) -> List[str]:
         if not 0 < args.stats_interval <= 3600000:
             raise MpimatchError("run: --stats-interval: milliseconds from 1 to 3600000")
         extra += ("-x", f"FI_MPIMATCH_STATS_INTERVAL={args.stats_interval}")
+    if args.profile:
+        profile = Path(args.profile)
+        if not args.print_only:
+            check_writable_dir(profile, create=True)
+        extra += ("-x", f"FI_MPIMATCH_PROFILE={profile.resolve()}")
     if args.dump:
         dump = Path(args.dump)
         if not args.print_only:

@@ -167,6 +167,7 @@ void mmfi_match_close(mmfi_ep *ep)
     if (ep->eng)
         mm_destroy(ep->eng);
     ep->eng = NULL;
+    mmfi_profile_close(ep);
 }
 
 /* Leave the engine for the generic path: messages in arrival order (each an
@@ -196,6 +197,7 @@ static int enter_generic(mmfi_ep *ep)
         r->in_engine = 0;
     }
     ep->generic = 1;
+    mmfi_profile_note(ep, "the generic path from here on: no further operation recorded");
     FI_INFO(&mmfi_prov, FI_LOG_EP_DATA, "a receive mask outside the MPI layout: generic path\n");
     return 0;
 }
@@ -250,6 +252,7 @@ static int peek(mmfi_ep *ep, mmfi_rec *r, int keyed, const mm_entry *key)
         int ret;
         if (engine_refused(ep, r, rc, &ret))
             return ret;
+        mmfi_profile_event(ep, take ? 'X' : 'P', key, 0);
         if (rc == MM_MATCHED) {
             m = (mmfi_rec *)found;
             if (take)
@@ -329,6 +332,7 @@ int mmfi_match_post(mmfi_ep *ep, mmfi_rec *r)
         int ret;
         if (engine_refused(ep, r, rc, &ret))
             return ret;
+        r->prof_id = mmfi_profile_event(ep, 'R', &key, r->cap);
         if (rc == MM_MATCHED) {
             m = (mmfi_rec *)partner;
             m->in_engine = 0;
@@ -362,6 +366,7 @@ int mmfi_match_arrive(mmfi_ep *ep, mmfi_rec *m, mmfi_rec **recv_out)
             int rc = mm_arrive(ep->eng, &key, &partner);
             if (rc < 0)
                 return rc == MM_ENOMEM ? -FI_ENOMEM : -FI_EINVAL;
+            mmfi_profile_event(ep, 'M', &key, m->len);
             if (rc == MM_MATCHED) {
                 mmfi_rec *r = (mmfi_rec *)partner;
                 r->in_engine = 0;
@@ -396,6 +401,8 @@ int mmfi_match_cancel(mmfi_ep *ep, void *context)
             continue;
         if (r->in_engine && mm_cancel(ep->eng, r->h) != MM_MATCHED)
             return -FI_ENOENT;
+        if (r->in_engine)
+            mmfi_profile_cancel(ep, r->prof_id);
         r->in_engine = 0;
         mmfi_list_del(&r->link);
         ep->c.cancels++;

@@ -52,6 +52,7 @@ typedef struct mmfi_settings {
     char     stats_dir[512]; /* FI_MPIMATCH_STATS                         */
     uint64_t stats_interval_ns; /* FI_MPIMATCH_STATS_INTERVAL (ms): samples, 0 none */
     char     dump_dir[512];  /* FI_MPIMATCH_DUMP: snapshots on a signal    */
+    char     profile_dir[512]; /* FI_MPIMATCH_PROFILE: matching event streams */
     int      dump_signal;    /* FI_MPIMATCH_DUMP_SIGNAL (default SIGUSR2)  */
     uint32_t tcp_ip;       /* FI_MPIMATCH_TCP_IFACE: IPv4 to listen on (network order) */
     int      force_tcp;    /* FI_MPIMATCH_FORCE_TCP: 0 none, 1 all, 2 the list */
@@ -114,6 +115,7 @@ typedef struct mmfi_rec {
     uint32_t   conn;       /* message: connection it came on              */
     mm_entry   key;        /* the engine key (keyed path)                 */
     mm_handle  h;          /* receive queued in the engine                */
+    uint64_t   prof_id;    /* receive: its id in the FI_MPIMATCH_PROFILE stream */
     /* receive */
     void      *context;
     uint64_t   flags;      /* op flags: FI_COMPLETION, FI_CLAIM ...       */
@@ -314,6 +316,9 @@ typedef struct mmfi_ep {
     mm_engine      *eng;
     int32_t         eng_nprocs;   /* sources 0..eng_nprocs-2 are fi_addrs; the last: not in the AV */
     int             generic;      /* the generic path is in use (docs/provider.md) */
+    FILE           *prof;         /* FI_MPIMATCH_PROFILE stream (stats.c), or NULL */
+    uint64_t        prof_ids;     /* events written to it                   */
+    int             prof_failed;  /* could not write it: no more tries      */
     mmfi_link       posted;       /* receives in post order                 */
     mmfi_link       unexp;        /* messages in arrival order              */
     mmfi_link       sends;        /* rendezvous sends waiting or streaming  */
@@ -450,6 +455,14 @@ int  mmfi_cma_read(mmfi_ep *ep, pid_t pid, const mmfi_rec *r, const struct iovec
 
 /* ---- stats.c ---- */
 void mmfi_stats_write(mmfi_ep *ep);
+/* FI_MPIMATCH_PROFILE (stats.c): every keyed engine call as a stream event
+ * (type 'R', 'M', 'P', 'X'; returns its id, 0 when not recording), a cancel
+ * of the receive with that id, a comment line, and the close that renames
+ * the complete file into place. */
+uint64_t mmfi_profile_event(mmfi_ep *ep, int type, const mm_entry *k, uint64_t bytes);
+void mmfi_profile_cancel(mmfi_ep *ep, uint64_t id);
+void mmfi_profile_note(mmfi_ep *ep, const char *text);
+void mmfi_profile_close(mmfi_ep *ep);
 /* "name": {searches, hits, ..., peak_bytes}: one side of mm_stats as JSON. */
 void mmfi_json_qstats(FILE *f, const char *name, const mm_qstats *q);
 

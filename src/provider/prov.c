@@ -57,6 +57,8 @@ static const struct { const char *name, *help; } params[] = {
             "copy through the shared-memory ring"},
     {"layout", "tag layout decoded into engine keys: ompi (Open MPI mtl ofi, default) or none"},
     {"stats", "directory: write each process's statistics there as JSON at close"},
+    {"profile", "directory: each process writes every matching operation there as an event "
+                "stream (mpimatch advise DIR profiles them)"},
     {"stats_interval", "milliseconds: with stats, each process also appends a sample of its "
                        "queues every interval (a time series; default 0: none)"},
     {"dump", "directory: on a signal (dump_signal) each process writes a snapshot of its "
@@ -334,6 +336,12 @@ int mmfi_settings_read(mmfi_settings *s)
     static const char *const layouts[] = {"ompi", "none"}; /* MMFI_LAYOUT_* */
     if (env_choice("layout", "LAYOUT", layouts, 2, &s->layout))
         return -FI_EINVAL;
+    const char *pd = env("profile");
+    if (pd && strlen(pd) >= sizeof s->profile_dir - 64) {
+        MMFI_WARN(FI_LOG_CORE, "FI_MPIMATCH_PROFILE: directory name too long\n");
+        return -FI_EINVAL;
+    }
+    snprintf(s->profile_dir, sizeof s->profile_dir, "%s", pd ? pd : "");
     const char *d = env("stats");
     if (d && strlen(d) >= sizeof s->stats_dir - 64) {
         MMFI_WARN(FI_LOG_CORE, "FI_MPIMATCH_STATS: directory name too long\n");

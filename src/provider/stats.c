@@ -152,3 +152,84 @@ void mmfi_stats_write(mmfi_ep *ep)
         unlink(tmp);
     }
 }
+
+/* ---- FI_MPIMATCH_PROFILE=DIR: DIR/mpimatch-fi-<pid>-<ep>.mms, a text event
+ * stream (docs/stream-format.md) of every keyed engine call, in call order,
+ * with the keys the engine saw. `mpimatch advise DIR` replays it with list
+ * semantics (docs/advise.md), so the profile does not depend on the engine
+ * that ran. Written to a temporary name, renamed at close. */
+
+static void profile_path(const mmfi_ep *ep, char *buf, size_t len, int tmp)
+{
+    snprintf(buf, len, "%s/mpimatch-fi-%d-%u.mms%s", ep->dom->set.profile_dir,
+             (int)ep->name.pid, ep->name.epid, tmp ? ".tmp" : "");
+}
+
+static FILE *profile_file(mmfi_ep *ep)
+{
+    if (ep->prof || ep->prof_failed || !ep->dom->set.profile_dir[0])
+        return ep->prof;
+    char tmp[640];
+    profile_path(ep, tmp, sizeof tmp, 1);
+    ep->prof = fopen(tmp, "w");
+    if (!ep->prof || fputs("# mpimatch stream v1\n", ep->prof) < 0) {
+        MMFI_WARN(FI_LOG_EP_CTRL, "FI_MPIMATCH_PROFILE=%s: cannot write %s\n",
+                  ep->dom->set.profile_dir, tmp);
+        if (ep->prof)
+            fclose(ep->prof);
+        ep->prof = NULL;
+        ep->prof_failed = 1;
+    }
+    return ep->prof;
+}
+
+static void profile_field(FILE *f, int32_t v, int32_t any)
+{
+    if (v == any)
+        fputs(" *", f);
+    else
+        fprintf(f, " %d", (int)v);
+}
+
+uint64_t mmfi_profile_event(mmfi_ep *ep, int type, const mm_entry *k, uint64_t bytes)
+{
+    FILE *f = profile_file(ep);
+    if (!f)
+        return 0;
+    uint64_t id = ++ep->prof_ids;
+    fprintf(f, "%c %llu %d", type, (unsigned long long)id, (int)k->comm);
+    profile_field(f, k->src, MM_ANY_SOURCE);
+    profile_field(f, k->tag, MM_ANY_TAG);
+    if (type == 'R' || type == 'M')
+        fprintf(f, " bytes=%llu", (unsigned long long)bytes);
+    fputc('\n', f);
+    return id;
+}
+
+void mmfi_profile_cancel(mmfi_ep *ep, uint64_t id)
+{
+    if (ep->prof && id)
+        fprintf(ep->prof, "C %llu\n", (unsigned long long)id);
+}
+
+void mmfi_profile_note(mmfi_ep *ep, const char *text)
+{
+    if (ep->prof)
+        fprintf(ep->prof, "# %s\n", text);
+}
+
+void mmfi_profile_close(mmfi_ep *ep)
+{
+    if (!ep->prof)
+        return;
+    char tmp[640], path[640];
+    profile_path(ep, tmp, sizeof tmp, 1);
+    profile_path(ep, path, sizeof path, 0);
+    int bad = ferror(ep->prof);
+    bad |= fclose(ep->prof) != 0;
+    ep->prof = NULL;
+    if (bad || rename(tmp, path) != 0) {
+        MMFI_WARN(FI_LOG_EP_CTRL, "FI_MPIMATCH_PROFILE: cannot write %s\n", path);
+        unlink(tmp);
+    }
+}

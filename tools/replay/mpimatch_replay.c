@@ -12,6 +12,7 @@
 #include "gen.h"
 #include "outfile.h"
 #include "replay.h"
+#include "match_profile.h"
 #include "replay_analysis.h"
 #include "replay_paths.h"
 #include "replay_engines.h"
@@ -56,7 +57,12 @@ static const char usage[] =
     "  --queue-series FILE  untimed, list-engine semantics: CSV 'event,t,prq,umq'\n"
     "                       of the queue lengths after every K events\n"
     "  --every K            sampling interval of --queue-series (default 1)\n"
-    "                       (with only these two options, no engine needs to run)\n"
+    "  --match-profile FILE untimed, list-engine semantics: JSON of the matching\n"
+    "                       profile (attempts, successes and failures, elements\n"
+    "                       traversed, message sizes, queue lengths), per phase\n"
+    "                       and in all (docs/advise.md)\n"
+    "  --phase-events W     events per phase of --match-profile (default 1024)\n"
+    "                       (with only these analyses, no engine needs to run)\n"
     "  --quiet              no table, no notes\n"
     "  --list               list the engines and their parameters\n"
     "  --help               this text\n"
@@ -74,7 +80,8 @@ static const char usage[] =
 typedef struct args {
     const char *stream, *workload, *matches, *json;
     const char *peer, *series;   /* untimed analyses (replay_analysis.h) */
-    uint64_t every;
+    const char *mprof;           /* --match-profile (match_profile.h)      */
+    uint64_t every, phase_events;
     const char *engines[MAX_ARGS_LIST];
     size_t nengines;
     const char *params[MAX_ARGS_LIST];
@@ -106,6 +113,7 @@ static int parse_args(int argc, char **argv, args *a)
     a->reps = 5;
     a->seed = MM_LAB_SEED;
     a->every = 1;
+    a->phase_events = 1024;
     a->hints = MM_HINTS_AUTO;
     for (int i = 1; i < argc; i++)
         a->list |= strcmp(argv[i], "--list") == 0;
@@ -154,6 +162,14 @@ static int parse_args(int argc, char **argv, args *a)
             if (r < 0)
                 return CLI_USAGE;
             a->series = v;
+        } else if ((r = cli_opt(argc, argv, &i, "--match-profile", &v)) != 0) {
+            if (r < 0)
+                return CLI_USAGE;
+            a->mprof = v;
+        } else if ((r = cli_opt_int(argc, argv, &i, "--phase-events", 1, INT64_MAX, &x)) != 0) {
+            if (r < 0)
+                return CLI_USAGE;
+            a->phase_events = (uint64_t)x;
         } else if ((r = cli_opt_int(argc, argv, &i, "--every", 1, INT64_MAX, &x)) != 0) {
             if (r < 0)
                 return CLI_USAGE;
@@ -214,6 +230,12 @@ static int parse_args(int argc, char **argv, args *a)
         cli_error("--matches and --json name the same file '%s'", a->json);
         return CLI_USAGE;
     }
+    const char *others[] = {a->matches, a->json, a->peer, a->series};
+    for (size_t i = 0; a->mprof && i < sizeof others / sizeof others[0]; i++)
+        if (others[i] && strcmp(others[i], a->mprof) == 0) {
+            cli_error("--match-profile and another output name the same file '%s'", a->mprof);
+            return CLI_USAGE;
+        }
     return 0;
 }
 
@@ -240,7 +262,7 @@ static int do_list(const args *a)
 /* Everything a run holds, so one cleanup path releases it. */
 typedef struct run {
     args        a;
-    mm_outfile  matches, json, peer, series;
+    mm_outfile  matches, json, peer, series, mprof;
     mm_stream   s;
     int         have_stream;
     mm_gen_spec wl;        /* the parsed --workload; wl.gen NULL for a file */
@@ -450,6 +472,13 @@ static int write_outputs(run *r)
             return CLI_FAIL;
         }
     }
+    if (r->a.mprof) {
+        int rc = mm_match_profile_json(r->mprof.f, &r->s, r->a.phase_events);
+        if (rc != MMS_OK) {
+            cli_error("%s", rc == MMS_ENOMEM ? "out of memory" : "cannot write the match profile");
+            return CLI_FAIL;
+        }
+    }
     /* Commit only when all are complete: no half of a result set. A
      * failure here is a write error. */
     if (r->a.matches && mm_outfile_commit(&r->matches, err, sizeof err)) {
@@ -461,7 +490,8 @@ static int write_outputs(run *r)
         return CLI_FAIL;
     }
     if ((r->a.peer && mm_outfile_commit(&r->peer, err, sizeof err)) ||
-        (r->a.series && mm_outfile_commit(&r->series, err, sizeof err))) {
+        (r->a.series && mm_outfile_commit(&r->series, err, sizeof err)) ||
+        (r->a.mprof && mm_outfile_commit(&r->mprof, err, sizeof err))) {
         cli_error("%s", err);
         return CLI_FAIL;
     }
@@ -488,7 +518,8 @@ static int replay_main(run *r)
     if ((a->matches && mm_outfile_open(&r->matches, a->matches, err, sizeof err)) ||
         (a->json && mm_outfile_open(&r->json, a->json, err, sizeof err)) ||
         (a->peer && mm_outfile_open(&r->peer, a->peer, err, sizeof err)) ||
-        (a->series && mm_outfile_open(&r->series, a->series, err, sizeof err))) {
+        (a->series && mm_outfile_open(&r->series, a->series, err, sizeof err)) ||
+        (a->mprof && mm_outfile_open(&r->mprof, a->mprof, err, sizeof err))) {
         cli_error("%s", err);
         return CLI_USAGE;
     }
@@ -505,7 +536,7 @@ static int replay_main(run *r)
         return rc == MMS_ENOMEM ? CLI_FAIL : CLI_USAGE;
     }
     r->have_stream = 1;
-    if (a->nengines == 0 && (a->peer || a->series) && !a->json && !a->matches)
+    if (a->nengines == 0 && (a->peer || a->series || a->mprof) && !a->json && !a->matches)
         return write_outputs(r); /* the untimed analyses only */
 
     if ((rc = mm_plan_engines(&r->plan, a->engines, a->nengines)) ||
@@ -574,6 +605,7 @@ int main(int argc, char **argv)
     mm_outfile_abort(&r.json);
     mm_outfile_abort(&r.peer);
     mm_outfile_abort(&r.series);
+    mm_outfile_abort(&r.mprof);
     free(r.ref_out);
     mm_replay_free(&r.rep);
     mm_paths_free(&r.paths);

@@ -1,0 +1,217 @@
+"""The classifier's dataset: workloads and traced applications, each profiled (features)
+and replayed through every candidate engine (timings), labelled by the MPI 4.0 hints
+paper's rule extended to several engines (docs/advise.md, "Labels").
+
+A sample's total time under engine e is its matching time, measured by
+`mpimatch-replay --interleave` (median over repetitions, the harness floor removed), plus
+the time its messages take to arrive under the LogGP model `mpimatch convert` uses for
+ranks of one host (o + L per message, G per byte): the paper's total execution time, in
+which the matching saving must be large enough against the transfers to count.
+Label: `list` unless some engine cuts the total time by at least 5 %; then, of the engines
+that do, the first in PREFERENCE whose time is within 5 % of the fastest.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence
+
+from .. import tools
+from ..errors import EXIT_FAILURE, MpimatchError
+from ..replay_dir import load_dir
+from .features import FEATURES, PHASE_EVENTS, Pool, load_checked, profile_stream, profile_workload
+
+DATASET_FORMAT = "mpimatch-advise-dataset"
+VERSION = 1
+CANDIDATES = ("list", "bins", "hash", "nm", "simd", "rank")
+PREFERENCE = ("bins", "hash", "simd", "nm", "rank")   # among engines within 5 % of the best
+GAIN_RULE = 0.05         # the paper: hash is better when it cuts total time by >= 5 %
+TIE = 0.05               # engines this close to the fastest are equivalent
+# mpimatch convert's intra-host LogGP defaults (tools/convert/convert.c)
+TRANSFER = {"overhead_ns": 100, "latency_ns": 300, "ps_per_byte": 100}
+
+
+@dataclass
+class Sample:
+    name: str                       # a workload spec, or APP/rank-N
+    group: str                      # what leave-one-application-out holds out together
+    kind: str                       # "benchmark" or "application"
+    features: Dict[str, float]
+    times_ns: Dict[str, float]      # total time (matching + transfers) per engine that ran
+    match_ns: Dict[str, float]      # the matching part alone
+    label: str = ""
+    counts: Dict[str, int] = field(default_factory=dict)
+
+    def gains(self) -> Dict[str, float]:
+        """Per engine: the fraction of list's total time it saves (negative: it costs)."""
+        base = self.times_ns["list"]
+        return {e: 1.0 - t / base for e, t in self.times_ns.items()}
+
+
+def label_of(times: Mapping[str, float]) -> str:
+    """The engine a sample's total times call for (module docstring)."""
+    base = times["list"]
+    good = {e: t for e, t in times.items() if e != "list" and t <= (1 - GAIN_RULE) * base}
+    if not good:
+        return "list"
+    best = min(good.values())
+    for e in PREFERENCE:
+        if e in good and good[e] <= (1 + TIE) * best:
+            return e
+    return min(good, key=good.__getitem__)
+
+
+def transfer_ns(counts: Mapping[str, int], bytes_total: float,
+                transfer: Mapping[str, int] = TRANSFER) -> float:
+    return counts["messages"] * (transfer["overhead_ns"] + transfer["latency_ns"]) \
+        + bytes_total * transfer["ps_per_byte"] / 1000.0
+
+
+def engines_for(pool: Pool) -> List[str]:
+    """The candidates that can run the sample: hash only when its hints hold."""
+    return [e for e in CANDIDATES if e != "hash" or pool.hints_hold()]
+
+
+def replay_times(target: Sequence[str], engines: Sequence[str], reps: int) -> Dict[str, float]:
+    """Matching time per candidate engine (ns for the whole stream): mpimatch-replay
+    --interleave, median ns/event less the harness floor, times the events. Engines the
+    stream's hints exclude (hash, with wildcards) are left out by the caller."""
+    exe = tools.find_tool(tools.REPLAY)
+    with tempfile.TemporaryDirectory(prefix="mpimatch-train-") as tmp:
+        out = Path(tmp) / "replay.json"
+        argv = [str(exe), *target, "--engine", ",".join(engines), "--reps", str(reps),
+                "--interleave", "--quiet", "--json", str(out)]
+        proc = subprocess.run(argv, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise MpimatchError(f"{' '.join(target)}: replay failed: {proc.stderr.strip()}",
+                                EXIT_FAILURE)
+        data = json.loads(out.read_text())
+    events = data["events"]
+    return {r["engine"]: max(r["ns_per_event"]["median"] - data["floor_ns_per_event"], 0.0)
+            * events for r in data["results"]}
+
+
+def make_sample(name: str, group: str, kind: str, pool: Pool,
+                match_ns: Dict[str, float]) -> Sample:
+    st = pool.stats("bytes")
+    xfer = transfer_ns(pool.counts, st["mean"] * st["count"])
+    times = {e: t + xfer for e, t in match_ns.items()}
+    s = Sample(name, group, kind, pool.named_features(), times, match_ns,
+               counts=dict(pool.counts))
+    s.label = label_of(times)
+    return s
+
+
+def workload_sample(spec: str, group: str, reps: int,
+                    phase_events: int = PHASE_EVENTS) -> Sample:
+    pool = Pool().add(profile_workload(spec, phase_events))
+    return make_sample(spec, group, "benchmark", pool, replay_times(["--workload", spec], engines_for(pool), reps))
+
+
+def stream_sample(path: Path, name: str, group: str, kind: str, reps: int,
+                  phase_events: int = PHASE_EVENTS) -> Sample:
+    pool = Pool().add(profile_stream(path, phase_events))
+    return make_sample(name, group, kind, pool, replay_times([str(path)], engines_for(pool), reps))
+
+
+def app_samples(app: str, stream_dir: Path, reps: int,
+                phase_events: int = PHASE_EVENTS) -> List[Sample]:
+    """One sample per rank of a directory of per-rank streams (mpimatch convert). app is
+    GROUP or GROUP:RUN (runs of one application share a group)."""
+    _, files = load_dir(stream_dir)
+    group = app.split(":", 1)[0]
+    return [stream_sample(f, f"{app}/{f.stem}", group, "application", reps, phase_events)
+            for f in files]
+
+
+# The bench default suite's stream file (python/mpimatch/bench/suites.py), when the
+# checkout has it.
+EXAMPLE_STREAMS = ("mixed-wildcards.mms",)
+
+
+# ---------------------------------------------------------------- the workloads
+
+def _specs(name: str, grid: Mapping[str, Iterable[Any]], **fixed: Any) -> List[str]:
+    specs = [dict(fixed)]
+    for key, values in grid.items():
+        specs = [{**s, key: v} for s in specs for v in values]
+    return [name + ":" + ",".join(f"{k}={v}" for k, v in s.items()) for s in specs]
+
+
+def benchmark_workloads(quick: bool = False) -> List[tuple]:
+    """(spec, group) of every benchmark sample: the paper's preposted ping-pong grid (N
+    dead receives 0..200, 1 B..8 KiB), the MadMPI workloads of the bench suites swept over
+    the queue length, reverse search, stencils, collide, and the synthetic applications."""
+    if quick:
+        return [(s, "pingpong") for s in _specs("pingpong", {"n": [0, 200], "bytes": [1, 8192]},
+                                                iters=256)] + \
+               [(s, "madmpi") for s in _specs("shuffle", {"n": [8, 1024]}, rounds=1)]
+    n_dead = [0, 2, 5, 10, 20, 35, 50, 75, 100, 125, 150, 175, 200]
+    items = [(s, "pingpong") for s in _specs(
+        "pingpong", {"n": n_dead, "bytes": [1, 64, 512, 2048, 8192]}, iters=2048)]
+    for wl in ("shuffle", "burst", "tags", "any"):
+        items += [(s, "madmpi") for s in _specs(wl, {"n": [4, 16, 64, 256, 1024, 4096]},
+                                                rounds=2)]
+    items += [(s, "reverse") for s in _specs("reverse", {"n": [4, 16, 64], "m": [2, 10, 50]},
+                                             rounds=2)]
+    items += [(s, "reverse") for s in _specs("reverse_groups", {"per_group": [2, 8]}, rounds=2)]
+    items += [(s, "stencil") for s in _specs("stencil_naive", {"threads": [8, 64],
+                                                                "msgs": [8, 26]}, phases=4)]
+    items += [(s, "stencil") for s in _specs("stencil3d", {"lx": [2, 4, 8]}, ly=4, lz=4)]
+    items += [(s, "stencil") for s in _specs("stencil2d", {"lx": [4, 16]}, ly=8)]
+    items += [(s, "random_keys") for s in _specs("random_keys", {"seed": [1, 2, 3]})]
+    items += [(s, "collide") for s in _specs("collide", {"kind": ["tags", "bins"],
+                                                          "n": [256, 2048]}, rounds=2)]
+    for app, iters in (("radix", 40), ("nbody", 10), ("miniamr", 40), ("fds", 40)):
+        items += [(s, app) for s in _specs(app, {"n": [64, 512], "rank": [0, 7]}, iters=iters)]
+    return items
+
+
+def build(apps: Mapping[str, Path], reps: int, quick: bool = False,
+          progress: Optional[Callable[[str], None]] = None,
+          phase_events: int = PHASE_EVENTS) -> Dict[str, Any]:
+    """Profile and time every sample; the dataset as a JSON-ready dict."""
+    samples: List[Sample] = []
+    items = benchmark_workloads(quick)
+    for i, (spec, group) in enumerate(items):
+        if progress:
+            progress(f"[{i + 1}/{len(items)}] {spec}")
+        samples.append(workload_sample(spec, group, reps, phase_events))
+    for name in EXAMPLE_STREAMS if not quick else ():
+        path = tools.REPO_ROOT / "examples" / name
+        if path.is_file():
+            samples.append(stream_sample(path, f"examples/{name}", "examples", "benchmark",
+                                         reps, phase_events))
+    for app, directory in apps.items():
+        if progress:
+            progress(f"[app] {app}: {directory}")
+        samples += app_samples(app, directory, reps, phase_events)
+    return {"format": DATASET_FORMAT, "version": VERSION, "features": list(FEATURES),
+            "candidates": list(CANDIDATES), "preference": list(PREFERENCE),
+            "gain_rule": GAIN_RULE, "tie": TIE, "transfer": dict(TRANSFER), "reps": reps,
+            "phase_events": phase_events,
+            "samples": [vars(s) for s in samples]}
+
+
+def dumps(data: Mapping[str, Any]) -> str:
+    """The dataset as JSON text, one sample per line (diffs stay readable)."""
+    head = {k: v for k, v in data.items() if k != "samples"}
+    text = json.dumps(head, indent=1)[:-2]
+    rows = ",\n".join("  " + json.dumps(s, separators=(",", ":")) for s in data["samples"])
+    return text + ',\n "samples": [\n' + rows + "\n ]\n}\n"
+
+
+def load(path: Path) -> Dict[str, Any]:
+    data = load_checked(path, DATASET_FORMAT, VERSION, "dataset", "mpimatch train --build")
+    samples = data.get("samples")
+    if not isinstance(samples, list) or not samples:
+        raise MpimatchError(f"{path}: no samples")
+    for i, s in enumerate(samples):
+        if not isinstance(s, dict) or not all(k in s for k in ("name", "group", "features",
+                                                                 "times_ns", "label")):
+            raise MpimatchError(f"{path}: sample {i + 1} lacks name, group, features, "
+                                f"times_ns or label")
+    return data

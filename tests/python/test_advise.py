@@ -1,0 +1,252 @@
+"""The matching profiler (mpimatch-replay --match-profile), the features, `mpimatch advise`
+and `mpimatch train` (docs/advise.md)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import run, run_cli
+from mpimatch import tools
+from mpimatch.advise import dataset as ds
+from mpimatch.advise import model as mdl
+from mpimatch.advise.features import FEATURES, Pool, profile_stream
+
+# Five events whose list-semantics walk is worked out by hand:
+#   R1 (tag 5) searches the empty UMQ: failure, 0 elements; PRQ [R1]
+#   R2 (tag 6): failure, 0; PRQ [R1 R2]
+#   M3 (tag 6, 100 B) searches the PRQ: R1 no, R2 yes: success, 2; PRQ [R1]
+#   M4 (tag 7, 300 B): R1 no: failure, 1; UMQ [M4]
+#   R5 (tag 7) searches the UMQ: M4 yes: success, 1; UMQ []
+HAND = """# mpimatch stream v1
+# np=2
+R 1 0 1 5 bytes=10
+R 2 0 1 6 bytes=10
+M 3 0 1 6 bytes=100
+M 4 0 1 7 bytes=300
+R 5 0 1 7 bytes=10
+"""
+
+
+@pytest.fixture()
+def hand(tmp_path: Path) -> Path:
+    p = tmp_path / "hand.mms"
+    p.write_text(HAND)
+    return p
+
+
+def profile(stream: Path, *extra: str) -> dict:
+    out = stream.with_suffix(".profile.json")
+    r = run([tools.find_tool(tools.REPLAY), stream, "--match-profile", out, *extra])
+    assert r.returncode == 0, r.stderr
+    return json.loads(out.read_text())
+
+
+def test_profile_hand_made_stream(hand: Path) -> None:
+    p = profile(hand)
+    t = p["total"]
+    assert (t["attempts"], t["successes"], t["failures"]) == (5, 2, 3)
+    assert (t["prq_attempts"], t["prq_successes"], t["umq_attempts"], t["umq_successes"]) == (2, 1, 3, 1)
+    ds_ = t["depth_success"]                      # [2, 1]
+    assert (ds_["count"], ds_["mean"], ds_["var"], ds_["std"]) == (2, 1.5, 0.25, 0.5)
+    assert (ds_["min"], ds_["q1"], ds_["median"], ds_["q3"], ds_["max"]) == (1, 1.25, 1.5, 1.75, 2)
+    df = t["depth_failure"]                       # [0, 0, 1]
+    assert df["count"] == 3 and df["mean"] == pytest.approx(1 / 3) and df["median"] == 0
+    assert df["var"] == pytest.approx(2 / 9)
+    b = t["bytes"]                                # the messages: [100, 300]
+    assert (b["mean"], b["std"], b["min"], b["max"]) == (200, 100, 100, 300)
+    assert t["prq_length"]["max"] == 2 and t["prq_length"]["mean"] == pytest.approx(6 / 5)
+    assert t["umq_length"]["mean"] == pytest.approx(1 / 5)
+    assert t["distributions"]["depth_failure"] == [[0, 2], [1, 1]]
+    assert t["distributions"]["prq_length"] == [[1, 4], [2, 1]]
+
+
+def test_profile_phases(hand: Path) -> None:
+    p = profile(hand, "--phase-events", "2")
+    assert p["phase_events"] == 2
+    phases = p["phases"]
+    assert [ph["first_event"] for ph in phases] == [0, 2, 4]
+    assert [ph["events"] for ph in phases] == [2, 2, 1]
+    assert [ph["successes"] for ph in phases] == [0, 1, 1]
+    assert phases[0]["depth_success"]["count"] == 0 and phases[0]["depth_success"]["mean"] is None
+    assert phases[1]["depth_success"]["mean"] == 2 and phases[1]["depth_failure"]["mean"] == 1
+    assert sum(ph["attempts"] for ph in phases) == p["total"]["attempts"]
+
+
+def test_pool_matches_the_c_statistics_and_merges_exactly(hand: Path) -> None:
+    prof = profile_stream(hand)
+    one = Pool().add(prof)
+    for d in ("depth_success", "depth_failure", "bytes", "prq_length", "umq_length"):
+        for k in ("count", "mean", "var", "q1", "median", "q3", "max"):
+            assert one.stats(d)[k] == pytest.approx(prof["total"][d][k]), (d, k)
+    two = Pool().add(prof).add(prof)   # two identical ranks: same statistics, twice the counts
+    assert two.counts["attempts"] == 10 and two.ranks == 2
+    assert two.stats("depth_success")["q1"] == 1.0   # [1, 1, 2, 2]: quartiles of the merged data
+    assert two.stats("depth_success")["mean"] == 1.5
+    assert len(two.vector()) == len(FEATURES) == len(one.vector())
+
+
+def test_label_rule() -> None:
+    assert ds.label_of({"list": 100, "hash": 96, "bins": 97}) == "list"        # under 5 %
+    assert ds.label_of({"list": 100, "hash": 80, "bins": 82}) == "bins"        # tie: preference
+    assert ds.label_of({"list": 100, "hash": 70, "bins": 90}) == "hash"
+    assert ds.label_of({"list": 100, "rank": 50, "bins": 94}) == "rank"
+
+
+def advise(*args: str) -> dict:
+    r = run_cli("advise", *args, "--json", "-")
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def test_advise_clear_cut_cases() -> None:
+    deep = advise("--workload", "pingpong:n=200,bytes=1,iters=1024")
+    assert deep["engine"] in ("hash", "bins", "nm"), deep["scores"]
+    assert deep["expected_gain"]["median"] > 0.05
+    tiny = advise("--workload", "burst:n=4,rounds=8")
+    assert tiny["engine"] == "list", tiny["scores"]
+    assert tiny["profile"]["distributions"]["depth_success"]["max"] == 1
+
+
+def test_advise_never_recommends_hash_when_its_hints_fail(tmp_path: Path) -> None:
+    a = advise("--workload", "any:n=4096,rounds=1")
+    assert a["engine"] != "hash" and a["scores"].get("hash", 0) == 0
+    assert not a["profile"]["hints_hold"]
+
+
+def test_advise_stream_directory_pools_the_ranks(tmp_path: Path, hand: Path) -> None:
+    d = tmp_path / "streams"
+    d.mkdir()
+    for r in range(3):
+        (d / f"rank-{r:06d}.mms").write_text(HAND)
+    a = advise(str(d), "--per-rank")
+    assert a["profile"]["ranks"] == 3 and a["profile"]["counts"]["attempts"] == 15
+    assert len(a["ranks"]) == 3 and all(r["engine"] == a["engine"] for r in a["ranks"])
+    text = run_cli("advise", str(hand))
+    assert text.returncode == 0 and "recommended engine" in text.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["nowhere.mms"], "nowhere.mms: no such file or directory"),
+    ([], "give TRACE|STREAMS or --workload SPEC"),
+    (["--workload", "nosuch:n=1"], "nosuch"),
+])
+def test_advise_bad_input(args: list, message: str) -> None:
+    r = run_cli("advise", *args)
+    assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
+
+
+def test_advise_bad_stream_and_model(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.mms"
+    bad.write_text("# mpimatch stream v1\nR 1 0 1 5\nQ 2\n")
+    r = run_cli("advise", str(bad))
+    assert r.returncode == 2 and "bad.mms:3" in r.stderr
+    model = tmp_path / "model.json"
+    model.write_text('{"format": "something else"}')
+    r = run_cli("advise", "--workload", "burst:n=4", "--model", str(model))
+    assert r.returncode == 2 and "not an mpimatch advise model" in r.stderr
+
+
+def test_shipped_model_agrees_with_its_dataset() -> None:
+    """The shipped model predicts the shipped dataset's labels mostly right (it was fitted
+    on them) and evaluates with numpy alone."""
+    m = mdl.load()
+    data = ds.load(Path(mdl.__file__).with_name("dataset.json"))
+    assert m.data["features"] == list(FEATURES)
+    x = [[s["features"][f] for f in FEATURES] for s in data["samples"]]
+    y = [s["label"] for s in data["samples"]]
+    for kind in mdl.KINDS:
+        hits = sum(a == b for a, b in zip(m.predict(x, kind), y))
+        assert hits >= 0.8 * len(y), kind
+
+
+@pytest.fixture(scope="module")
+def small_dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    data = ds.build({}, reps=1, quick=True)
+    path = tmp_path_factory.mktemp("train") / "dataset.json"
+    path.write_text(ds.dumps(data))
+    return path
+
+
+def test_train_is_deterministic(small_dataset: Path, tmp_path: Path) -> None:
+    from mpimatch.advise import train as tr
+    a = tmp_path / "a.json"
+    r = run_cli("train", "--dataset", small_dataset, "--out", a, "--seed", "7")
+    assert r.returncode == 0, r.stderr
+    data = ds.load(small_dataset)
+    assert tr.dumps(tr.train(data, 7)).encode() == a.read_bytes()    # the same, in this process
+    m = mdl.load(a)
+    assert m.data["seed"] == 7 and set(m.classes) >= {"list"}
+    x = [[s["features"][f] for f in FEATURES] for s in data["samples"]]
+    assert m.predict(x, "logistic") == [s["label"] for s in data["samples"]]
+
+
+def test_train_bad_input(tmp_path: Path) -> None:
+    r = run_cli("train", "--dataset", tmp_path / "none.json", "--out", tmp_path / "m.json")
+    assert r.returncode == 2 and "none.json: no such dataset file" in r.stderr
+    r = run_cli("train", "--quick", "--out", tmp_path / "m.json")
+    assert r.returncode == 2 and "add --build" in r.stderr
+    assert not (tmp_path / "m.json").exists()
+
+
+MPIBENCH = Path(__file__).resolve().parents[2] / "build" / "bin" / "mpimatch-mpibench"
+
+
+def test_provider_profile_feeds_advise(tmp_path: Path) -> None:
+    """FI_MPIMATCH_PROFILE (mpimatch run --profile): the paper's ping-pong with 100 dead
+    receives, run on the provider with the rank engine, records every matching operation;
+    advise then sees N+1 elements per success (list semantics) and recommends switching."""
+    from mpimatch import mpistack
+    stack = mpistack.Stack("mpimatch", "", ())
+    why = mpistack.unavailable(stack)
+    if why or not MPIBENCH.is_file():
+        pytest.skip(why or f"{MPIBENCH} is not built")
+    prof = tmp_path / "prof"
+    r = run_cli("run", "--engine", "rank", "--profile", str(prof), "--", mpistack.MPIRUN,
+                *mpistack.MPIRUN_BASE, "-np", "2", str(MPIBENCH),
+                "pingpong:dead=100,iters=100,reps=1")
+    assert r.returncode == 0, r.stdout + r.stderr
+    files = sorted(prof.glob("mpimatch-fi-*.mms"))
+    assert len(files) == 2 and not list(prof.glob("*.tmp"))
+    assert all(run([tools.find_tool(tools.STREAM), "check", f]).returncode == 0 for f in files)
+    a = advise(str(prof))
+    assert a["profile"]["ranks"] == 2
+    assert a["profile"]["distributions"]["depth_success"]["median"] == 101
+    assert a["engine"] in ("hash", "bins", "nm")
+
+
+TEST_PROVIDER = Path(__file__).resolve().parents[2] / "build" / "bin" / "test_provider"
+
+
+@pytest.mark.parametrize("case, types", [("cancel", "RMC"), ("peek", "MPX")])
+def test_provider_profile_streams_are_valid(case: str, types: str, tmp_path: Path) -> None:
+    """Receives, messages, cancels, probes and matched probes of the provider's own C tests
+    come out as streams that mpimatch-stream accepts."""
+    import os
+    from mpimatch import mpistack
+    lib = mpistack.provider_library()
+    if lib is None or not TEST_PROVIDER.is_file():
+        pytest.skip("the provider is not built")
+    env = {**os.environ, "FI_PROVIDER_PATH": str(lib.parent), "FI_PROVIDER": "mpimatch",
+           "FI_MPIMATCH_PROFILE": str(tmp_path)}
+    r = run([TEST_PROVIDER, case], env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    files = sorted(tmp_path.glob("mpimatch-fi-*.mms"))
+    assert files
+    seen = set()
+    for f in files:
+        assert run([tools.find_tool(tools.STREAM), "check", f]).returncode == 0, f
+        seen |= {line[0] for line in f.read_text().splitlines() if line and line[0] != "#"}
+    assert set(types) <= seen, seen
+
+
+def test_replay_command_writes_the_profile(hand: Path, tmp_path: Path) -> None:
+    out = tmp_path / "p.json"
+    r = run_cli("replay", str(hand), "--match-profile", str(out), "--phase-events", "2")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(out.read_text())["phase_events"] == 2
+    r = run_cli("replay", str(tmp_path), "--match-profile", str(out))
+    assert r.returncode == 2 and "mpimatch advise" in r.stderr
+    r = run_cli("replay", str(hand), "--match-profile", str(tmp_path / "no" / "p.json"))
+    assert r.returncode == 2 and "cannot write" in r.stderr
