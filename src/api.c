@@ -311,11 +311,13 @@ MM_INLINE int check_recv_key(const mm_engine *e, int32_t comm, int32_t src, int3
 {
     if (comm < 0)
         return MM_EINVAL;
-    if (MM_LIKELY(src != MM_ANY_SOURCE)) {
-        if ((uint32_t)src >= (uint32_t)e->nprocs)
+    /* One unsigned compare accepts a source in range; ANY_SOURCE (-1) is
+     * then told apart from a bad source. */
+    if (MM_UNLIKELY((uint32_t)src >= (uint32_t)e->nprocs)) {
+        if (src != MM_ANY_SOURCE)
             return MM_EINVAL;
-    } else if (e->hints & MM_HINT_NO_ANY_SOURCE) {
-        return MM_EHINT;
+        if (e->hints & MM_HINT_NO_ANY_SOURCE)
+            return MM_EHINT;
     }
     if (MM_UNLIKELY(tag == MM_ANY_TAG) && (e->hints & MM_HINT_NO_ANY_TAG))
         return MM_EHINT;
@@ -382,14 +384,15 @@ static MM_COLD int enter_slow(mm_engine *e, const mm_entry *x, int is_recv, mm_h
 MM_INLINE int enter(mm_engine *e, const mm_entry *x, const int is_recv, mm_handle *h,
                     uintptr_t *partner, const uint8_t xflags, uint8_t *const pflags)
 {
-    /* self is the head of its pool's free list, taken off only if queued:
-     * engines take nothing from these pools, and a match puts back the one
-     * word of the free list that filling self overwrote. */
+    /* self is taken off its pool's free list before the engine sees it and
+     * put back if not queued (engines take nothing from these pools): after
+     * the engine call only e, self and the outputs are live, so the call
+     * saves few registers. */
     mm_pool *mp = pool_of(e, is_recv);
     mm_elem *self = mp->free;
     if (MM_UNLIKELY(!self))
         return enter_slow(e, x, is_recv, h, partner, xflags, pflags);
-    void *next = *(void **)self;
+    mp->free = *(void **)self;
     mm_qstats *theirs = is_recv ? &e->st.umq : &e->st.prq;
     e->undo_traversed = theirs->traversed;
     e->undo_max_depth = theirs->max_depth;
@@ -404,7 +407,7 @@ MM_INLINE int enter(mm_engine *e, const mm_entry *x, const int is_recv, mm_handl
         if (pflags)
             *pflags = other->flags;
         release(tp, other);
-        *(void **)self = next; /* back on the free list (never queued: no flags to clear) */
+        mm_pool_put(pool_of(e, is_recv), self); /* never queued: no flags to clear */
         side_del(theirs, is_recv ? &e->umq_mem : &e->prq_mem, tp);
         if (h)
             *h = (mm_handle){NULL, 0};
@@ -413,15 +416,15 @@ MM_INLINE int enter(mm_engine *e, const mm_entry *x, const int is_recv, mm_handl
         return rc;
     }
     if (MM_LIKELY(rc == MM_QUEUED)) {
-        mp->free = next;
         self->flags |= MM_ELEM_QUEUED;
-        side_add(is_recv ? &e->st.prq : &e->st.umq, is_recv ? &e->prq_mem : &e->umq_mem, mp);
+        side_add(is_recv ? &e->st.prq : &e->st.umq, is_recv ? &e->prq_mem : &e->umq_mem,
+                 pool_of(e, is_recv));
         if (h)
             *h = (mm_handle){self, self->seq};
         return rc;
     }
     self->flags = 0;
-    *(void **)self = next;
+    mm_pool_put(pool_of(e, is_recv), self);
     e->seq--;
     theirs->searches--;
     theirs->misses--;
