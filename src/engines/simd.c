@@ -24,6 +24,7 @@
  * match finds it in O(1) and compaction updates it. */
 #include <string.h>
 #include "engine.h"
+#include "enter.h"
 #include "engines/simd_scan.h"
 
 enum { P_ISA };
@@ -316,10 +317,13 @@ static void simd_cancel(mm_engine *e, mm_elem *r)
     q_remove(e, &S->prq, slot_of(r));
 }
 
+MM_ENGINE_ENTER(simd, simd_post, simd_arrive, 1)
+
 static const mm_engine_ops simd_ops = {
     .nlinks = 1, /* not a list link: holds the element's slot */
     .init = simd_init, .fini = simd_fini,
     .post = simd_post, .arrive = simd_arrive,
+    .enter_post = simd_enter_post, .enter_arrive = simd_enter_arrive,
     .probe = simd_probe, .cancel = simd_cancel,
 };
 
