@@ -49,6 +49,7 @@ typedef struct simd_impl {
     mm_simd_scan_fn    scan;
     mm_simd_tagscan_fn tagscan;
     int                isa;
+    int                no_any_tag; /* MM_HINT_NO_ANY_TAG: no queued receive has ANY_TAG */
 } simd_impl;
 
 /* Bytes of one slot across the four arrays. */
@@ -217,6 +218,8 @@ static inline __attribute__((always_inline)) uint32_t q_find(const simd_impl *S,
     if (q->elem[i] && pairs(q->elem[i], k, recv_key))
         goto found;
     mm_simd_pat p = recv_key ? mm_simd_pat_recv(k) : mm_simd_pat_msg(k);
+    if (!recv_key && S->no_any_tag)
+        p.tag_alt = p.tag; /* no ANY_TAG receive to find: one tag compare per slot */
     i++;
     if (p.tag_mask == -1) {
         while (i < q->end && (i = S->tagscan(q->tag, i, q->end, &p)) != MM_SIMD_NONE) {
@@ -261,6 +264,7 @@ static int simd_init(mm_engine *e, char *err, size_t errlen)
     S->scan = scan;
     S->tagscan = mm_simd_tagscan_for(isa);
     S->isa = isa;
+    S->no_any_tag = (e->hints & MM_HINT_NO_ANY_TAG) != 0;
     S->prq.mem = &e->prq_mem;
     S->umq.mem = &e->umq_mem;
     e->impl = S;
