@@ -334,10 +334,6 @@ MM_INLINE int check_recv_key(const mm_engine *e, int32_t comm, int32_t src, int3
 
 /* The matching path's helpers (mm_enter_fill, _pool, _release, _side_*)
  * are in enter.h, shared with the engines' own entries. */
-#define fill     mm_enter_fill
-#define pool_of  mm_enter_pool
-#define release  mm_enter_release
-
 static inline void side_del(mm_qstats *q, mm_mem *m, const mm_pool *p)
 {
     mm_enter_side_del(q, m, p->obj_size);
@@ -379,15 +375,16 @@ static int search_only(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *
     _Alignas(max_align_t) unsigned char room[sizeof(mm_elem) + MM_MAX_LINKS * sizeof(mm_link)];
     mm_elem *self = (mm_elem *)(void *)room;
     mm_stats saved = e->st;
-    fill(self, x, ++e->seq, (uint8_t)((is_recv ? MM_ELEM_RECV : 0) | MM_ELEM_NOQUEUE | xflags));
+    mm_enter_fill(self, x, ++e->seq,
+                  (uint8_t)((is_recv ? MM_ELEM_RECV : 0) | MM_ELEM_NOQUEUE | xflags));
     mm_elem *other = NULL;
     int rc = is_recv ? e->post(e, self, &other) : e->arrive(e, self, &other);
     if (rc == MM_MATCHED) {
-        mm_pool *tp = pool_of(e, !is_recv);
+        mm_pool *tp = mm_enter_pool(e, !is_recv);
         uintptr_t cookie = other->cookie;
         if (pflags)
             *pflags = other->flags;
-        release(tp, other);
+        mm_enter_release(tp, other);
         side_del(is_recv ? &e->st.umq : &e->st.prq, is_recv ? &e->umq_mem : &e->prq_mem, tp);
         if (h)
             *h = (mm_handle){NULL, 0};
@@ -405,7 +402,7 @@ static int search_only(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *
 MM_COLD int mm_enter_slow(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *h,
                       uintptr_t *partner, uint8_t xflags, uint8_t *pflags)
 {
-    if (mm_pool_grow(pool_of(e, is_recv)) != 0)
+    if (mm_pool_grow(mm_enter_pool(e, is_recv)) != 0)
         return search_only(e, x, is_recv, h, partner, xflags, pflags);
     return is_recv ? enter(e, x, 1, h, partner, xflags, pflags)
                    : enter(e, x, 0, h, partner, xflags, pflags);
@@ -496,7 +493,7 @@ static int probe(mm_engine *e, int32_t comm, int32_t src, int32_t tag, uintptr_t
     mm_elem *m = e->def->ops->probe(e, &k, remove);
     uintptr_t cookie = m ? m->cookie : 0;
     if (m && remove) {
-        release(&e->msgs, m);
+        mm_enter_release(&e->msgs, m);
         side_del(&e->st.umq, &e->umq_mem, &e->msgs);
     }
     UNLOCK(e);
@@ -533,7 +530,7 @@ int mm_cancel(mm_engine *e, mm_handle h)
         rc = MM_NOTFOUND; /* matched or cancelled already */
     } else {
         e->def->ops->cancel(e, r);
-        release(e->recv_pool, r);
+        mm_enter_release(e->recv_pool, r);
         side_del(&e->st.prq, &e->prq_mem, e->recv_pool);
         e->st.cancels++;
         rc = MM_MATCHED;
