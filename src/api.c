@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "engine.h"
+#include "enter.h"
 #include "shard.h"
 #include "core/compiler.h"
 
@@ -153,6 +154,9 @@ static int parse_params(mm_engine *e, const mm_config *cfg, char *err, size_t er
     return 0;
 }
 
+static int generic_enter_post(mm_engine *e, const mm_entry *x, mm_handle *h, uintptr_t *partner);
+static int generic_enter_arrive(mm_engine *e, const mm_entry *x, uintptr_t *partner);
+
 /* mm_create and mm_create_from: def is the engine (NULL: unknown name). */
 static int create(mm_engine **out, const mm_engine_def *def, const char *name,
                   const mm_config *cfg, char *err, size_t errlen)
@@ -196,6 +200,8 @@ static int create(mm_engine **out, const mm_engine_def *def, const char *name,
     e->def = def;
     e->post = def->ops->post;
     e->arrive = def->ops->arrive;
+    e->enter_post = def->ops->enter_post ? def->ops->enter_post : generic_enter_post;
+    e->enter_arrive = def->ops->enter_arrive ? def->ops->enter_arrive : generic_enter_arrive;
     e->nprocs = cfg->nprocs;
     e->hints = cfg->hints;
     int rc = parse_params(e, cfg, err, errlen);
@@ -214,6 +220,8 @@ static int create(mm_engine **out, const mm_engine_def *def, const char *name,
     mm_pool_init(&e->msgs, mm_elem_size(def->ops->nlinks), &e->mem);
     mm_pool_init(&e->recvs, mm_elem_size(rlinks), &e->mem);  /* allocates nothing yet */
     e->recv_pool = rlinks < def->ops->nlinks ? &e->recvs : &e->msgs;
+    e->msg_size = (uint32_t)e->msgs.obj_size;
+    e->recv_size = (uint32_t)e->recv_pool->obj_size;
     if (cfg->flags & MM_CFG_THREAD_SAFE) {
         if (pthread_mutex_init(&e->lock, NULL) != 0) {
             free_params(e);
@@ -311,125 +319,53 @@ MM_INLINE int check_recv_key(const mm_engine *e, int32_t comm, int32_t src, int3
 {
     if (comm < 0)
         return MM_EINVAL;
-    if (MM_LIKELY(src != MM_ANY_SOURCE)) {
-        if ((uint32_t)src >= (uint32_t)e->nprocs)
+    /* One unsigned compare accepts a source in range; ANY_SOURCE (-1) is
+     * then told apart from a bad source. */
+    if (MM_UNLIKELY((uint32_t)src >= (uint32_t)e->nprocs)) {
+        if (src != MM_ANY_SOURCE)
             return MM_EINVAL;
-    } else if (e->hints & MM_HINT_NO_ANY_SOURCE) {
-        return MM_EHINT;
+        if (e->hints & MM_HINT_NO_ANY_SOURCE)
+            return MM_EHINT;
     }
     if (MM_UNLIKELY(tag == MM_ANY_TAG) && (e->hints & MM_HINT_NO_ANY_TAG))
         return MM_EHINT;
     return 0;
 }
 
-/* The element is its entry, 8 bytes in (elem.h): one copy, then the API's
- * fields over the entry's reserved word. */
-MM_INLINE void fill(mm_elem *x, const mm_entry *d, uint64_t seq, uint8_t flags)
-{
-    memcpy(&x->key, d, sizeof *d);
-    x->seq = seq;
-    x->flags = flags;
-    x->slot = 0;
-}
-
-static inline mm_pool *pool_of(mm_engine *e, int is_recv)
-{
-    return is_recv ? e->recv_pool : &e->msgs;
-}
-
-/* Return x to its pool p (pool_of its side). */
-static inline void release(mm_pool *p, mm_elem *x)
-{
-    x->flags = 0;
-    mm_pool_put(p, x);
-}
-
-/* An element joins or leaves side q (with its byte account m); the side's
- * elements come from pool p. */
-static inline void side_add(mm_qstats *q, mm_mem *m, const mm_pool *p)
-{
-    if (++q->length > q->max_length)
-        q->max_length = q->length;
-    mm_mem_charge(m, p->obj_size);
-}
-
+/* The matching path's helpers (mm_enter_fill, _pool, _release, _side_*)
+ * are in enter.h, shared with the engines' own entries. */
 static inline void side_del(mm_qstats *q, mm_mem *m, const mm_pool *p)
 {
-    q->length--;
-    mm_mem_uncharge(m, p->obj_size);
+    mm_enter_side_del(q, m, p->obj_size);
 }
 
 /* ---- operations ---- */
 
 /* Posting a receive and delivering a message are one path with the roles
- * swapped: search the other side, take the earliest partner or queue self.
- * The matching path: the element from the pool's free list, filled with
- * one copy, the engine called through a pointer cached in the handle, the
- * books kept; locking, pool growth and failure are out of line.
- *
- * A failed call leaves no trace: the engine fails only where it would queue
- * self, after its one search (a miss), so the sequence number and that
- * search's count are taken back (traversed and max_depth from the values
- * saved in e->undo_*). When the pool cannot grow, search_only runs the call
+ * swapped (mm_enter, enter.h): search the other side, take the earliest
+ * partner or queue self. The matching path: the element from the pool's
+ * free list, filled with one copy, the engine's search, the books kept;
+ * locking, pool growth and failure are out of line. mm_post and mm_arrive
+ * check their arguments and call the engine's entry (ops->enter_post,
+ * enter_arrive: the path with the engine's search compiled in), or, for an
+ * engine without entries, the path below that calls post and arrive
+ * through the handle. When the pool cannot grow, search_only runs the call
  * with an element on the stack that the engine may not queue: a receive
  * still takes a queued message (search first, allocate only to queue). */
-static MM_COLD int enter_slow(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *h,
-                              uintptr_t *partner, uint8_t xflags, uint8_t *pflags);
-
-/* xflags: MM_ELEM_* bits the new element carries besides the API's (0 on
- * the public path); pflags, if not NULL, receives a matched partner's flags
- * (the shard layer's internal calls, shard.c). */
 MM_INLINE int enter(mm_engine *e, const mm_entry *x, const int is_recv, mm_handle *h,
                     uintptr_t *partner, const uint8_t xflags, uint8_t *const pflags)
 {
-    /* self is the head of its pool's free list, taken off only if queued:
-     * engines take nothing from these pools, and a match puts back the one
-     * word of the free list that filling self overwrote. */
-    mm_pool *mp = pool_of(e, is_recv);
-    mm_elem *self = mp->free;
-    if (MM_UNLIKELY(!self))
-        return enter_slow(e, x, is_recv, h, partner, xflags, pflags);
-    void *next = *(void **)self;
-    mm_qstats *theirs = is_recv ? &e->st.umq : &e->st.prq;
-    e->undo_traversed = theirs->traversed;
-    e->undo_max_depth = theirs->max_depth;
-    e->undo_probes = theirs->probes;
-    e->undo_max_probes = theirs->max_probes;
-    fill(self, x, ++e->seq, (uint8_t)((is_recv ? MM_ELEM_RECV : 0) | xflags));
-    mm_elem *other;
-    int rc = is_recv ? e->post(e, self, &other) : e->arrive(e, self, &other);
-    if (rc == MM_MATCHED) {
-        mm_pool *tp = pool_of(e, !is_recv);
-        uintptr_t cookie = other->cookie;
-        if (pflags)
-            *pflags = other->flags;
-        release(tp, other);
-        *(void **)self = next; /* back on the free list (never queued: no flags to clear) */
-        side_del(theirs, is_recv ? &e->umq_mem : &e->prq_mem, tp);
-        if (h)
-            *h = (mm_handle){NULL, 0};
-        if (partner)
-            *partner = cookie;
-        return rc;
-    }
-    if (MM_LIKELY(rc == MM_QUEUED)) {
-        mp->free = next;
-        self->flags |= MM_ELEM_QUEUED;
-        side_add(is_recv ? &e->st.prq : &e->st.umq, is_recv ? &e->prq_mem : &e->umq_mem, mp);
-        if (h)
-            *h = (mm_handle){self, self->seq};
-        return rc;
-    }
-    self->flags = 0;
-    *(void **)self = next;
-    e->seq--;
-    theirs->searches--;
-    theirs->misses--;
-    theirs->traversed = e->undo_traversed;
-    theirs->max_depth = e->undo_max_depth;
-    theirs->probes = e->undo_probes;
-    theirs->max_probes = e->undo_max_probes;
-    return rc;
+    return mm_enter(e, x, is_recv, h, partner, xflags, pflags, e->post, e->arrive, 1);
+}
+
+static int generic_enter_post(mm_engine *e, const mm_entry *x, mm_handle *h, uintptr_t *partner)
+{
+    return enter(e, x, 1, h, partner, 0, NULL);
+}
+
+static int generic_enter_arrive(mm_engine *e, const mm_entry *x, uintptr_t *partner)
+{
+    return enter(e, x, 0, NULL, partner, 0, NULL);
 }
 
 /* Search with an element the engine may not queue (the pool cannot grow). */
@@ -439,15 +375,16 @@ static int search_only(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *
     _Alignas(max_align_t) unsigned char room[sizeof(mm_elem) + MM_MAX_LINKS * sizeof(mm_link)];
     mm_elem *self = (mm_elem *)(void *)room;
     mm_stats saved = e->st;
-    fill(self, x, ++e->seq, (uint8_t)((is_recv ? MM_ELEM_RECV : 0) | MM_ELEM_NOQUEUE | xflags));
+    mm_enter_fill(self, x, ++e->seq,
+                  (uint8_t)((is_recv ? MM_ELEM_RECV : 0) | MM_ELEM_NOQUEUE | xflags));
     mm_elem *other = NULL;
     int rc = is_recv ? e->post(e, self, &other) : e->arrive(e, self, &other);
     if (rc == MM_MATCHED) {
-        mm_pool *tp = pool_of(e, !is_recv);
+        mm_pool *tp = mm_enter_pool(e, !is_recv);
         uintptr_t cookie = other->cookie;
         if (pflags)
             *pflags = other->flags;
-        release(tp, other);
+        mm_enter_release(tp, other);
         side_del(is_recv ? &e->st.umq : &e->st.prq, is_recv ? &e->umq_mem : &e->prq_mem, tp);
         if (h)
             *h = (mm_handle){NULL, 0};
@@ -462,10 +399,10 @@ static int search_only(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *
 }
 
 /* The pool is empty: grow it and go on, or search only. */
-static int enter_slow(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *h,
+MM_COLD int mm_enter_slow(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *h,
                       uintptr_t *partner, uint8_t xflags, uint8_t *pflags)
 {
-    if (mm_pool_grow(pool_of(e, is_recv)) != 0)
+    if (mm_pool_grow(mm_enter_pool(e, is_recv)) != 0)
         return search_only(e, x, is_recv, h, partner, xflags, pflags);
     return is_recv ? enter(e, x, 1, h, partner, xflags, pflags)
                    : enter(e, x, 0, h, partner, xflags, pflags);
@@ -496,7 +433,7 @@ static MM_COLD int enter_other(mm_engine *e, const mm_entry *x, int is_recv, mm_
         return mm_shards_enter(e, x, is_recv, h, partner);
     if (e->locked)
         pthread_mutex_lock(&e->lock);
-    rc = is_recv ? enter(e, x, 1, h, partner, 0, NULL) : enter(e, x, 0, h, partner, 0, NULL);
+    rc = is_recv ? e->enter_post(e, x, h, partner) : e->enter_arrive(e, x, partner);
     if (e->locked)
         pthread_mutex_unlock(&e->lock);
     return rc;
@@ -518,7 +455,7 @@ int mm_post(mm_engine *e, const mm_entry *recv, mm_handle *h, uintptr_t *partner
     if (MM_UNLIKELY(uncommon(e, recv)))
         return enter_other(e, recv, 1, h, partner);
     int rc = check_recv_key(e, recv->comm, recv->src, recv->tag);
-    return MM_LIKELY(rc == 0) ? enter(e, recv, 1, h, partner, 0, NULL) : rc;
+    return MM_LIKELY(rc == 0) ? e->enter_post(e, recv, h, partner) : rc;
 }
 
 int mm_arrive(mm_engine *e, const mm_entry *msg, uintptr_t *partner)
@@ -529,7 +466,7 @@ int mm_arrive(mm_engine *e, const mm_entry *msg, uintptr_t *partner)
         return enter_other(e, msg, 0, NULL, partner);
     if (msg->comm < 0 || (uint32_t)msg->src >= (uint32_t)e->nprocs || msg->tag == MM_ANY_TAG)
         return MM_EINVAL;
-    return enter(e, msg, 0, NULL, partner, 0, NULL);
+    return e->enter_arrive(e, msg, partner);
 }
 
 int mm_enter_internal(mm_engine *e, const mm_entry *x, int is_recv, uint8_t xflags,
@@ -556,7 +493,7 @@ static int probe(mm_engine *e, int32_t comm, int32_t src, int32_t tag, uintptr_t
     mm_elem *m = e->def->ops->probe(e, &k, remove);
     uintptr_t cookie = m ? m->cookie : 0;
     if (m && remove) {
-        release(&e->msgs, m);
+        mm_enter_release(&e->msgs, m);
         side_del(&e->st.umq, &e->umq_mem, &e->msgs);
     }
     UNLOCK(e);
@@ -593,7 +530,7 @@ int mm_cancel(mm_engine *e, mm_handle h)
         rc = MM_NOTFOUND; /* matched or cancelled already */
     } else {
         e->def->ops->cancel(e, r);
-        release(e->recv_pool, r);
+        mm_enter_release(e->recv_pool, r);
         side_del(&e->st.prq, &e->prq_mem, e->recv_pool);
         e->st.cancels++;
         rc = MM_MATCHED;

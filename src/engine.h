@@ -46,6 +46,12 @@ typedef struct mm_engine_ops {
     mm_elem *(*probe)(mm_engine *e, const mm_key *k, int remove);
     /* Unlink queued receive r. */
     void (*cancel)(mm_engine *e, mm_elem *r);
+    /* Optional (NULL: the API's own path, which calls post and arrive
+     * through the handle): the whole matching path of mm_post and mm_arrive
+     * for a checked point-to-point call, with this engine's post and arrive
+     * compiled in. Defined with MM_ENGINE_ENTER (enter.h). */
+    int  (*enter_post)(mm_engine *e, const mm_entry *x, mm_handle *h, uintptr_t *partner);
+    int  (*enter_arrive)(mm_engine *e, const mm_entry *x, uintptr_t *partner);
 } mm_engine_ops;
 
 typedef struct mm_engine_def {
@@ -54,9 +60,12 @@ typedef struct mm_engine_def {
 } mm_engine_def;
 
 struct mm_engine {
-    /* The matching path's fields first (api.c): */
+    /* The matching path's fields first (api.c, enter.h): */
+    int     (*enter_post)(mm_engine *e, const mm_entry *x, mm_handle *h, uintptr_t *partner);
+    int     (*enter_arrive)(mm_engine *e, const mm_entry *x, uintptr_t *partner);
     int     (*post)(mm_engine *e, mm_elem *r, mm_elem **partner);   /* def->ops-> */
     int     (*arrive)(mm_engine *e, mm_elem *m, mm_elem **partner); /* def->ops-> */
+    uint32_t  msg_size, recv_size; /* bytes of a message and a receive element */
     int32_t   nprocs;
     uint32_t  hints;
     uint64_t  seq;          /* last sequence number given out */

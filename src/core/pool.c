@@ -117,8 +117,9 @@ int mm_pool_grow(mm_pool *p)
         *(void **)o = p->free;
         p->free = o;
     }
-    if (p->next_count < MAX_SLAB)
-        p->next_count *= 2;
+    p->objects += count;
+    if (p->objects / 4 > p->next_count)
+        p->next_count = p->objects / 4 < MAX_SLAB ? p->objects / 4 : MAX_SLAB;
     return 0;
 }
 

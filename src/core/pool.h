@@ -1,8 +1,11 @@
 /* pool.h - fixed-size object pool: slabs carved into objects, a free list.
  *
  * Keeps malloc off the matching path: after warm-up, taking and returning an
- * object is a pointer swap. Slabs double in size (up to a cap) so a queue of
- * a million elements costs a few dozen mallocs, and are only released when
+ * object is a pointer swap. A new slab adds a quarter of the objects the pool
+ * has (at least its first slab's count, at most a cap), so past the first few
+ * slabs at most a fifth of the objects lie unused after a growth (doubling
+ * left up to half), and a queue of a million elements costs about a hundred
+ * mallocs. Slabs are only released when
  * the pool is destroyed, so an element's address stays valid for the life of
  * its engine (which is what makes stale cancel handles safe to check).
  *
@@ -33,6 +36,7 @@ enum { MM_POOL_PAGE = 4096 };
 typedef struct mm_pool {
     size_t        obj_size;   /* rounded up to pointer alignment          */
     size_t        next_count; /* objects in the next slab                 */
+    size_t        objects;    /* in all slabs                             */
     void         *free;       /* free list threaded through the objects   */
     mm_slab      *slabs;
     mm_mem       *mem;

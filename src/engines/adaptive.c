@@ -20,6 +20,7 @@
  * longer pay. With low < threshold the two conditions leave a band in which
  * neither fires (hysteresis), so the engine does not flap. */
 #include "engines/bins_part.h"
+#include "enter.h"
 
 enum { P_THRESHOLD, P_BINS, P_LOW, P_SEED };
 static const mm_param_info adaptive_params[] = {
@@ -215,10 +216,13 @@ static void adaptive_cancel(mm_engine *e, mm_elem *r)
     unlink_recv(A, r, in_bins(A) ? mm_bins_recv_queue(&A->B, &r->key) : NULL);
 }
 
+MM_ENGINE_ENTER(adaptive, adaptive_post, adaptive_arrive, 1)
+
 static const mm_engine_ops adaptive_ops = {
     .nlinks = 2,
     .init = adaptive_init, .fini = adaptive_fini,
     .post = adaptive_post, .arrive = adaptive_arrive,
+    .enter_post = adaptive_enter_post, .enter_arrive = adaptive_enter_arrive,
     .probe = adaptive_probe, .cancel = adaptive_cancel,
 };
 

@@ -3,6 +3,7 @@
  * The bins, their placement and their search order are in bins_part.h
  * (shared with `adaptive`); this engine allocates them once, at creation. */
 #include "engines/bins_part.h"
+#include "enter.h"
 
 enum { P_BINS, P_SEED };
 static const mm_param_info bins_params[] = {
@@ -80,10 +81,13 @@ static void bins_cancel(mm_engine *e, mm_elem *r)
     mm_queue_remove(mm_bins_recv_queue(e->impl, &r->key), r);
 }
 
+MM_ENGINE_ENTER(bins, bins_post, bins_arrive, 1)
+
 static const mm_engine_ops bins_ops = {
     .nlinks = 2,
     .init = bins_init, .fini = bins_fini,
     .post = bins_post, .arrive = bins_arrive,
+    .enter_post = bins_enter_post, .enter_arrive = bins_enter_arrive,
     .probe = bins_probe, .cancel = bins_cancel,
 };
 

@@ -12,6 +12,7 @@
  * lookup in the UMQ and the insertion in the PRQ (and an arrival the
  * reverse), unless a table has re-seeded itself against hostile keys. */
 #include "engine.h"
+#include "enter.h"
 #include "core/ftable.h"
 
 typedef struct hash_impl {
@@ -142,10 +143,13 @@ static void hash_cancel(mm_engine *e, mm_elem *r)
     mm_stat_probes(&e->st.prq, mm_ftable_take_steps(&H->prq));
 }
 
+MM_ENGINE_ENTER(hash, hash_post, hash_arrive, 1)
+
 static const mm_engine_ops hash_ops = {
     .nlinks = 1,
     .init = hash_init, .fini = hash_fini,
     .post = hash_post, .arrive = hash_arrive,
+    .enter_post = hash_enter_post, .enter_arrive = hash_enter_arrive,
     .probe = hash_probe, .cancel = hash_cancel,
 };
 

@@ -3,6 +3,7 @@
  * The semantic reference: every other engine must produce its matches.
  * Search is O(queue length); memory is one link per element. */
 #include "engine.h"
+#include "enter.h"
 #include "core/queue.h"
 
 typedef struct list_impl {
@@ -76,11 +77,15 @@ static void list_cancel(mm_engine *e, mm_elem *r)
     mm_queue_remove(&L->prq, r);
 }
 
+/* post and arrive fail only for an element they may not queue. */
+MM_ENGINE_ENTER(list, list_post, list_arrive, 0)
+
 static const mm_engine_ops list_ops = {
     .nlinks = 1,
     .init = list_init, .fini = list_fini,
     .post = list_post, .arrive = list_arrive,
     .probe = list_probe, .cancel = list_cancel,
+    .enter_post = list_enter_post, .enter_arrive = list_enter_arrive,
 };
 
 const mm_engine_def mm_engine_list = {

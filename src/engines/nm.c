@@ -16,6 +16,7 @@
  * probe runs; parameter seed); every table remembers its last key, so runs
  * of one key hash nothing. */
 #include "engine.h"
+#include "enter.h"
 #include "core/ftable.h"
 
 enum { NPAT = 4, PAT_ANY_TAG = MM_FTABLE_ANY_TAG, PAT_ANY_SRC = MM_FTABLE_ANY_SRC };
@@ -213,11 +214,14 @@ static void nm_cancel(mm_engine *e, mm_elem *r)
     mm_stat_probes(&e->st.prq, mm_ftable_take_steps(t));
 }
 
+MM_ENGINE_ENTER(nm, nm_post, nm_arrive, 1)
+
 static const mm_engine_ops nm_ops = {
     .nlinks = NPAT,
     .nlinks_recv = 1,   /* a receive sits in one table: 64-byte receives, not 112 */
     .init = nm_init, .fini = nm_fini,
     .post = nm_post, .arrive = nm_arrive,
+    .enter_post = nm_enter_post, .enter_arrive = nm_enter_arrive,
     .probe = nm_probe, .cancel = nm_cancel,
 };
 

@@ -24,6 +24,7 @@
  * match finds it in O(1) and compaction updates it. */
 #include <string.h>
 #include "engine.h"
+#include "enter.h"
 #include "engines/simd_scan.h"
 
 enum { P_ISA };
@@ -48,6 +49,7 @@ typedef struct simd_impl {
     mm_simd_scan_fn    scan;
     mm_simd_tagscan_fn tagscan;
     int                isa;
+    int                no_any_tag; /* MM_HINT_NO_ANY_TAG: no queued receive has ANY_TAG */
 } simd_impl;
 
 /* Bytes of one slot across the four arrays. */
@@ -216,6 +218,8 @@ static inline __attribute__((always_inline)) uint32_t q_find(const simd_impl *S,
     if (q->elem[i] && pairs(q->elem[i], k, recv_key))
         goto found;
     mm_simd_pat p = recv_key ? mm_simd_pat_recv(k) : mm_simd_pat_msg(k);
+    if (!recv_key && S->no_any_tag)
+        p.tag_alt = p.tag; /* no ANY_TAG receive to find: one tag compare per slot */
     i++;
     if (p.tag_mask == -1) {
         while (i < q->end && (i = S->tagscan(q->tag, i, q->end, &p)) != MM_SIMD_NONE) {
@@ -260,6 +264,7 @@ static int simd_init(mm_engine *e, char *err, size_t errlen)
     S->scan = scan;
     S->tagscan = mm_simd_tagscan_for(isa);
     S->isa = isa;
+    S->no_any_tag = (e->hints & MM_HINT_NO_ANY_TAG) != 0;
     S->prq.mem = &e->prq_mem;
     S->umq.mem = &e->umq_mem;
     e->impl = S;
@@ -316,10 +321,13 @@ static void simd_cancel(mm_engine *e, mm_elem *r)
     q_remove(e, &S->prq, slot_of(r));
 }
 
+MM_ENGINE_ENTER(simd, simd_post, simd_arrive, 1)
+
 static const mm_engine_ops simd_ops = {
     .nlinks = 1, /* not a list link: holds the element's slot */
     .init = simd_init, .fini = simd_fini,
     .post = simd_post, .arrive = simd_arrive,
+    .enter_post = simd_enter_post, .enter_arrive = simd_enter_arrive,
     .probe = simd_probe, .cancel = simd_cancel,
 };
 

@@ -97,66 +97,109 @@ static uint32_t scan_avx2(const int32_t *comm, const int32_t *src, const int32_t
 /* The tag scanners take 64 slots (256 bytes, four cache lines) per
  * iteration while they fit, with one branch on the merged candidate bits:
  * the loop is bound by loads and by that branch. */
-__attribute__((target("avx2")))
-static inline uint64_t tag_lanes256(const int32_t *v, __m256i t, __m256i t2)
+__attribute__((target("avx2"), always_inline))
+static inline __m256i tag_eq256(const int32_t *v, __m256i t, __m256i t2, const int two)
 {
     __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)v);
-    __m256i ok = _mm256_or_si256(_mm256_cmpeq_epi32(a, t), _mm256_cmpeq_epi32(a, t2));
-    return (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(ok));
+    __m256i ok = _mm256_cmpeq_epi32(a, t);
+    return two ? _mm256_or_si256(ok, _mm256_cmpeq_epi32(a, t2)) : ok;
 }
 
 __attribute__((target("avx2")))
-static uint32_t tagscan_avx2(const int32_t *tag, uint32_t from, uint32_t to, const mm_simd_pat *p)
+static inline uint64_t lanes256(__m256i ok)
+{
+    return (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(ok));
+}
+
+/* two: compare with tag_alt as well (a message's pattern, whose tag_alt is
+ * ANY_TAG); a receive's pattern has tag_alt == tag and needs one compare
+ * per vector. Instantiated both ways (always_inline, constant two). The
+ * 64-slot step ORs the eight compare results and tests them once; the
+ * 64-bit candidate word is built only when some lane is set. */
+__attribute__((target("avx2"), always_inline))
+static inline uint32_t tagscan_avx2_of(const int32_t *tag, uint32_t from, uint32_t to,
+                                       const mm_simd_pat *p, const int two)
 {
     const __m256i t = _mm256_set1_epi32(p->tag), t2 = _mm256_set1_epi32(p->tag_alt);
     uint32_t i = from & ~7u;
     for (; i + 56 < to; i += 64) {
-        uint64_t bits = 0;
-        for (uint32_t j = 0; j < 8; j++)
-            bits |= tag_lanes256(tag + i + 8 * j, t, t2) << (8 * j);
-        if (bits) {
+        __m256i ok[8], any = _mm256_setzero_si256();
+        for (uint32_t j = 0; j < 8; j++) {
+            ok[j] = tag_eq256(tag + i + 8 * j, t, t2, two);
+            any = _mm256_or_si256(any, ok[j]);
+        }
+        if (!_mm256_testz_si256(any, any)) {
+            uint64_t bits = 0;
+            for (uint32_t j = 0; j < 8; j++)
+                bits |= lanes256(ok[j]) << (8 * j);
             uint32_t hit = first_hit64(bits, i, from, to);
             if (hit != MM_SIMD_NONE)
                 return hit;
         }
     }
     for (; i < to; i += 8) {
-        uint32_t hit = first_hit64(tag_lanes256(tag + i, t, t2), i, from, to);
+        uint32_t hit = first_hit64(lanes256(tag_eq256(tag + i, t, t2, two)), i, from, to);
         if (hit != MM_SIMD_NONE)
             return hit;
     }
     return MM_SIMD_NONE;
 }
 
-__attribute__((target("avx512f")))
-static inline uint64_t tag_lanes512(const int32_t *v, __m512i t, __m512i t2)
+__attribute__((target("avx2")))
+static uint32_t tagscan_avx2(const int32_t *tag, uint32_t from, uint32_t to, const mm_simd_pat *p)
 {
-    __m512i a = _mm512_loadu_si512((const void *)v);
-    return (uint16_t)(_mm512_cmpeq_epi32_mask(a, t) | _mm512_cmpeq_epi32_mask(a, t2));
+    return p->tag_alt == p->tag ? tagscan_avx2_of(tag, from, to, p, 0)
+                                : tagscan_avx2_of(tag, from, to, p, 1);
 }
 
 __attribute__((target("avx512f")))
-static uint32_t tagscan_avx512(const int32_t *tag, uint32_t from, uint32_t to,
-                               const mm_simd_pat *p)
+static inline __mmask16 tag_lanes512(const int32_t *v, __m512i t, __m512i t2)
 {
-    const __m512i t = _mm512_set1_epi32(p->tag), t2 = _mm512_set1_epi32(p->tag_alt);
+    __m512i a = _mm512_loadu_si512((const void *)v);
+    return _mm512_kor(_mm512_cmpeq_epi32_mask(a, t), _mm512_cmpeq_epi32_mask(a, t2));
+}
+
+__attribute__((target("avx512f")))
+static inline __mmask16 tag_lanes512_one(const int32_t *v, __m512i t)
+{
+    return _mm512_cmpeq_epi32_mask(_mm512_loadu_si512((const void *)v), t);
+}
+
+/* The 64-slot step tests the four masks merged in mask registers (one
+ * kortest), and builds the 64-bit candidate word only when some lane is set. */
+__attribute__((target("avx512f"), always_inline))
+static inline uint32_t tagscan_avx512_of(const int32_t *tag, uint32_t from, uint32_t to,
+                                         const mm_simd_pat *p, const int two)
+{
+    const __m512i t = _mm512_set1_epi32(p->tag), t2 = _mm512_set1_epi32(two ? p->tag_alt : p->tag);
+#define MM_LANES512(v) (two ? tag_lanes512(v, t, t2) : tag_lanes512_one(v, t))
     uint32_t i = from & ~15u;
     for (; i + 48 < to; i += 64) {
-        uint64_t bits = tag_lanes512(tag + i, t, t2) | tag_lanes512(tag + i + 16, t, t2) << 16
-                      | tag_lanes512(tag + i + 32, t, t2) << 32
-                      | tag_lanes512(tag + i + 48, t, t2) << 48;
-        if (bits) {
+        __mmask16 k0 = MM_LANES512(tag + i), k1 = MM_LANES512(tag + i + 16),
+                  k2 = MM_LANES512(tag + i + 32), k3 = MM_LANES512(tag + i + 48);
+        if (!_mm512_kortestz(_mm512_kor(k0, k1), _mm512_kor(k2, k3))) {
+            uint64_t bits = (uint64_t)k0 | (uint64_t)k1 << 16 | (uint64_t)k2 << 32
+                          | (uint64_t)k3 << 48;
             uint32_t hit = first_hit64(bits, i, from, to);
             if (hit != MM_SIMD_NONE)
                 return hit;
         }
     }
     for (; i < to; i += 16) {
-        uint32_t hit = first_hit64(tag_lanes512(tag + i, t, t2), i, from, to);
+        uint32_t hit = first_hit64((uint64_t)MM_LANES512(tag + i), i, from, to);
         if (hit != MM_SIMD_NONE)
             return hit;
     }
+#undef MM_LANES512
     return MM_SIMD_NONE;
+}
+
+__attribute__((target("avx512f")))
+static uint32_t tagscan_avx512(const int32_t *tag, uint32_t from, uint32_t to,
+                               const mm_simd_pat *p)
+{
+    return p->tag_alt == p->tag ? tagscan_avx512_of(tag, from, to, p, 0)
+                                : tagscan_avx512_of(tag, from, to, p, 1);
 }
 
 __attribute__((target("avx512f")))

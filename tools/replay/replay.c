@@ -123,62 +123,67 @@ static NULL_FN int null_cancel(mm_engine *e, mm_handle h)
 static const dispatch null_dispatch = { null_post, null_arrive, null_probe, null_probe,
                                         null_cancel };
 
+/* The partner a call reports is written straight into the outcome array. */
+_Static_assert(_Generic((uint64_t *)0, uintptr_t *: 1, default: 0),
+               "the outcome array doubles as the calls' partner argument");
+
 /* One pass over the stream. Returns the library status that stopped it
  * (negative or unexpected) and sets *at, or MM_QUEUED when all went well. */
 static inline __attribute__((always_inline)) int run_loop(mm_replay *r, mm_engine *eng, size_t *at,
                                                           const dispatch *d)
 {
-    const mm_timed_event *ev = r->tev;
-    const size_t n = r->s->n;
-    uint64_t *out = r->out;
+    const mm_timed_event *const ev = r->tev, *const end = ev + r->s->n;
+    uint64_t *o = r->out;
     mm_handle *hs = r->handles;
     uint8_t *queued = r->queued;
 
-    /* Each case checks its own status (R, M: QUEUED or MATCHED, 0..1; P, X,
-     * C: MATCHED or NOTFOUND, 1..2) with one unsigned compare, and the
-     * common cases come first: no second look at the type per event. */
-    for (size_t i = 0; i < n; i++) {
-        const mm_timed_event *x = &ev[i];
-        uintptr_t partner = 0;
+    /* Each event's outcome starts as "none"; the library writes the
+     * partner over it only on a match (post, arrive, probe, mprobe), so the
+     * loop itself never looks at the partner. Each case checks its own
+     * status (R, M: QUEUED or MATCHED, 0..1; P, X, C: MATCHED or NOTFOUND,
+     * 1..2) with one unsigned compare, and the common cases come first. */
+    const mm_timed_event *x = ev;
+    for (; x != end; x++, o++) {
         int rc;
         unsigned type = x->type;
+        *o = MM_OUT_NONE;
         if (type == MM_EV_MSG) {
-            rc = d->arrive(eng, &x->en, &partner);
+            rc = d->arrive(eng, &x->en, o);
             if ((unsigned)rc > MM_MATCHED)
                 goto bad;
         } else if (type == MM_EV_RECV) {
             uint32_t ref = x->ref;
             if (!ref) {
-                rc = d->post(eng, &x->en, NULL, &partner);
+                rc = d->post(eng, &x->en, NULL, o);
             } else {
                 /* Some C names this receive: keep its handle. */
-                rc = d->post(eng, &x->en, &hs[ref - 1], &partner);
+                rc = d->post(eng, &x->en, &hs[ref - 1], o);
                 queued[ref - 1] = rc == MM_QUEUED;
             }
             if ((unsigned)rc > MM_MATCHED)
                 goto bad;
         } else {
             if (type == MM_EV_PROBE) {
-                rc = d->probe(eng, x->en.comm, x->en.src, x->en.tag, &partner);
+                rc = d->probe(eng, x->en.comm, x->en.src, x->en.tag, o);
             } else if (type == MM_EV_MPROBE) {
-                rc = d->mprobe(eng, x->en.comm, x->en.src, x->en.tag, &partner);
+                rc = d->mprobe(eng, x->en.comm, x->en.src, x->en.tag, o);
             } else { /* MM_EV_CANCEL; ref is its R's handle slot */
                 uint32_t slot = x->ref;
                 /* A receive matched at post time never had a handle: a miss.
                  * Otherwise the library answers NOTFOUND for a matched or
                  * already cancelled receive. */
                 rc = queued[slot] ? d->cancel(eng, hs[slot]) : MM_NOTFOUND;
-                if (rc == MM_MATCHED)
+                if (rc == MM_MATCHED) {
                     queued[slot] = 0; /* a second C on it is a miss */
-                partner = (uintptr_t)r->s->ev[i].ref;
+                    *o = (uint64_t)r->s->ev[x - ev].ref;
+                }
             }
             if ((unsigned)(rc - MM_MATCHED) > MM_NOTFOUND - MM_MATCHED)
                 goto bad;
         }
-        out[i] = rc == MM_MATCHED ? (uint64_t)partner : MM_OUT_NONE;
         continue;
     bad:
-        *at = i;
+        *at = (size_t)(x - ev);
         return rc;
     }
     return MM_QUEUED;

@@ -1,0 +1,158 @@
+/* enter.h - the matching path of mm_post and mm_arrive, as an inline
+ * template an engine can instantiate with its own post and arrive.
+ *
+ * api.c runs every call through mm_enter with the engine's functions taken
+ * from the handle (an indirect call). An engine that instantiates the
+ * template (MM_ENGINE_ENTER below, and the entries set in its ops) gets the
+ * same path compiled with its post and arrive called directly, which lets
+ * the compiler inline the engine's search into the path: one function per
+ * call instead of two, no registers saved twice, no status dispatch on the
+ * way out (as UCX's tag matching inlines its search into the receive call).
+ * api.c still does the argument checks and the rare cases (locks,
+ * collective annotations, pool growth, the shard layer) before calling the
+ * entry, so an engine's entries see only valid point-to-point calls. */
+#ifndef MM_ENTER_H
+#define MM_ENTER_H
+
+#include <string.h>
+#include "engine.h"
+#include "core/compiler.h"
+
+/* The element is its entry, 8 bytes in (elem.h): one copy, then the API's
+ * fields over the entry's reserved word. */
+MM_INLINE void mm_enter_fill(mm_elem *x, const mm_entry *d, uint64_t seq, uint8_t flags)
+{
+    memcpy(&x->key, d, sizeof *d);
+    x->seq = seq;
+    x->flags = flags;
+    x->slot = 0;
+}
+
+static inline mm_pool *mm_enter_pool(mm_engine *e, int is_recv)
+{
+    return is_recv ? e->recv_pool : &e->msgs;
+}
+
+/* Return x to its pool p (mm_enter_pool of its side). */
+static inline void mm_enter_release(mm_pool *p, mm_elem *x)
+{
+    x->flags = 0;
+    mm_pool_put(p, x);
+}
+
+/* An element joins or leaves side q (with its byte account m); the side's
+ * elements are size bytes. */
+static inline void mm_enter_side_add(mm_qstats *q, mm_mem *m, uint64_t size)
+{
+    if (++q->length > q->max_length)
+        q->max_length = q->length;
+    mm_mem_charge(m, size);
+}
+
+static inline void mm_enter_side_del(mm_qstats *q, mm_mem *m, uint64_t size)
+{
+    q->length--;
+    mm_mem_uncharge(m, size);
+}
+
+typedef int (*mm_engine_fn)(mm_engine *e, mm_elem *x, mm_elem **partner);
+
+/* The pool is empty: grow it and go on, or search with an element the
+ * engine may not queue (api.c). */
+int mm_enter_slow(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *h,
+                  uintptr_t *partner, uint8_t xflags, uint8_t *pflags);
+
+/* Post (is_recv) or arrive: search the other side, take the earliest
+ * partner or queue self.
+ *
+ * self is taken off its pool's free list before the engine sees it and put
+ * back if not queued (engines take nothing from these pools). A failed call
+ * leaves no trace: the engine fails only where it would queue self, after
+ * its one search (a miss), so the sequence number and that search's count
+ * are taken back, traversed, max_depth and the probe counts from the values
+ * saved in e->undo_*. may_fail 0 promises that the engine fails only for an
+ * element it may not queue (mm_may_queue), which this path never hands it
+ * (mm_enter_slow's search-only call restores every statistic itself): then
+ * nothing is saved.
+ *
+ * xflags: MM_ELEM_* bits the new element carries besides the API's (0 on
+ * the public path); pflags, if not NULL, receives a matched partner's flags
+ * (the shard layer's internal calls, shard.c). */
+MM_INLINE int mm_enter(mm_engine *e, const mm_entry *x, const int is_recv, mm_handle *h,
+                       uintptr_t *partner, const uint8_t xflags, uint8_t *const pflags,
+                       const mm_engine_fn post, const mm_engine_fn arrive, const int may_fail)
+{
+    mm_pool *mp = mm_enter_pool(e, is_recv);
+    mm_elem *self = mp->free;
+    if (MM_UNLIKELY(!self))
+        return mm_enter_slow(e, x, is_recv, h, partner, xflags, pflags);
+    mp->free = *(void **)self;
+    mm_qstats *theirs = is_recv ? &e->st.umq : &e->st.prq;
+    if (may_fail) {
+        e->undo_traversed = theirs->traversed;
+        e->undo_max_depth = theirs->max_depth;
+        e->undo_probes = theirs->probes;
+        e->undo_max_probes = theirs->max_probes;
+    }
+    mm_enter_fill(self, x, ++e->seq, (uint8_t)((is_recv ? MM_ELEM_RECV : 0) | xflags));
+    mm_elem *other;
+    int rc = is_recv ? post(e, self, &other) : arrive(e, self, &other);
+    if (rc == MM_MATCHED) {
+        uintptr_t cookie = other->cookie;
+        if (pflags)
+            *pflags = other->flags;
+        mm_enter_release(mm_enter_pool(e, !is_recv), other);
+        mm_pool_put(mm_enter_pool(e, is_recv), self); /* never queued: no flags to clear */
+        mm_enter_side_del(theirs, is_recv ? &e->umq_mem : &e->prq_mem,
+                          is_recv ? e->msg_size : e->recv_size);
+        if (h)
+            *h = (mm_handle){NULL, 0};
+        if (partner)
+            *partner = cookie;
+        return rc;
+    }
+    if (MM_LIKELY(rc == MM_QUEUED)) {
+        self->flags |= MM_ELEM_QUEUED;
+        mm_enter_side_add(is_recv ? &e->st.prq : &e->st.umq, is_recv ? &e->prq_mem : &e->umq_mem,
+                          is_recv ? e->recv_size : e->msg_size);
+        if (h)
+            *h = (mm_handle){self, self->seq};
+        return rc;
+    }
+    self->flags = 0;
+    mm_pool_put(mm_enter_pool(e, is_recv), self);
+    e->seq--;
+    theirs->searches--;
+    theirs->misses--;
+    if (may_fail) {
+        theirs->traversed = e->undo_traversed;
+        theirs->max_depth = e->undo_max_depth;
+        theirs->probes = e->undo_probes;
+        theirs->max_probes = e->undo_max_probes;
+    }
+    return rc;
+}
+
+/* Defines NAME_enter_post and NAME_enter_arrive, the matching path with
+ * POST and ARRIVE (the engine's mm_engine_ops functions) called directly,
+ * for the ops' enter_post and enter_arrive. MAY_FAIL as for mm_enter (1
+ * unless the engine's post and arrive fail only for !mm_may_queue). The
+ * entries are flattened: everything they call in this file is inlined. */
+#if defined(__GNUC__) || defined(__clang__)
+#define MM_ENTER_FLATTEN __attribute__((flatten))
+#else
+#define MM_ENTER_FLATTEN
+#endif
+#define MM_ENGINE_ENTER(NAME, POST, ARRIVE, MAY_FAIL)                                      \
+    static MM_ENTER_FLATTEN int NAME##_enter_post(mm_engine *e, const mm_entry *x,        \
+                                                  mm_handle *h, uintptr_t *partner)       \
+    {                                                                                      \
+        return mm_enter(e, x, 1, h, partner, 0, NULL, POST, ARRIVE, MAY_FAIL);            \
+    }                                                                                      \
+    static MM_ENTER_FLATTEN int NAME##_enter_arrive(mm_engine *e, const mm_entry *x,      \
+                                                    uintptr_t *partner)                   \
+    {                                                                                      \
+        return mm_enter(e, x, 0, NULL, partner, 0, NULL, POST, ARRIVE, MAY_FAIL);         \
+    }
+
+#endif
