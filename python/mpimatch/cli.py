@@ -18,7 +18,7 @@ from typing import Any, List, Optional, Sequence
 
 from rich.console import Console
 
-from . import __version__, cluster_cli, queues, run_cli, samples_report, tables_cli, tools
+from . import __version__, cluster_cli, queues, run_cli, samples_report, tables_cli, tools, tune
 from .bench import cli as bench_cli
 from .command import ENGINES_DISAGREE, EXIT_STATUS, add_actions, add_command, formatter
 from .errors import EXIT_FAILURE, MpimatchError, raise_broken_pipe
@@ -375,7 +375,7 @@ def cmd_import_dumpi(args: argparse.Namespace, out: Console) -> int:
 REGISTER = (register_engines, register_replay, register_stream, register_gen, register_coll,
             register_threads, bench_cli.register, cluster_cli.register, register_trace, register_import,
             register_convert, tables_cli.register, run_cli.register, queues.register,
-            samples_report.register)
+            samples_report.register, tune.register)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -767,6 +767,37 @@ static int check_polling_stats(void)
     return ft_failed ? 1 : 0;
 }
 
+/* ---- thresholds from a tuning file (FI_MPIMATCH_TUNING): basic's sizes (0 B to 8 MiB)
+ * with shm_eager 100 and cma_min 65536 take each protocol: 0, 1 and 100 bytes eager,
+ * 4031 to 4033 the segmented copy (4 segments), 64 KiB and up process_vm_readv. ---- */
+static char tuning_file[64];
+
+static void tuning_file_check(const char *text)
+{
+    const char *pb = strstr(text, "\"polling\": {");
+    FT_CHECK(pb != NULL);
+    if (!pb)
+        return;
+    FT_EQ(json_num(pb, "shm_eager"), 100);
+    FT_EQ(json_num(pb, "cma_min"), 65536);
+    char want[128];
+    snprintf(want, sizeof want, "\"tuning\": \"%s\"", tuning_file);
+    FT_CHECK(strstr(pb, want) != NULL);
+    if (json_num(text, "rdv_recv") > 0) { /* the receiver */
+        FT_EQ(json_num(text, "eager_recv"), 3);
+        FT_EQ(json_num(text, "rdv_recv"), 6);
+        FT_EQ(json_num(text, "segments_recv"), 4);
+        FT_EQ(json_num(text, "reads"), 3);
+    }
+}
+
+static int check_tuning_stats(void)
+{
+    FT_EQ(each_stats_file(tuning_file_check), 2);
+    printf("tuning statistics: %s\n", ft_failed ? "FAILED" : "ok");
+    return ft_failed ? 1 : 0;
+}
+
 /* ---- snapshots on a signal (FI_MPIMATCH_DUMP) and samples (FI_MPIMATCH_STATS_INTERVAL) ----
  * Rank 0 holds an MPI_ANY_TAG receive and a tag-9 receive (another communicator); rank 1 sent a negative
  * tag (a collective's, in Open MPI) on the ANY_TAG receive's communicator, a tag on
@@ -1290,6 +1321,18 @@ int main(int argc, char **argv)
     RUN("flood", with_stats("flood", t_flood, check_flood_stats));
     RUN("bad_env", t_bad_env());
     RUN("polling", with_stats("polling", t_basic, check_polling_stats));
+    if (!only || !strcmp(only, "tuning")) {
+        snprintf(tuning_file, sizeof tuning_file, "/tmp/mpimatch-tuning-%d.conf", (int)getpid());
+        FILE *tf = fopen(tuning_file, "w");
+        if (!tf || fputs("# thresholds\nshm_eager = 100\ncma_min = 65536\n", tf) < 0)
+            bad = 1;
+        if (tf)
+            fclose(tf);
+        setenv("FI_MPIMATCH_TUNING", tuning_file, 1);
+        bad |= with_stats("tuning", t_basic, check_tuning_stats);
+        unsetenv("FI_MPIMATCH_TUNING");
+        unlink(tuning_file);
+    }
     if (!only || !strcmp(only, "hints")) {
         setenv("FI_MPIMATCH_ENGINE", "hash", 1);
         setenv("FI_MPIMATCH_HINTS", "no_any_source,no_any_tag", 1);
