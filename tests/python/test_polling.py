@@ -55,7 +55,8 @@ def test_tables_set_each_scheme_against_rr():
     recs.append(_r("channels", "cma", "overlap:peer=shm,size=4,compute_us=100", 0.5))
     tabs = polling.tables(recs)
     head, rows = tabs["1 latency"]
-    assert rows[1][0] == "static:50" and rows[1][1] == "0.50 us" and rows[1][5] == "-50%"
+    assert rows[1][0] == "static:50" and rows[1][1] == "0.50 us" and rows[1][6] == "-50%"
+    assert rows[1][5] == "-" and rows[1][-1] == "-"   # no idle measurement given
     assert tabs["2 discovery"][1][1][-1] == "-50%"
     assert tabs["3 channels"][1][0][1:] == ["10.00 us", "1000"]   # 65536 B per 65.5 us
     assert tabs["4 overlap"][1][0] == ["4", "100 us", "0.500"]
@@ -95,13 +96,13 @@ def test_pollbench_modes_and_static_counters(tmp_path: Path):
         ("FI_MPIMATCH_POLL", "static"), ("FI_MPIMATCH_POLL_RATIO", "20")))
     specs = ["latency:peer=shm,size=4,iters=200,reps=1", "latency:peer=net,size=2048,iters=50,reps=1",
              "bandwidth:peer=shm,size=65536,window=4,reps=1", "discovery:burst=20,rounds=2,reps=1",
-             "overlap:peer=net,size=4,compute_us=300,reps=2"]
+             "overlap:peer=net,size=4,compute_us=300,reps=2", "idle:iters=1000,reps=1"]
     o = mpistack.run(stack, 3, [str(tools.find_tool(polling.PROGRAM)), *specs], 120)
     assert o.returncode == 0, o.stderr[-2000:]
     lines = polling.parse_lines(o.stdout)
     assert [line["mode"] for line in lines] == ["latency", "latency", "bandwidth", "discovery",
-                                                "overlap"]
-    assert all(x > 0 for line in lines[:4] for x in line["samples_ns"])
+                                                "overlap", "idle"]
+    assert all(x > 0 for i in (0, 1, 2, 3, 5) for x in lines[i]["samples_ns"])
     assert all(0 < x <= 1 for x in lines[4]["samples"])
     files = sorted(stats.glob("mpimatch-fi-*.json"))
     assert len(files) == 3

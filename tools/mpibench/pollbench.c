@@ -22,6 +22,9 @@
  *         its sender. The partner whose turn it is not waits asleep. A sample
  *         is the senders' time over their bursts (first send to last
  *         acknowledgement), summed over the N rounds, per message.
+ *     idle:iters=I,reps=R
+ *         the cost of looking at the channels: rank 0 calls MPI_Iprobe I
+ *         times with nothing to find; a sample is ns per call.
  *     overlap:peer=shm|net,size=B,compute_us=C,reps=R
  *         rank 0 and the partner each post MPI_Irecv and MPI_Isend of B bytes,
  *         compute for C microseconds calling MPI_Iprobe every 100 us, then
@@ -133,6 +136,32 @@ static void bench_latency(MPI_Comm comm, MPI_Comm ctl)
     }
     print_peer_line("latency", peer, size, "iters", iters, reps, samples, ns);
     free(sb), free(rb);
+}
+
+/* The cost of one look at the channels: rank 0 calls MPI_Iprobe I times with
+ * nothing to find (the others wait asleep); a sample is ns per call. */
+static void bench_idle(MPI_Comm comm, MPI_Comm ctl)
+{
+    int iters = (int)arg_int("iters", 100000, 1, 1 << 28);
+    int reps = (int)arg_int("reps", 5, 1, MAX_SAMPLES);
+    double samples[MAX_SAMPLES];
+    int ns = 0;
+    for (int rep = 0; rep < reps + WARMUP; rep++) {
+        rep_barrier(ctl, rank == 0);
+        double t0 = MPI_Wtime();
+        for (int i = 0; rank == 0 && i < iters; i++) {
+            int flag = 0;
+            MPI_Iprobe(MPI_ANY_SOURCE, 77, comm, &flag, MPI_STATUS_IGNORE);
+            if (flag)
+                die("a message on tag 77");
+        }
+        double t1 = MPI_Wtime();
+        if (rep >= WARMUP)
+            samples[ns++] = (t1 - t0) * 1e9 / iters;
+    }
+    char params[80];
+    snprintf(params, sizeof params, "\"iters\": %d, \"reps\": %d", iters, reps);
+    print_line("idle", params, samples, ns);
 }
 
 static void bench_bandwidth(MPI_Comm comm, MPI_Comm ctl)
@@ -299,9 +328,9 @@ int main(int argc, char **argv)
                          MPI_STATUS_IGNORE);
     static const bench_mode modes[] = {
         {"latency", bench_latency}, {"bandwidth", bench_bandwidth},
-        {"discovery", bench_discovery}, {"overlap", bench_overlap}};
+        {"discovery", bench_discovery}, {"overlap", bench_overlap}, {"idle", bench_idle}};
     bench_dispatch(argc, argv, comm, ctl, modes, sizeof modes / sizeof modes[0],
-                   "latency, bandwidth, discovery or overlap");
+                   "latency, bandwidth, discovery, overlap or idle");
     MPI_Comm_free(&comm);
     MPI_Comm_free(&ctl);
     MPI_Finalize();

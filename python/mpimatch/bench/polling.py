@@ -12,7 +12,8 @@ of them, and pools each measurement's samples: medians and quartiles are over al
 passes, ratios are between configs of the same suite run.
 
   1 latency    4 B and 2 KiB ping-pong with the shared-memory and the network partner,
-               under rr, static with ratios 1 to 1000, and dynamic
+               and the cost of one idle MPI_Iprobe (a look at both channels), under rr,
+               static with ratios 1 to 1000, and dynamic
   2 discovery  bursts of 1 to 200 messages from the two partners in turn, each
                acknowledged, under rr, static 50 and dynamic with update rates 1 to 64
   3 channels   latency and bandwidth per size under each local protocol (eager shared
@@ -115,7 +116,7 @@ def make_plan(quick: bool, passes: Optional[int]) -> Plan:
     reps = 3
     plan = Plan("polling-quick" if quick else "polling", passes or (1 if quick else 2))
     lat = tuple(f"latency:peer={p},size={s},iters={1000 if p == 'shm' else 200},reps={reps}"
-                for p in ("shm", "net") for s in (4, 2048))
+                for p in ("shm", "net") for s in (4, 2048)) + (f"idle:iters=50000,reps={reps}",)
     for scheme, values in (("rr", (None,)), ("static", ratios), ("dynamic", (8,))):
         for v in values:
             name = scheme if v is None else f"{scheme}:{v}"
@@ -198,11 +199,13 @@ def tables(records: Sequence[Mapping[str, Any]]) -> Dict[str, Tuple[List[str], L
     """The four tables: name -> (header, rows)."""
     out: Dict[str, Tuple[List[str], List[List[str]]]] = {}
     lat_specs = [("shm", 4), ("shm", 2048), ("net", 4), ("net", 2048)]
-    head = ["scheme"] + [f"{p} {s} B" for p, s in lat_specs] + [f"{p} {s} B vs rr" for p, s in lat_specs]
+    head = (["scheme"] + [f"{p} {s} B" for p, s in lat_specs] + ["idle Iprobe"]
+            + [f"{p} {s} B vs rr" for p, s in lat_specs] + ["Iprobe vs rr"])
     rows = []
     for c in _configs(records, "latency"):
-        vals = [_med(records, "latency", c, f"latency:peer={p},size={s}") for p, s in lat_specs]
-        base = [_med(records, "latency", "rr", f"latency:peer={p},size={s}") for p, s in lat_specs]
+        specs = [f"latency:peer={p},size={s}" for p, s in lat_specs] + ["idle:"]
+        vals = [_med(records, "latency", c, sp) for sp in specs]
+        base = [_med(records, "latency", "rr", sp) for sp in specs]
         rows.append([c] + [_us(v) for v in vals] + [_rel(v, b) for v, b in zip(vals, base)])
     out["1 latency"] = (head, rows)
     bursts = sorted({int(r["spec"].split("burst=")[1].split(",")[0]) for r in records
