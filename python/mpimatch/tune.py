@@ -6,11 +6,16 @@ bandwidth plots; here they are picked by measurement, by the rule below.
 Half round trips (mpimatch-pollbench latency, the shared-memory partner of rank 0, with
 the network channel active as in the polling suite) for each size under each local
 protocol, forced: eager shared memory (one ring cell, to 4032 bytes), the segmented copy
-through the ring, and process_vm_readv. Passes over the three protocols in turn; the
-median of all samples per size and protocol.
+through the ring, and process_vm_readv. Passes over the three protocols in turn; per size
+and protocol the least of all samples (each sample a mean over many round trips): on a
+shared machine the neighbours only ever add time, so the least sample is the one they
+disturbed least, and a single slow sample cannot move a threshold (the medians are shown
+beside it and written into the file's comments).
 
-  shm_eager  the largest measured size up to which eager is at least as fast as the better
-             rendezvous at every measured size (0 if it loses at the smallest)
+  shm_eager  the largest measured size at which eager is at least as fast as the better
+             rendezvous (0 if it never is): eager's lead shrinks as the size grows (one
+             copy into the cell, one out, against a fixed handshake), so its last win is
+             the crossover, and a noisy loss at a small size does not cut it short
   cma_min    the smallest measured size from which process_vm_readv is at least as fast as
              the segmented copy at every larger measured size (never: 2^40)
 """
@@ -53,13 +58,13 @@ def tune_plan(quick: bool, passes: Optional[int]) -> polling.Plan:
     return plan
 
 
-def latencies(records: Sequence[Mapping[str, Any]]) -> Dict[str, Dict[int, float]]:
-    """protocol -> size -> median half round trip (ns)."""
+def latencies(records: Sequence[Mapping[str, Any]], stat: str = "min") -> Dict[str, Dict[int, float]]:
+    """protocol -> size -> half round trip (ns): the least sample ("min") or the "median"."""
     out: Dict[str, Dict[int, float]] = {}
     for r in records:
-        if r["spec"].startswith("latency:") and r["median"] is not None:
+        if r["spec"].startswith("latency:") and r[stat] is not None:
             size = int(r["spec"].split("size=")[1].split(",")[0])
-            out.setdefault(r["config"], {})[size] = r["median"]
+            out.setdefault(r["config"], {})[size] = r[stat]
     return out
 
 
@@ -69,9 +74,8 @@ def crossovers(lat: Mapping[str, Mapping[int, float]]) -> Tuple[int, int]:
     shm_eager = 0
     for s in sorted(eager):
         rdv = [x for x in (seg.get(s), cma.get(s)) if x is not None]
-        if rdv and eager[s] > min(rdv):
-            break
-        shm_eager = s
+        if not rdv or eager[s] <= min(rdv):
+            shm_eager = s
     both = sorted(set(seg) & set(cma))
     cma_min = NEVER
     for s in reversed(both):
@@ -82,13 +86,14 @@ def crossovers(lat: Mapping[str, Mapping[int, float]]) -> Tuple[int, int]:
 
 
 def tuning_text(shm_eager: int, cma_min: int, command: str, passes: int,
-                lat: Mapping[str, Mapping[int, float]]) -> str:
+                lat: Mapping[str, Mapping[int, float]], med: Mapping[str, Mapping[int, float]]) -> str:
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [f"# written by `{command}` on {socket.gethostname()}, {when}",
-             f"# {passes} pass(es); medians of half round trips in ns, per size:"]
+             f"# {passes} pass(es); half round trips in ns per size, least sample / median:"]
     for proto in ("eager", "segmented", "cma"):
-        pts = lat.get(proto, {})
-        lines.append(f"#   {proto}: " + ", ".join(f"{s}={pts[s]:.0f}" for s in sorted(pts)))
+        pts, mids = lat.get(proto, {}), med.get(proto, {})
+        lines.append(f"#   {proto}: " + ", ".join(f"{s}={pts[s]:.0f}/{mids.get(s, 0):.0f}"
+                                                  for s in sorted(pts)))
     lines += ["# FI_MPIMATCH_TUNING=<this file> makes these the provider's defaults;",
               "# FI_MPIMATCH_SHM_EAGER / FI_MPIMATCH_CMA_MIN in the environment still win.",
               f"shm_eager = {shm_eager}", f"cma_min = {cma_min}", ""]
@@ -110,15 +115,17 @@ def cmd_tune(args: argparse.Namespace, out: Console) -> int:
         raise MpimatchError(f"{len(failures)} run(s) failed, nothing written: "
                             + "; ".join(f"{f['config']}: {f['reason']}" for f in failures),
                             EXIT_FAILURE)
-    lat = latencies(records)
+    lat, med = latencies(records), latencies(records, "median")
     shm_eager, cma_min = crossovers(lat)
     command = "mpimatch " + " ".join(getattr(args, "argv", sys.argv[1:]))
-    write_atomic(target, tuning_text(shm_eager, cma_min, command, plan.passes, lat))
-    t = Table(title="half round trip per size and local protocol (median)", title_justify="left")
+    write_atomic(target, tuning_text(shm_eager, cma_min, command, plan.passes, lat, med))
+    t = Table(title="half round trip per size and local protocol: least sample (median)",
+              title_justify="left")
     for h in ("size", "eager", "segmented", "process_vm_readv"):
         t.add_column(h, justify="right")
     for s in sorted({s for pts in lat.values() for s in pts}):
-        t.add_row(str(s), *(polling._us(lat.get(p, {}).get(s)) for p in ("eager", "segmented", "cma")))
+        t.add_row(str(s), *(f"{polling._us(lat.get(p, {}).get(s))} ({polling._us(med.get(p, {}).get(s))})"
+                            for p in ("eager", "segmented", "cma")))
     out.print(t)
     never = " (never)" if cma_min == NEVER else ""
     out.print(f"shm_eager = {shm_eager}, cma_min = {cma_min}{never}: written to {target} in "

@@ -75,6 +75,8 @@ enum { MMFI_YIELD_AUTO = 0, MMFI_YIELD_ALWAYS = 1, MMFI_YIELD_NEVER = 2 };
 enum { MMFI_LAYOUT_OMPI = 0, MMFI_LAYOUT_NONE = 1 };
 
 int mmfi_settings_read(mmfi_settings *s); /* 0 or -FI_EINVAL (warned) */
+/* FI_MPIMATCH_CMA_MIN's default, measured on the development machine (docs/provider.md). */
+#define MMFI_CMA_MIN_DEFAULT 65536u
 
 /* ---- addresses: what fi_getname returns and fi_av_insert takes ---- */
 typedef struct mmfi_addr {

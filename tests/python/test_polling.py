@@ -32,7 +32,11 @@ def test_crossover_rule():
     # a win that does not hold at every larger size does not count
     lat["cma"][1 << 20] = 5000
     assert crossovers(lat)[1] == NEVER
-    # eager loses at once: 0; eager everywhere: its largest size
+    # a loss at a small size before wins at larger ones: the last win counts
+    lat2 = {"eager": {64: 30, 256: 5, 4032: 6}, "segmented": {64: 20, 256: 20, 4032: 20},
+            "cma": {64: 25, 256: 25, 4032: 25}}
+    assert crossovers(lat2)[0] == 4032
+    # eager never wins: 0; eager everywhere: its largest size
     assert crossovers({"eager": {64: 30}, "segmented": {64: 20}, "cma": {64: 40}})[0] == 0
     assert crossovers({"eager": {64: 1, 4032: 2}, "segmented": {64: 20, 4032: 20},
                        "cma": {}})[0] == 4032
