@@ -104,7 +104,7 @@ static uint64_t stamp(const mmfi_ep *ep)
 static void found(mmfi_ep *ep, const mmfi_conn *c, const mmfi_wire *w)
 {
     uint64_t disc = UINT64_MAX;
-    if (w->t_post && ep->dom->set.stats_dir[0] && mmfi_same_host(c)) {
+    if (w->t_post && ep->dom->set.stats_dir[0] && c->peer.host == ep->name.host) {
         uint64_t now = mmfi_now_ns();
         disc = now > w->t_post ? now - w->t_post : 0;
     }
