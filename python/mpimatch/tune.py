@@ -27,7 +27,7 @@ import socket
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 from rich.console import Console
 from rich.table import Table

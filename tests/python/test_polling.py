@@ -10,8 +10,6 @@ import json
 from pathlib import Path
 from typing import Any, Dict, List
 
-import pytest
-
 from conftest import run_cli
 from mpimatch import mpistack, tools
 from mpimatch.bench import polling
