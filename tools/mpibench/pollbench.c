@@ -63,6 +63,19 @@ static int arg_peer(void)
     return -1;
 }
 
+/* The measured pair: rank 0 and the partner SPEC's peer names. */
+typedef struct pair {
+    int peer;  /* the partner's rank */
+    int me;    /* this rank takes part */
+    int other; /* the rank this one talks to */
+} pair;
+
+static pair arg_pair(void)
+{
+    int peer = arg_peer();
+    return (pair){peer, rank == 0 || rank == peer, rank == 0 ? peer : 0};
+}
+
 /* The barrier before each repetition. A rank that takes no part in the
  * measurement (me = 0) waits in it asleep between tests, so that the two that
  * do have the processors (3 ranks on a 2-core machine). */
@@ -104,12 +117,11 @@ static void print_peer_line(const char *mode, int peer, long long size, const ch
 
 static void bench_latency(MPI_Comm comm, MPI_Comm ctl)
 {
-    int peer = arg_peer();
+    pair pr = arg_pair();
+    int peer = pr.peer, me = pr.me, other = pr.other;
     long long size = arg_int("size", 4, 0, 1LL << 30);
     int iters = (int)arg_int("iters", 1000, 1, 1 << 24);
     int reps = (int)arg_int("reps", 5, 1, MAX_SAMPLES);
-    int me = rank == 0 || rank == peer;
-    int other = rank == 0 ? peer : 0;
     unsigned char *sb = xmalloc((size_t)size), *rb = xmalloc((size_t)size);
     double samples[MAX_SAMPLES];
     int ns = 0;
@@ -166,11 +178,11 @@ static void bench_idle(MPI_Comm comm, MPI_Comm ctl)
 
 static void bench_bandwidth(MPI_Comm comm, MPI_Comm ctl)
 {
-    int peer = arg_peer();
+    pair pr = arg_pair();
+    int peer = pr.peer, me = pr.me;
     long long size = arg_int("size", 1 << 20, 1, 1LL << 30);
     int window = (int)arg_int("window", 32, 1, 4096);
     int reps = (int)arg_int("reps", 5, 1, MAX_SAMPLES);
-    int me = rank == 0 || rank == peer;
     unsigned char *buf = xmalloc((size_t)size * (size_t)(rank == 0 ? window : 1));
     MPI_Request *req = xmalloc((size_t)window * sizeof *req);
     double samples[MAX_SAMPLES];
@@ -263,12 +275,11 @@ static void bench_discovery(MPI_Comm comm, MPI_Comm ctl)
 
 static void bench_overlap(MPI_Comm comm, MPI_Comm ctl)
 {
-    int peer = arg_peer();
+    pair pr = arg_pair();
+    int peer = pr.peer, me = pr.me, other = pr.other;
     long long size = arg_int("size", 4, 1, 1LL << 30);
     long long compute_us = arg_int("compute_us", 100, 0, 10000000);
     int reps = (int)arg_int("reps", 5, 1, MAX_SAMPLES);
-    int me = rank == 0 || rank == peer;
-    int other = rank == 0 ? peer : 0;
     unsigned char *sb = xmalloc((size_t)size), *rb = xmalloc((size_t)size);
     double samples[MAX_SAMPLES];
     int ns = 0;
