@@ -18,7 +18,7 @@ from typing import Any, List, Optional, Sequence
 
 from rich.console import Console
 
-from . import __version__, cluster_cli, queues, run_cli, samples_report, tables_cli, tools
+from . import __version__, cluster_cli, queues, run_cli, samples_report, tables_cli, tools, tune
 from .advise import cli as advise_cli
 from .bench import cli as bench_cli
 from .command import ENGINES_DISAGREE, EXIT_STATUS, add_actions, add_command, formatter
@@ -391,7 +391,7 @@ def cmd_import_dumpi(args: argparse.Namespace, out: Console) -> int:
 REGISTER = (register_engines, register_replay, register_stream, register_gen, register_coll,
             register_threads, bench_cli.register, cluster_cli.register, register_trace, register_import,
             register_convert, tables_cli.register, run_cli.register, queues.register,
-            samples_report.register, advise_cli.register)
+            samples_report.register, advise_cli.register, tune.register)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -14,6 +14,8 @@ Stacks (docs/conformance.md):
                   all traffic over its TCP channel on loopback
   mpimatch-mixed  the provider with rank 1 as if on another host (FI_MPIMATCH_FORCE_TCP=1):
                   rank 1 talks TCP, the others shared memory among themselves
+  mpimatch-static, mpimatch-dynamic  as mpimatch-mixed, polling its channels with the
+                  static or dynamic scheme (FI_MPIMATCH_POLL, docs/provider.md#polling)
 """
 from __future__ import annotations
 
@@ -47,6 +49,9 @@ FORCE_TCP_ENV = "FI_MPIMATCH_FORCE_TCP"  # all, none, or AV indices (ranks) as i
 STATS_ENV = "FI_MPIMATCH_STATS"
 # The provider stacks that use its TCP channel on one machine: name -> FI_MPIMATCH_FORCE_TCP.
 TCP_STACKS = {"mpimatch-tcp": "all", "mpimatch-mixed": "1"}
+POLL_ENV = "FI_MPIMATCH_POLL"   # the channel polling scheme: rr, static, dynamic
+# Mixed channels (rank 1 on TCP) under each polling scheme but rr: name -> FI_MPIMATCH_POLL.
+POLL_STACKS = {"mpimatch-static": "static", "mpimatch-dynamic": "dynamic"}
 SHM_DIR = Path("/dev/shm")
 
 
@@ -110,11 +115,13 @@ def provider_library() -> Optional[Path]:
 
 def provider_stack(engine: Optional[str] = None, library: Optional[Path] = None,
                    hints: Sequence[str] = (), force_tcp: Optional[str] = None,
-                   stats: Optional[Path] = None, name: Optional[str] = None) -> Stack:
+                   stats: Optional[Path] = None, name: Optional[str] = None,
+                   env_extra: Sequence[Tuple[str, str]] = ()) -> Stack:
     """The mpimatch provider under pml cm + mtl ofi; `engine` None is its default engine;
     `hints` the assertions an engine needs (e.g. no_any_source, no_any_tag for hash);
     `force_tcp` FI_MPIMATCH_FORCE_TCP (all, or ranks as if on other hosts); `stats` a
-    directory for the statistics files (FI_MPIMATCH_STATS)."""
+    directory for the statistics files (FI_MPIMATCH_STATS); `env_extra` further
+    FI_MPIMATCH_* variables (e.g. the polling scheme)."""
     lib = library or provider_library()
     if lib is None:
         raise FileNotFoundError(f"{PROVIDER_LIB} is not built (set {PROVIDER_ENV} or build it "
@@ -128,6 +135,7 @@ def provider_stack(engine: Optional[str] = None, library: Optional[Path] = None,
         env.append((FORCE_TCP_ENV, force_tcp))
     if stats is not None:
         env.append((STATS_ENV, str(Path(stats).resolve())))
+    env += list(env_extra)
     preload = os.environ.get(PRELOAD_ENV)
     if preload:   # Open MPI's own leaks are not the provider's: leak checks off
         env += [("LD_PRELOAD", preload), *SANITIZER_OPTIONS]

@@ -11,7 +11,7 @@ import os
 import shlex
 import subprocess
 from pathlib import Path
-from typing import Any, List
+from typing import Any, List, Tuple
 
 from rich.console import Console
 
@@ -54,6 +54,16 @@ def register(sub: Any) -> None:
                                                       "all, or ranks a,b (FI_MPIMATCH_FORCE_TCP)")
     p.add_argument("--tcp-iface", metavar="IF", help="interface or IPv4 address the TCP channel "
                                                      "listens on (FI_MPIMATCH_TCP_IFACE)")
+    p.add_argument("--poll", choices=("rr", "static", "dynamic"),
+                   help="channel polling scheme (FI_MPIMATCH_POLL; docs/provider.md#polling)")
+    p.add_argument("--poll-ratio", metavar="N", type=int,
+                   help="static: shared-memory polls per network poll, 1..1000 "
+                        "(FI_MPIMATCH_POLL_RATIO)")
+    p.add_argument("--poll-history", metavar="N", type=int,
+                   help="dynamic: messages between ratio updates, 1..1024 "
+                        "(FI_MPIMATCH_POLL_HISTORY)")
+    p.add_argument("--tuning", metavar="FILE",
+                   help="thresholds file written by `mpimatch tune` (FI_MPIMATCH_TUNING)")
     p.add_argument("--lib", metavar="PATH", help="libmpimatch-fi.so to use (default: "
                                                  f"${mpistack.PROVIDER_ENV}, the build tree, "
                                                  "then the installed one)")
@@ -121,7 +131,27 @@ def build_command(args: argparse.Namespace) -> List[str]:
         extra += ("-x", f"FI_MPIMATCH_DUMP={dump.resolve()}")
     if args.dump_signal:
         extra += ("-x", f"FI_MPIMATCH_DUMP_SIGNAL={args.dump_signal}")
-    return [cmd[0], *extra, *cmd[1:]]
+    return [cmd[0], *extra, *_poll_options(args), *cmd[1:]]
+
+
+def _poll_options(args: argparse.Namespace) -> Tuple[str, ...]:
+    """-x options of --poll, --poll-ratio, --poll-history and --tuning, checked as the
+    provider checks them (docs/provider.md#polling, #thresholds)."""
+    out: Tuple[str, ...] = ()
+    if args.poll:
+        out += ("-x", f"FI_MPIMATCH_POLL={args.poll}")
+    for name, value, hi in (("ratio", args.poll_ratio, 1000), ("history", args.poll_history, 1024)):
+        if value is None:
+            continue
+        if not 1 <= value <= hi:
+            raise MpimatchError(f"run: --poll-{name}: an integer from 1 to {hi}")
+        out += ("-x", f"FI_MPIMATCH_POLL_{name.upper()}={value}")
+    if args.tuning:
+        tuning = Path(args.tuning)
+        if not tuning.is_file():
+            raise MpimatchError(f"run: --tuning {args.tuning}: no such file")
+        out += ("-x", f"FI_MPIMATCH_TUNING={tuning.resolve()}")
+    return out
 
 
 def cmd_run(args: argparse.Namespace, out: Console) -> int:

@@ -157,8 +157,15 @@ void mmfi_ep_progress(mmfi_ep *ep)
     sync_av(ep);
     if (ep->inbox_linked)
         mmfi_shm_unlink_when_attached(ep, ep->expect_attach);
-    mmfi_shm_poll(ep, 64);
-    mmfi_tcp_poll(ep, 0);
+    /* The polling scheme (poll.h): shared memory at every call, the network
+     * at every call (rr) or every ratio-th (static, dynamic). */
+    mmfi_poll_looked(&ep->poll, MMFI_CH_SHM, mmfi_shm_poll(ep, 64));
+    if (mmfi_poll_net_due(&ep->poll)) {
+        int got = mmfi_tcp_poll(ep, 0);
+        if (got >= 0)
+            mmfi_poll_looked(&ep->poll, MMFI_CH_NET, got);
+    } else
+        mmfi_tcp_flush(ep);
     mmfi_push_pending(ep);
     mmfi_dump_poll(ep);
     if ((++ep->polls & 255) == 0) {
@@ -636,6 +643,7 @@ int mmfi_ep_open(struct fid_domain *domain, struct fi_info *info, struct fid_ep 
         return -FI_ENOMEM;
     ep->dom = d;
     ep->sample_fd = -1;
+    mmfi_poll_init(&ep->poll, d->set.poll, d->set.poll_ratio, d->set.poll_history);
     ep->caps = info->caps ? info->caps : (FI_TAGGED | FI_MSG | FI_DIRECTED_RECV | FI_SOURCE);
     ep->tx_op_flags = info->tx_attr ? info->tx_attr->op_flags : 0;
     ep->rx_op_flags = info->rx_attr ? info->rx_attr->op_flags : 0;

@@ -27,6 +27,7 @@
 #include <rdma/providers/fi_prov.h>
 
 #include "mpimatch.h"
+#include "poll.h"
 
 #define MMFI_NAME      "mpimatch"
 #define MMFI_VERSION   FI_VERSION(0, 1)
@@ -61,6 +62,13 @@ typedef struct mmfi_settings {
     int      yield;        /* FI_MPIMATCH_YIELD: MMFI_YIELD_AUTO, _ALWAYS or _NEVER */
     uint32_t spin;         /* FI_MPIMATCH_SPIN: empty CQ reads before each yield */
     long     ncpus;        /* online processors (auto: oversubscribed above this) */
+    /* channel polling and thresholds (poll.h, tuning.c; docs/provider.md#polling) */
+    int      poll;         /* FI_MPIMATCH_POLL: MMFI_POLL_RR, _STATIC or _DYNAMIC */
+    uint32_t poll_ratio;   /* FI_MPIMATCH_POLL_RATIO: static shm polls per network poll */
+    uint32_t poll_history; /* FI_MPIMATCH_POLL_HISTORY: dynamic update rate    */
+    size_t   shm_eager;    /* FI_MPIMATCH_SHM_EAGER: largest eager message over shared memory */
+    uint64_t cma_min;      /* FI_MPIMATCH_CMA_MIN: smallest message read with process_vm_readv */
+    char     tuning[512];  /* FI_MPIMATCH_TUNING: the file the values above came from */
 } mmfi_settings;
 
 enum { MMFI_YIELD_AUTO = 0, MMFI_YIELD_ALWAYS = 1, MMFI_YIELD_NEVER = 2 };
@@ -68,6 +76,8 @@ enum { MMFI_YIELD_AUTO = 0, MMFI_YIELD_ALWAYS = 1, MMFI_YIELD_NEVER = 2 };
 enum { MMFI_LAYOUT_OMPI = 0, MMFI_LAYOUT_NONE = 1 };
 
 int mmfi_settings_read(mmfi_settings *s); /* 0 or -FI_EINVAL (warned) */
+/* FI_MPIMATCH_CMA_MIN's default, measured on the development machine (docs/provider.md). */
+#define MMFI_CMA_MIN_DEFAULT 65536u
 
 /* ---- addresses: what fi_getname returns and fi_av_insert takes ---- */
 typedef struct mmfi_addr {
@@ -168,7 +178,8 @@ typedef struct mmfi_wire {
     uint64_t send_id;  /* sender's pending-send record                   */
     uint64_t recv_id;  /* receiver's record (CTS/DATA)                   */
     uint64_t off;      /* DATA: offset in the message                    */
-    uint64_t pad1;
+    uint64_t t_post;   /* EAGER/RTS: the sender's mmfi_now_ns() at the send (with
+                        * FI_MPIMATCH_STATS; 0 otherwise): discovery time */
 } mmfi_wire;           /* 64 bytes */
 
 /* ---- pending sends (rendezvous, waiting for CTS or streaming) ---- */
@@ -344,7 +355,9 @@ typedef struct mmfi_ep {
     int            *tcp_pend;     /* accepted fds waiting for the peer's address */
     size_t          ntcp_pend;
     size_t          tcp_conns;    /* connections with a socket                */
-    uint64_t        polls;
+    uint64_t        tcp_calls;    /* mmfi_tcp_poll calls (the listener: every 64th) */
+    uint64_t        polls;        /* progress calls                         */
+    mmfi_poll       poll;         /* polling scheme and its counters (poll.h) */
     uint64_t        last_check_ns;
     mmfi_counters   c;
     /* snapshots and samples (dump.c) */
@@ -440,7 +453,10 @@ void mmfi_shm_inflight(mmfi_ep *ep, const mmfi_conn *c, uint64_t *in, uint64_t *
 /* ---- tcp.c: the TCP channel ---- */
 int  mmfi_tcp_open(mmfi_ep *ep);     /* listener; fills ep->name.ip/port */
 void mmfi_tcp_close(mmfi_ep *ep);    /* says BYE, flushes (bounded), closes */
-int  mmfi_tcp_poll(mmfi_ep *ep, int force); /* accept, read, write */
+/* accept, read, write: the descriptors with events, or -1 when it did not look
+ * (no connection and the listener not due) */
+int  mmfi_tcp_poll(mmfi_ep *ep, int force);
+void mmfi_tcp_flush(mmfi_ep *ep);    /* write what the sockets take, nothing else */
 void mmfi_tcp_conn_close(mmfi_conn *c);
 void mmfi_tcp_drain(mmfi_ep *ep, uint32_t ci); /* read what ci's socket holds now */
 /* The channel for a peer: TCP for other hosts and FI_MPIMATCH_FORCE_TCP. */

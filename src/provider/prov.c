@@ -24,6 +24,7 @@
 #include <netinet/in.h>
 
 #include "mmfi.h"
+#include "tuning.h"
 
 #define MMFI_CAPS (FI_TAGGED | FI_MSG | FI_SEND | FI_RECV | FI_DIRECTED_RECV | FI_SOURCE | \
                    FI_LOCAL_COMM | FI_REMOTE_COMM)
@@ -73,6 +74,18 @@ static const struct { const char *name, *help; } params[] = {
               "auto (default: when the AV holds more processes of this host than it has online "
               "processors), always, or never"},
     {"spin", "empty CQ reads in a row before each sched_yield (default 64, 0..1000000)"},
+    {"poll", "channel polling scheme: rr (default: shared memory and network at every "
+             "progress call), static (the network every poll_ratio-th call) or dynamic (the "
+             "ratio follows the channels of the last poll_history messages)"},
+    {"poll_ratio", "static polling: shared-memory polls per network poll (default 50, 1..1000)"},
+    {"poll_history", "dynamic polling: messages between updates of the ratio (default 8, "
+                     "1..1024)"},
+    {"shm_eager", "largest eager message over shared memory (default: the tuning file's, "
+                  "else FI_MPIMATCH_EAGER's value; 0..FI_MPIMATCH_EAGER)"},
+    {"cma_min", "smallest rendezvous message over shared memory read with process_vm_readv; "
+                "smaller ones take the segmented copy (default: the tuning file's, else 65536)"},
+    {"tuning", "a file written by `mpimatch tune`: defaults for shm_eager, cma_min, poll, "
+               "poll_ratio, poll_history"},
 };
 
 FI_EXT_INI
@@ -242,6 +255,54 @@ static int env_choice(const char *name, const char *upper, const char *const *ch
     return -FI_EINVAL;
 }
 
+/* Polling and thresholds: the tuning file's values are the defaults, the
+ * environment wins (docs/provider.md#polling, #thresholds). */
+static int poll_settings(mmfi_settings *s)
+{
+    mmfi_tuning t;
+    memset(&t, 0, sizeof t);
+    const char *tf = env("tuning");
+    if (tf) {
+        char err[768];
+        if (mmfi_tuning_read(tf, &t, err, sizeof err)) {
+            MMFI_WARN(FI_LOG_CORE, "FI_MPIMATCH_TUNING: %s\n", err);
+            return -FI_EINVAL;
+        }
+        snprintf(s->tuning, sizeof s->tuning, "%s", tf);
+    }
+    uint64_t x;
+#define TUNED(k, def) (t.have[k] ? t.val[k] : (uint64_t)(def))
+    s->poll = (int)TUNED(MMFI_TUNE_POLL, MMFI_POLL_RR);
+    const char *p = env("poll");
+    if (p) {
+        static const char *const polls[] = {"rr", "static", "dynamic"}; /* MMFI_POLL_* */
+        if (env_choice("poll", "POLL", polls, 3, &s->poll))
+            return -FI_EINVAL;
+    }
+    x = TUNED(MMFI_TUNE_POLL_RATIO, 50);
+    if (env_uint("poll_ratio", 1, MMFI_POLL_RATIO_MAX, &x))
+        return -FI_EINVAL;
+    s->poll_ratio = (uint32_t)x;
+    x = TUNED(MMFI_TUNE_POLL_HISTORY, 8);
+    if (env_uint("poll_history", 1, MMFI_POLL_HISTORY_MAX, &x))
+        return -FI_EINVAL;
+    s->poll_history = (uint32_t)x;
+    x = TUNED(MMFI_TUNE_SHM_EAGER, s->eager);
+    if (x > s->eager && !env("shm_eager"))
+        x = s->eager; /* the file's value, under a smaller FI_MPIMATCH_EAGER */
+    if (env_uint("shm_eager", 0, s->eager, &x))
+        return -FI_EINVAL;
+    s->shm_eager = (size_t)x;
+    /* Measured here (docs/provider.md#thresholds): process_vm_readv was at least as fast
+     * as the segmented copy from 64 KiB on in every run, and not below it in all of them. */
+    x = TUNED(MMFI_TUNE_CMA_MIN, MMFI_CMA_MIN_DEFAULT);
+    if (env_uint("cma_min", 0, (uint64_t)1 << 40, &x))
+        return -FI_EINVAL;
+    s->cma_min = x;
+#undef TUNED
+    return 0;
+}
+
 static int parse_hints(const char *v, uint32_t *out)
 {
     *out = 0;
@@ -369,6 +430,8 @@ int mmfi_settings_read(mmfi_settings *s)
         return -FI_EINVAL;
     s->spin = (uint32_t)x;
     s->ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (poll_settings(s))
+        return -FI_EINVAL;
     /* The engine itself: unknown parameters, missing hints. */
     char err[256];
     mm_engine *eng = NULL;

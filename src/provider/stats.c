@@ -61,6 +61,53 @@ static void param_value(FILE *f, const mm_param_info *p)
         fputs("null", f);
 }
 
+/* "polling": the scheme, its settings and per polled channel the polls, the
+ * empty ones, the messages found and their discovery times (poll.h). */
+static void json_polling(FILE *f, const mmfi_ep *ep)
+{
+    const mmfi_poll *p = &ep->poll;
+    const mmfi_settings *s = &ep->dom->set;
+    fprintf(f, " \"polling\": {\"scheme\": \"%s\", \"ratio_setting\": %u, \"history\": %u, "
+               "\"ratio\": %u, \"ratio_min\": %u, \"ratio_max\": %u, \"updates\": %llu, "
+               "\"shm_eager\": %zu, \"cma_min\": %llu, \"tuning\": ",
+            mmfi_poll_scheme_name(p->scheme), s->poll_ratio, p->history, p->ratio,
+            p->ratio_min_seen, p->ratio_max_seen, (unsigned long long)p->updates, s->shm_eager,
+            (unsigned long long)s->cma_min);
+    if (s->tuning[0]) {
+        fputc('"', f);
+        for (const char *q = s->tuning; *q; q++) {
+            if (*q == '"' || *q == '\\')
+                fputc('\\', f);
+            if ((unsigned char)*q >= 0x20)
+                fputc(*q, f);
+        }
+        fputc('"', f);
+    } else
+        fputs("null", f);
+    static const char *const names[MMFI_CH_N] = {"shm", "net"};
+    for (int ch = 0; ch < MMFI_CH_N; ch++) {
+        const mmfi_chan_polls *c = &p->ch[ch];
+        fprintf(f, ", \"%s\": {\"polls\": %llu, \"empty_polls\": %llu, \"found\": %llu, "
+                   "\"discovered\": %llu, \"discovery_mean_ns\": %.1f, "
+                   "\"discovery_p50_ns_le\": %llu, \"discovery_p90_ns_le\": %llu, "
+                   "\"discovery_max_ns\": %llu, \"discovery_log2_hist\": [",
+                names[ch], (unsigned long long)c->polls, (unsigned long long)c->empty,
+                (unsigned long long)c->found, (unsigned long long)c->disc_n,
+                c->disc_n ? (double)c->disc_sum_ns / (double)c->disc_n : 0.0,
+                (unsigned long long)mmfi_poll_disc_quantile(p, ch, 0.5),
+                (unsigned long long)mmfi_poll_disc_quantile(p, ch, 0.9),
+                (unsigned long long)c->disc_max_ns);
+        int last = -1;
+        for (int b = 0; b < MMFI_POLL_HIST_BINS; b++)
+            if (c->disc_hist[b])
+                last = b;
+        for (int b = 0; b <= last; b++)
+            fprintf(f, "%s%llu", b ? ", " : "", (unsigned long long)c->disc_hist[b]);
+        fputs("]}", f);
+    }
+    fputs("}}\n", f);
+}
+
 void mmfi_stats_write(mmfi_ep *ep)
 {
     const char *dir = ep->dom->set.stats_dir;
@@ -139,12 +186,13 @@ void mmfi_stats_write(mmfi_ep *ep)
         tcp_peers += ep->conns[i].ch == &mmfi_chan_tcp;
     fprintf(f, "\"tcp\": {\"connects\": %llu, \"accepts\": %llu, \"cells_sent\": %llu, "
                "\"cells_recv\": %llu, \"bytes_sent\": %llu, \"bytes_recv\": %llu, "
-               "\"tx_full\": %llu, \"eof\": %llu, \"errors\": %llu, \"peers\": %zu}}}\n",
+               "\"tx_full\": %llu, \"eof\": %llu, \"errors\": %llu, \"peers\": %zu}},\n",
             (unsigned long long)c->tcp_connects, (unsigned long long)c->tcp_accepts,
             (unsigned long long)c->tcp_cells_sent, (unsigned long long)c->tcp_cells_recv,
             (unsigned long long)c->tcp_bytes_sent, (unsigned long long)c->tcp_bytes_recv,
             (unsigned long long)c->tcp_tx_full, (unsigned long long)c->tcp_eof,
             (unsigned long long)c->tcp_errors, tcp_peers);
+    json_polling(f, ep);
     int bad = ferror(f);
     bad |= fclose(f) != 0;
     if (bad || rename(tmp, path) != 0) {

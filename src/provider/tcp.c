@@ -339,14 +339,30 @@ static int read_handshake(mmfi_ep *ep, int fd)
     return 1;
 }
 
+/* Write everything pending. Apart from the receiving side's poll: a polling
+ * scheme that looks at the network seldom (poll.h) still sends at once. */
+void mmfi_tcp_flush(mmfi_ep *ep)
+{
+    if (!ep->tcp_conns)
+        return;
+    for (size_t i = 0; i < ep->nconns; i++) {
+        mmfi_conn *c = &ep->conns[i];
+        if (!c->dead && c->tx_fd >= 0 && !c->tx_err && c->txb_head < c->txb_tail &&
+            flush(ep, c, 1))
+            c->tx_err = 1;
+        if (!c->dead && c->tx_err)
+            mmfi_fail_conn(ep, (uint32_t)i);
+    }
+}
+
 int mmfi_tcp_poll(mmfi_ep *ep, int force)
 {
     if (ep->tcp_lfd < 0)
-        return 0;
+        return -1;
     /* Only the listener so far: look at it now and then, so that an endpoint
      * whose peers are all on shared memory pays no system call per poll. */
-    if (!force && !ep->tcp_conns && !ep->ntcp_pend && (ep->polls & 63))
-        return 0;
+    if (!force && !ep->tcp_conns && !ep->ntcp_pend && (ep->tcp_calls++ & 63))
+        return -1;
     size_t n = 1 + ep->ntcp_pend + ep->nconns;
     struct pollfd stackp[64], *pf = n <= 64 ? stackp : malloc(n * sizeof *pf);
     uint32_t stackc[64], *who = n <= 64 ? stackc : malloc(n * sizeof *who);
@@ -372,15 +388,7 @@ int mmfi_tcp_poll(mmfi_ep *ep, int force)
         }
     }
     int got = poll(pf, (nfds_t)k, 0);
-    /* Write everything pending, whatever poll said (EAGAIN costs little). */
-    for (size_t i = 0; i < ep->nconns; i++) {
-        mmfi_conn *c = &ep->conns[i];
-        if (!c->dead && c->tx_fd >= 0 && !c->tx_err && c->txb_head < c->txb_tail &&
-            flush(ep, c, 1))
-            c->tx_err = 1;
-        if (!c->dead && c->tx_err)
-            mmfi_fail_conn(ep, (uint32_t)i);
-    }
+    mmfi_tcp_flush(ep); /* whatever poll said (EAGAIN costs little) */
     if (got > 0) {
         for (size_t j = first_conn; j < k; j++)
             if (pf[j].revents && !ep->conns[who[j]].dead)

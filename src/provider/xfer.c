@@ -91,6 +91,27 @@ static mmfi_wire *reserve(mmfi_ep *ep, uint32_t ci, void **payload)
     return w;
 }
 
+/* The send time carried by EAGER and RTS cells, for the receiver's discovery
+ * time (only with statistics: it costs a clock read). */
+static uint64_t stamp(const mmfi_ep *ep)
+{
+    return ep->dom->set.stats_dir[0] ? mmfi_now_ns() : 0;
+}
+
+/* An EAGER or RTS cell found on connection ci: the polling counters, and under
+ * the dynamic scheme the ratio (poll.h). The discovery time is known when
+ * both clocks are this host's CLOCK_MONOTONIC. */
+static void found(mmfi_ep *ep, const mmfi_conn *c, const mmfi_wire *w)
+{
+    uint64_t disc = UINT64_MAX;
+    if (w->t_post && ep->dom->set.stats_dir[0] && c->peer.host == ep->name.host) {
+        uint64_t now = mmfi_now_ns();
+        disc = now > w->t_post ? now - w->t_post : 0;
+    }
+    /* cells from a peer come over its socket (TCP) or its slot in the inbox */
+    mmfi_poll_found(&ep->poll, c->rx_fd >= 0 ? MMFI_CH_NET : MMFI_CH_SHM, disc);
+}
+
 static void commit(mmfi_ep *ep, uint32_t ci, mmfi_wire *w)
 {
     mmfi_conn *c = &ep->conns[ci];
@@ -154,7 +175,9 @@ ssize_t mmfi_send_common(mmfi_ep *ep, const struct iovec *iov, size_t count, fi_
         return -FI_EMSGSIZE;
     uint8_t wf = (uint8_t)((tagged ? WF_TAGGED : 0) | (has_data ? WF_DATA : 0));
     void *pl;
-    if (len <= ep->dom->set.eager && ep->conns[ci].credit >= len + WIRE_COST) {
+    int shm = ep->conns[ci].ch == &mmfi_chan_shm;
+    size_t eager = shm ? ep->dom->set.shm_eager : ep->dom->set.eager;
+    if (len <= eager && ep->conns[ci].credit >= len + WIRE_COST) {
         mmfi_wire *w = reserve(ep, ci, &pl);
         if (!w)
             return ep->conns[ci].dead ? -FI_EIO : -FI_EAGAIN;
@@ -164,6 +187,7 @@ ssize_t mmfi_send_common(mmfi_ep *ep, const struct iovec *iov, size_t count, fi_
         w->len = len;
         w->tag = tag;
         w->data = data;
+        w->t_post = stamp(ep);
         copy_from_iov(pl, iov, count, 0, len);
         commit(ep, ci, w);
         ep->conns[ci].credit -= len + WIRE_COST;
@@ -173,7 +197,7 @@ ssize_t mmfi_send_common(mmfi_ep *ep, const struct iovec *iov, size_t count, fi_
             mmfi_report_send(ep, context, flags, tagged, 0);
         return 0;
     }
-    if (len <= ep->dom->set.eager)
+    if (len <= eager)
         ep->c.credit_stalls++;
     mmfi_send *s = calloc(1, sizeof *s);
     if (!s)
@@ -211,7 +235,8 @@ ssize_t mmfi_send_common(mmfi_ep *ep, const struct iovec *iov, size_t count, fi_
     }
     memset(w, 0, sizeof *w);
     w->type = W_RTS;
-    if (ep->dom->set.cma && ep->conns[ci].ch == &mmfi_chan_shm) { /* the sender's iov, for process_vm_readv */
+    /* the sender's iov, for process_vm_readv (from FI_MPIMATCH_CMA_MIN bytes on) */
+    if (ep->dom->set.cma && shm && len >= ep->dom->set.cma_min) {
         wf |= WF_CMA;
         uint64_t *p = pl;
         p[0] = s->iov_count;
@@ -224,6 +249,7 @@ ssize_t mmfi_send_common(mmfi_ep *ep, const struct iovec *iov, size_t count, fi_
     w->len = len;
     w->tag = tag;
     w->data = data;
+    w->t_post = stamp(ep);
     w->send_id = (uint64_t)(uintptr_t)s;
     commit(ep, ci, w);
     ep->c.rdv_sent++;
@@ -400,6 +426,7 @@ int mmfi_handle_wire(mmfi_ep *ep, uint32_t ci, const mmfi_wire *w, const void *p
             return 1;
         }
         c->rx_seq++;
+        found(ep, c, w);
         if (rc == 1) {
             mmfi_deliver(ep, r, m);
             return 0;

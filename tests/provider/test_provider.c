@@ -636,16 +636,20 @@ static long long json_num(const char *text, const char *key)
     return p ? atoll(p + strlen(k)) : -1;
 }
 
-static int check_flood_stats(void)
+/* Each statistics file in stats_dir given to fn (its text), then removed, and the
+ * directory too; the number of files. */
+static int each_stats_file(void (*fn)(const char *text))
 {
     DIR *d = opendir(stats_dir);
-    int files = 0, ok = 1;
+    int files = 0;
     struct dirent *e;
     while (d && (e = readdir(d))) {
         if (strncmp(e->d_name, "mpimatch-fi-", 12) || !strstr(e->d_name, ".json") ||
             strstr(e->d_name, ".tmp"))
             continue;
-        char path[600], text[8192] = {0};
+        char path[600];
+        static char text[32768];
+        memset(text, 0, sizeof text);
         snprintf(path, sizeof path, "%s/%s", stats_dir, e->d_name);
         FILE *fp = fopen(path, "r");
         size_t n = fp ? fread(text, 1, sizeof text - 1, fp) : 0;
@@ -653,41 +657,145 @@ static int check_flood_stats(void)
             fclose(fp);
         files++;
         FT_CHECK(n > 0 && text[0] == '{');
-        FT_CHECK(strstr(text, "\"results\": [{\"engine\": \"rank\"") != NULL);
-        FT_CHECK(strstr(text, "\"umq\": {") && strstr(text, "\"prq\": {"));
-        if (json_num(text, "rdv_recv") == 40) { /* the receiver */
-            FT_EQ(json_num(text, "unexpected_bytes_max"), 0); /* headers, no payload */
-            FT_EQ(json_num(text, "unexpected_max"), 40);
-            FT_EQ(json_num(strstr(text, "\"umq\""), "max_length"), 40);
-            const char *cma = getenv("FI_MPIMATCH_CMA");
-            const char *tcp = getenv("FI_MPIMATCH_FORCE_TCP");
-            if (tcp && !strcmp(tcp, "all")) { /* pulled over the socket once matched */
-                const char *t = strstr(text, "\"tcp\": {");
-                FT_CHECK(t != NULL);
-                FT_EQ(json_num(text, "reads"), 0);
-                FT_CHECK(json_num(text, "segments_recv") >= 40 * (256 * 1024 / 4032));
-                FT_CHECK(t && json_num(t, "cells_recv") >= 40 * (256 * 1024 / 4032));
-                FT_CHECK(t && json_num(t, "bytes_recv") >= 40 * 256 * 1024);
-                FT_EQ(json_num(text, "peers"), 2); /* shm block: itself and the sender */
-                FT_CHECK(t && json_num(t, "peers") == 2);
-            } else if (cma && !strcmp(cma, "0")) { /* segmented copy through the ring */
-                FT_EQ(json_num(text, "reads"), 0);
-                FT_CHECK(json_num(text, "segments_recv") >= 40 * (256 * 1024 / 4032));
-            } else { /* one process_vm_readv per message */
-                FT_EQ(json_num(text, "reads"), 40);
-                FT_EQ(json_num(text, "segments_recv"), 0);
-            }
-        } else
-            FT_EQ(json_num(text, "rdv_sent"), 40);
+        fn(text);
         unlink(path);
     }
     if (d)
         closedir(d);
     rmdir(stats_dir);
-    FT_EQ(files, 2);
-    ok = !ft_failed;
+    return files;
+}
+
+static void flood_file(const char *text)
+{
+    FT_CHECK(strstr(text, "\"results\": [{\"engine\": \"rank\"") != NULL);
+    FT_CHECK(strstr(text, "\"umq\": {") && strstr(text, "\"prq\": {"));
+    if (json_num(text, "rdv_recv") == 40) { /* the receiver */
+        FT_EQ(json_num(text, "unexpected_bytes_max"), 0); /* headers, no payload */
+        FT_EQ(json_num(text, "unexpected_max"), 40);
+        FT_EQ(json_num(strstr(text, "\"umq\""), "max_length"), 40);
+        const char *cma = getenv("FI_MPIMATCH_CMA");
+        const char *tcp = getenv("FI_MPIMATCH_FORCE_TCP");
+        if (tcp && !strcmp(tcp, "all")) { /* pulled over the socket once matched */
+            const char *t = strstr(text, "\"tcp\": {");
+            FT_CHECK(t != NULL);
+            FT_EQ(json_num(text, "reads"), 0);
+            FT_CHECK(json_num(text, "segments_recv") >= 40 * (256 * 1024 / 4032));
+            FT_CHECK(t && json_num(t, "cells_recv") >= 40 * (256 * 1024 / 4032));
+            FT_CHECK(t && json_num(t, "bytes_recv") >= 40 * 256 * 1024);
+            FT_EQ(json_num(text, "peers"), 2); /* shm block: itself and the sender */
+            FT_CHECK(t && json_num(t, "peers") == 2);
+        } else if (cma && !strcmp(cma, "0")) { /* segmented copy through the ring */
+            FT_EQ(json_num(text, "reads"), 0);
+            FT_CHECK(json_num(text, "segments_recv") >= 40 * (256 * 1024 / 4032));
+        } else { /* one process_vm_readv per message */
+            FT_EQ(json_num(text, "reads"), 40);
+            FT_EQ(json_num(text, "segments_recv"), 0);
+        }
+    } else
+        FT_EQ(json_num(text, "rdv_sent"), 40);
+}
+
+static int check_flood_stats(void)
+{
+    FT_EQ(each_stats_file(flood_file), 2);
+    int ok = !ft_failed;
     printf("flood statistics: %s\n", ok ? "ok" : "FAILED");
     return ok ? 0 : 1;
+}
+
+/* ---- polling schemes (FI_MPIMATCH_POLL): basic's traffic with statistics on, then
+ * the "polling" block of both files: the scheme, the messages found on the channel
+ * they came by (TCP when FI_MPIMATCH_FORCE_TCP says so), each with its discovery
+ * time, and the network polled as often as the scheme says. ---- */
+static int poll_receivers;
+
+static void polling_file(const char *text)
+{
+    const char *scheme = getenv("FI_MPIMATCH_POLL");
+    const char *tcp = getenv("FI_MPIMATCH_FORCE_TCP");
+    const char *rs = getenv("FI_MPIMATCH_POLL_RATIO");
+    long long ratio = rs ? atoll(rs) : 50;
+    if (!scheme)
+        scheme = "rr";
+    const char *pb = strstr(text, "\"polling\": {");
+    FT_CHECK(pb != NULL);
+    if (!pb)
+        return;
+    char want[64];
+    snprintf(want, sizeof want, "\"scheme\": \"%s\"", scheme);
+    FT_CHECK(strstr(pb, want) != NULL);
+    const char *shm = strstr(pb, "\"shm\": {"), *net = strstr(pb, "\"net\": {");
+    FT_CHECK(shm && net);
+    if (!shm || !net)
+        return;
+    long long shm_polls = json_num(shm, "polls"), net_polls = json_num(net, "polls");
+    FT_CHECK(shm_polls > 0);
+    FT_CHECK(json_num(shm, "empty_polls") <= shm_polls);
+    FT_CHECK(json_num(net, "empty_polls") <= net_polls);
+    const char *via = tcp ? net : shm, *other = tcp ? shm : net;
+    if (json_num(via, "found") >= (long long)NSIZES) { /* rank 0, the receiver */
+        poll_receivers++;
+        FT_EQ(json_num(via, "discovered"), json_num(via, "found"));
+        FT_CHECK(json_num(via, "discovery_max_ns") > 0);
+        FT_CHECK(json_num(via, "discovery_p50_ns_le") > 0);
+        FT_EQ(json_num(other, "found"), 0);
+    }
+    if (tcp) { /* the network is polled at the scheme's rate, once connected */
+        if (!strcmp(scheme, "rr"))
+            FT_CHECK(net_polls * 2 >= shm_polls);
+        if (!strcmp(scheme, "static"))
+            FT_CHECK(net_polls <= shm_polls / ratio + 1 && net_polls > 0);
+        if (!strcmp(scheme, "dynamic"))
+            FT_CHECK(net_polls <= shm_polls && net_polls > 0);
+    }
+    if (!strcmp(scheme, "dynamic")) {
+        long long r = json_num(pb, "ratio"), h = json_num(pb, "history");
+        FT_CHECK(r >= 1 && r <= h);
+        FT_CHECK(json_num(pb, "ratio_max") <= h);
+    }
+}
+
+static int check_polling_stats(void)
+{
+    poll_receivers = 0;
+    FT_EQ(each_stats_file(polling_file), 2);
+    FT_EQ(poll_receivers, 1);
+    const char *scheme = getenv("FI_MPIMATCH_POLL");
+    printf("polling statistics (%s%s): %s\n", scheme ? scheme : "rr",
+           getenv("FI_MPIMATCH_FORCE_TCP") ? ", tcp" : "", ft_failed ? "FAILED" : "ok");
+    return ft_failed ? 1 : 0;
+}
+
+/* ---- thresholds from a tuning file (FI_MPIMATCH_TUNING): basic's sizes (0 B to 8 MiB)
+ * with shm_eager 100 and cma_min 65536 take each protocol: 0, 1 and 100 bytes eager,
+ * 4031 to 4033 the segmented copy (4 segments), 64 KiB and up process_vm_readv. ---- */
+static char tuning_file[64];
+
+static void tuning_file_check(const char *text)
+{
+    const char *pb = strstr(text, "\"polling\": {");
+    FT_CHECK(pb != NULL);
+    if (!pb)
+        return;
+    FT_EQ(json_num(pb, "shm_eager"), 100);
+    FT_EQ(json_num(pb, "cma_min"), 65536);
+    char want[128];
+    snprintf(want, sizeof want, "\"tuning\": \"%s\"", tuning_file);
+    FT_CHECK(strstr(pb, want) != NULL);
+    if (json_num(text, "rdv_recv") > 0) { /* the receiver */
+        FT_EQ(json_num(text, "eager_recv"), 3);
+        FT_EQ(json_num(text, "rdv_recv"), 6);
+        FT_EQ(json_num(text, "segments_recv"), 4);
+        FT_EQ(json_num(text, "reads"), 3);
+    }
+}
+
+static int check_tuning_stats(void)
+{
+    FT_EQ(each_stats_file(tuning_file_check), 2);
+    printf("tuning statistics: %s\n", ft_failed ? "FAILED" : "ok");
+    return ft_failed ? 1 : 0;
 }
 
 /* ---- snapshots on a signal (FI_MPIMATCH_DUMP) and samples (FI_MPIMATCH_STATS_INTERVAL) ----
@@ -913,6 +1021,28 @@ static int t_bad_env(void)
                    "FI_MPIMATCH_STATS_INTERVAL", 0);
     ok &= bad_case("FI_MPIMATCH_YIELD", "sometimes", NULL, NULL, "FI_MPIMATCH_YIELD", 0);
     ok &= bad_case("FI_MPIMATCH_SPIN", "1000001", NULL, NULL, "FI_MPIMATCH_SPIN", 0);
+    ok &= bad_case("FI_MPIMATCH_POLL", "sometimes", NULL, NULL, "FI_MPIMATCH_POLL=", 0);
+    ok &= bad_case("FI_MPIMATCH_POLL_RATIO", "0", NULL, NULL, "FI_MPIMATCH_POLL_RATIO", 0);
+    ok &= bad_case("FI_MPIMATCH_POLL_RATIO", "1001", NULL, NULL, "FI_MPIMATCH_POLL_RATIO", 0);
+    ok &= bad_case("FI_MPIMATCH_POLL_HISTORY", "0", NULL, NULL, "FI_MPIMATCH_POLL_HISTORY", 0);
+    ok &= bad_case("FI_MPIMATCH_SHM_EAGER", "5000", NULL, NULL, "FI_MPIMATCH_SHM_EAGER", 0);
+    ok &= bad_case("FI_MPIMATCH_SHM_EAGER", "2000", "FI_MPIMATCH_EAGER", "1000",
+                   "FI_MPIMATCH_SHM_EAGER", 0); /* above FI_MPIMATCH_EAGER */
+    ok &= bad_case("FI_MPIMATCH_CMA_MIN", "x", NULL, NULL, "FI_MPIMATCH_CMA_MIN", 0);
+    ok &= bad_case("FI_MPIMATCH_TUNING", "/nonexistent/tune", NULL, NULL,
+                   "FI_MPIMATCH_TUNING: /nonexistent/tune: cannot open", 0);
+    {   /* a bad line names the file and the line */
+        char tf[] = "/tmp/mpimatch-badtune-XXXXXX";
+        int fd = mkstemp(tf);
+        const char *text = "# mpimatch tune\nshm_eager = 1024\npoll = fastest\n";
+        ok &= fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+        char want[128];
+        snprintf(want, sizeof want, "FI_MPIMATCH_TUNING: %s:3: poll = \"fastest\"", tf);
+        ok &= bad_case("FI_MPIMATCH_TUNING", tf, NULL, NULL, want, 0);
+        if (fd >= 0)
+            close(fd);
+        unlink(tf);
+    }
     printf("bad_env: %s\n", ok ? "ok" : "FAILED");
     return ok ? 0 : 1;
 }
@@ -1160,6 +1290,17 @@ static int t_engines(void)
     return bad;
 }
 
+/* A case run with FI_MPIMATCH_STATS set, then check() on the files it left. */
+static int with_stats(const char *name, void (*body)(ft *f), int (*check)(void))
+{
+    snprintf(stats_dir, sizeof stats_dir, "/tmp/mpimatch-fistats-%d", (int)getpid());
+    mkdir(stats_dir, 0700);
+    setenv("FI_MPIMATCH_STATS", stats_dir, 1);
+    int bad = ft_run2(name, body, 60);
+    unsetenv("FI_MPIMATCH_STATS");
+    return bad | check();
+}
+
 int main(int argc, char **argv)
 {
     const char *only = argc > 1 ? argv[1] : NULL;
@@ -1177,15 +1318,21 @@ int main(int argc, char **argv)
         bad |= ft_run2("wrap", t_wrap, 60);
         unsetenv("FI_MPIMATCH_SEQ_START");
     }
-    if (!only || !strcmp(only, "flood")) {
-        snprintf(stats_dir, sizeof stats_dir, "/tmp/mpimatch-fistats-%d", (int)getpid());
-        mkdir(stats_dir, 0700);
-        setenv("FI_MPIMATCH_STATS", stats_dir, 1);
-        bad |= ft_run2("flood", t_flood, 60);
-        unsetenv("FI_MPIMATCH_STATS");
-        bad |= check_flood_stats();
-    }
+    RUN("flood", with_stats("flood", t_flood, check_flood_stats));
     RUN("bad_env", t_bad_env());
+    RUN("polling", with_stats("polling", t_basic, check_polling_stats));
+    if (!only || !strcmp(only, "tuning")) {
+        snprintf(tuning_file, sizeof tuning_file, "/tmp/mpimatch-tuning-%d.conf", (int)getpid());
+        FILE *tf = fopen(tuning_file, "w");
+        if (!tf || fputs("# thresholds\nshm_eager = 100\ncma_min = 65536\n", tf) < 0)
+            bad = 1;
+        if (tf)
+            fclose(tf);
+        setenv("FI_MPIMATCH_TUNING", tuning_file, 1);
+        bad |= with_stats("tuning", t_basic, check_tuning_stats);
+        unsetenv("FI_MPIMATCH_TUNING");
+        unlink(tuning_file);
+    }
     if (!only || !strcmp(only, "hints")) {
         setenv("FI_MPIMATCH_ENGINE", "hash", 1);
         setenv("FI_MPIMATCH_HINTS", "no_any_source,no_any_tag", 1);

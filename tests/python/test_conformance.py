@@ -8,7 +8,8 @@ Stacks (python/mpimatch/mpistack.py): ob1 (reference), pml ucx, and the mpimatch
 every other engine on the core subset; its TCP channel on loopback with the default engine
 on the core subset: every rank over TCP (mpimatch-tcp), and rank 1 over TCP while the
 others share memory (mpimatch-mixed, where race.c's wildcard receive is raced for by a
-TCP and a shared-memory sender, and cancelled). Libfabric's stock tcp;ofi_rxm fails some programs
+TCP and a shared-memory sender, and cancelled); the same mix under the static and the
+dynamic channel polling scheme (mpimatch-static, mpimatch-dynamic). Libfabric's stock tcp;ofi_rxm fails some programs
 here (hangs and truncation errors: docs/conformance.md), so its whole matrix is opt-in
 (MPIMATCH_CONFORMANCE_RXM=1, each known failure an expected failure); by default one test
 shows a known rxm hang is reported as a timeout, its processes killed.
@@ -115,7 +116,7 @@ def _cases() -> List:
         else:
             runs = list(CORE_NP.items())
         cases += [_param(f"mpimatch:{name}", p, np) for p, np in runs]
-    for stack in mpistack.TCP_STACKS:
+    for stack in (*mpistack.TCP_STACKS, *mpistack.POLL_STACKS):
         cases += [_param(stack, p, np) for p, np in CORE_NP.items()]
     # large rendezvous messages (to 64 MiB) and MPI_THREAD_MULTIPLE over the socket
     cases += [_param("mpimatch-tcp", "sizes", 2), _param("mpimatch-tcp", "threads", 4)]
@@ -155,6 +156,10 @@ def _stack(name: str) -> mpistack.Stack:
         return stack
     if name in mpistack.TCP_STACKS:
         return mpistack.provider_stack(force_tcp=mpistack.TCP_STACKS[name], name=name)
+    if name in mpistack.POLL_STACKS:   # mixed channels, polled with that scheme
+        return mpistack.provider_stack(force_tcp=mpistack.TCP_STACKS["mpimatch-mixed"],
+                                       name=name,
+                                       env_extra=[(mpistack.POLL_ENV, mpistack.POLL_STACKS[name])])
     engine = name.split(":", 1)[1] if ":" in name else None
     hints: Tuple[str, ...] = ()
     if engine:

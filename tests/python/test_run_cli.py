@@ -41,9 +41,26 @@ def test_print_shows_the_plain_mpirun_line(fake_lib, tmp_path) -> None:
     assert not (tmp_path / "st").exists()   # --print runs and creates nothing
 
 
+def test_print_passes_the_polling_options(fake_lib, tmp_path) -> None:
+    tuning = tmp_path / "t.conf"
+    tuning.write_text("shm_eager = 1024\n")
+    proc = run_cli("run", "--poll", "dynamic", "--poll-ratio", "20", "--poll-history", "10",
+                   "--tuning", str(tuning), "--lib", str(fake_lib), "--print", "--",
+                   "mpirun", "-np", "2", "./app")
+    assert proc.returncode == 0, proc.stderr
+    text = proc.stdout
+    for part in ("-x FI_MPIMATCH_POLL=dynamic", "-x FI_MPIMATCH_POLL_RATIO=20",
+                 "-x FI_MPIMATCH_POLL_HISTORY=10", f"-x FI_MPIMATCH_TUNING={tuning.resolve()}"):
+        assert part in text, (part, text)
+    assert shlex.split(text)[-3:] == ["-np", "2", "./app"]
+
+
 @pytest.mark.parametrize("args,message", [
     (["--", "./app"], "is not mpirun or mpiexec"),
     ([], "no command"),
+    (["--poll-ratio", "0", "--", "mpirun", "./a"], "--poll-ratio: an integer from 1 to 1000"),
+    (["--poll-history", "2000", "--", "mpirun", "./a"], "--poll-history: an integer from 1 to 1024"),
+    (["--tuning", "/nonexistent/t.conf", "--", "mpirun", "./a"], "no such file"),
     (["--lib", "/nonexistent/libmpimatch-fi.so", "--", "mpirun", "./a"], "not found at"),
 ])
 def test_bad_usage_is_a_clear_error(args, message, fake_lib) -> None:

@@ -45,63 +45,9 @@
 
 #define WARMUP 1
 #define MAX_SAMPLES 4096
+#define BENCH_NAME "mpimatch-mpibench"
 
-static int rank;
-
-static void die(const char *what)
-{
-    fprintf(stderr, "mpimatch-mpibench: rank %d: %s\n", rank, what);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    exit(1);
-}
-
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p)
-        die("out of memory");
-    memset(p, 0, n ? n : 1);
-    return p;
-}
-
-/* The measurement being run: "mode:key=value,key=value". */
-static const char *spec_g;
-
-static const char *arg_str(const char *key, const char *def)
-{
-    static char val[64];
-    size_t k = strlen(key);
-    const char *p = strchr(spec_g, ':');
-    while (p && *p) {
-        p++;
-        if (!strncmp(p, key, k) && p[k] == '=') {
-            size_t n = strcspn(p + k + 1, ",");
-            if (n >= sizeof val)
-                n = sizeof val - 1;
-            memcpy(val, p + k + 1, n);
-            val[n] = 0;
-            return val;
-        }
-        p = strchr(p, ',');
-    }
-    return def;
-}
-
-static long long arg_int(const char *key, long long def, long long lo, long long hi)
-{
-    const char *v = arg_str(key, NULL);
-    if (!v)
-        return def;
-    char *end = NULL;
-    long long x = strtoll(v, &end, 10);
-    if (end == v || *end || x < lo || x > hi) {
-        char msg[128];
-        snprintf(msg, sizeof msg, "%s: %s=%s: expected an integer from %lld to %lld", spec_g, key,
-                 v, lo, hi);
-        die(msg);
-    }
-    return x;
-}
+#include "benchspec.h"
 
 /* Rank 1's samples appended to rank 0's (rank 0 ends with both). */
 static int gather_samples(MPI_Comm ctl, double *samples, int n)
@@ -373,25 +319,11 @@ int main(int argc, char **argv)
     MPI_Comm comm, ctl;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm); /* the measured traffic */
     MPI_Comm_dup(MPI_COMM_WORLD, &ctl);  /* barriers, go signals, results */
-    static const struct { const char *name; void (*run)(MPI_Comm, MPI_Comm); } modes[] = {
+    static const bench_mode modes[] = {
         {"match", bench_match}, {"pingpong", bench_pingpong},
         {"bandwidth", bench_bandwidth}, {"unexpected", bench_unexpected}};
-    for (int i = 1; i < argc; i++) {
-        spec_g = argv[i];
-        size_t len = strcspn(argv[i], ":");
-        int found = 0;
-        for (size_t m = 0; m < sizeof modes / sizeof modes[0] && !found; m++)
-            if (strlen(modes[m].name) == len && !strncmp(argv[i], modes[m].name, len)) {
-                modes[m].run(comm, ctl);
-                found = 1;
-            }
-        if (!found) {
-            char msg[160];
-            snprintf(msg, sizeof msg, "%.80s: mode: expected match, pingpong, bandwidth or "
-                     "unexpected", argv[i]);
-            die(msg);
-        }
-    }
+    bench_dispatch(argc, argv, comm, ctl, modes, sizeof modes / sizeof modes[0],
+                   "match, pingpong, bandwidth or unexpected");
     MPI_Comm_free(&comm);
     MPI_Comm_free(&ctl);
     MPI_Finalize();

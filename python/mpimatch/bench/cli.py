@@ -35,6 +35,7 @@ from .suites import SUITES, Item, StreamFile, Suite
 
 DEFAULT_SUITE = "default"
 MPI_SUITE = "mpi"       # MPI programs on the MPI stacks (bench/mpi.py)
+POLLING_SUITE = "polling"   # channel polling and thresholds on the provider (bench/polling.py)
 DEFAULT_OUT = "bench-out"
 WIDE = 140           # columns of the table when the output is not a terminal
 
@@ -69,13 +70,15 @@ def register(sub: Any) -> None:
     p = add_command(sub, "bench", cmd_bench,
                     help="run a benchmark suite: tables, plots, HTML report",
                     description=DESCRIPTION, exit_one=ENGINES_DISAGREE)
-    p.add_argument("--suite", choices=sorted([*SUITES, MPI_SUITE]),
-                   metavar="|".join([*SUITES, MPI_SUITE]),
+    p.add_argument("--suite", choices=sorted([*SUITES, MPI_SUITE, POLLING_SUITE]),
+                   metavar="|".join([*SUITES, MPI_SUITE, POLLING_SUITE]),
                    help=f"the suite to run (default: {DEFAULT_SUITE}); {MPI_SUITE}: MPI programs "
-                        "under ob1, pml ucx and the provider (docs/bench.md)")
+                        f"under ob1, pml ucx and the provider; {POLLING_SUITE}: channel polling "
+                        "and thresholds on the provider (docs/bench.md)")
     p.add_argument("--quick", action="store_true",
                    help=f"with --suite {MPI_SUITE}: its short form (the targets' measurements, "
-                        "one pass)")
+                        f"one pass); with --suite {POLLING_SUITE}: fewer ratios, rates, bursts "
+                        "and sizes, one pass")
     p.add_argument("--workload", action="append", default=[], metavar="NAME[:k=v,...]",
                    help="run this workload instead of a suite (repeatable)")
     p.add_argument("--stream", action="append", default=[], metavar="FILE",
@@ -254,6 +257,12 @@ def output_places(args: argparse.Namespace) -> Tuple[Path, Optional[Path]]:
 
 
 def cmd_bench(args: argparse.Namespace, out: Console) -> int:
+    if args.suite == POLLING_SUITE:
+        if args.workload or args.stream or args.figure or args.param or args.paths or args.engines:
+            raise MpimatchError(f"--suite {POLLING_SUITE} takes --quick, --reps (passes), --out, "
+                                "--json and --quiet only")
+        from .polling import cmd_polling
+        return cmd_polling(args, out)
     if args.suite == MPI_SUITE:
         if args.workload or args.stream or args.figure or args.param or args.paths:
             raise MpimatchError(f"--suite {MPI_SUITE} takes --quick, --engines, --reps, --out, "
@@ -261,7 +270,7 @@ def cmd_bench(args: argparse.Namespace, out: Console) -> int:
         from .mpi import cmd_mpi
         return cmd_mpi(args, out)
     if args.quick:
-        raise MpimatchError(f"--quick goes with --suite {MPI_SUITE}")
+        raise MpimatchError(f"--quick goes with --suite {MPI_SUITE} or {POLLING_SUITE}")
     suite = choose_suite(args)
     reps = suite.reps if args.reps is None else args.reps
     if reps < 1:
