@@ -27,6 +27,7 @@
 #include <rdma/providers/fi_prov.h>
 
 #include "mpimatch.h"
+#include "core/fifo.h"
 
 #define MMFI_NAME      "mpimatch"
 #define MMFI_VERSION   FI_VERSION(0, 1)
@@ -290,10 +291,9 @@ typedef struct mmfi_cq {
     struct fid_cq   cq;
     mmfi_domain    *dom;
     enum fi_cq_format format;
-    mmfi_cqe       *ent;
-    size_t          head, n, cap;
-    struct fi_cq_err_entry *err;
-    size_t          ehead, en, ecap;
+    mm_fifo         ent;    /* mmfi_cqe, oldest first                  */
+    mm_fifo         err;    /* struct fi_cq_err_entry, oldest first    */
+    mm_mem          mem;    /* the two FIFOs' bytes                    */
     struct mmfi_ep *eps[MMFI_CQ_MAX_EPS];
     int             neps;
     int             refs;
