@@ -10,9 +10,10 @@
  *
  * A ring is FI_MPIMATCH_RING_CELLS x 4 KiB bytes of variable-size records,
  * packed: a record is a 64-byte header (mmfi_wire, whose plen says how many
- * payload bytes follow) and its payload, padded to 8 bytes, so a one-byte
- * eager message takes 72 bytes and a ring of 64 cells holds 3,585 of
- * them (a 4 KiB cell each before). tail and head count bytes since the slot
+ * payload bytes follow) and its payload, padded to a 64-byte cache line; an
+ * eager payload of up to 24 bytes goes inside the header (in fields an eager
+ * cell does not use), so such a message is one cache line and a ring of 64
+ * cells holds 4,033 of them (a 4 KiB cell each before). tail and head count bytes since the slot
  * was claimed; a record starts at tail mod the ring size and may run past
  * the ring's end into a slack of one largest record (4 KiB) that follows it,
  * so every record, header and payload, is contiguous and the reader never
@@ -31,6 +32,7 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -48,7 +50,12 @@
 #define MMFI_SHM_SLOTS  64u
 #define SEG_MAGIC       0x6d6d6669736832ull /* "mmfish2": packed records */
 #define SLOT_HDR        256u
-#define REC_ALIGN       8u
+#define REC_ALIGN       64u   /* records start on a cache line */
+/* An eager payload this small travels in the header's last 24 bytes, which
+ * an eager cell does not use (recv_id, off, pad1): the message is one cache
+ * line. The flag is the shm channel's own (xfer.c's flags are the low bits). */
+#define INL_MAX         (sizeof(mmfi_wire) - offsetof(mmfi_wire, recv_id))
+#define WF_SHM_INLINE   0x80u
 
 typedef struct seg_hdr {
     uint64_t         magic;
@@ -81,6 +88,8 @@ _Static_assert(sizeof(slot_hdr) == SLOT_HDR, "slot header is four cache lines");
 _Static_assert(sizeof(mmfi_wire) == 64, "wire header is one cache line");
 _Static_assert(MMFI_CELL % REC_ALIGN == 0 && sizeof(mmfi_wire) % REC_ALIGN == 0,
                "records keep their headers aligned");
+_Static_assert(INL_MAX == 24 && ((WF_TAGGED | WF_DATA | WF_CMA) & WF_SHM_INLINE) == 0,
+               "inline payloads use the eager header's unused tail and a flag of their own");
 
 size_t mmfi_shm_payload_max(void) { return MMFI_CELL - sizeof(mmfi_wire); }
 
@@ -302,6 +311,11 @@ static void shm_commit(mmfi_ep *ep, mmfi_conn *c)
     uint64_t tail = atomic_load_explicit(&s->tail, memory_order_relaxed);
     mmfi_wire *w = (mmfi_wire *)rec_at(s, ((seg_hdr *)c->seg)->ncells, tail);
     size_t plen = shm_payload_len(w);
+    if (w->type == W_EAGER && plen <= INL_MAX) {
+        memcpy(&w->recv_id, w + 1, plen);
+        w->flags |= WF_SHM_INLINE;
+        plen = 0;
+    }
     w->plen = (uint16_t)plen;
     atomic_store_explicit(&s->puts, atomic_load_explicit(&s->puts, memory_order_relaxed) + 1,
                           memory_order_relaxed);
@@ -325,7 +339,7 @@ int mmfi_shm_poll(mmfi_ep *ep, int budget)
     int done = 0;
     for (uint32_t i = 0; i < n; i++) {
         slot_hdr *s = slot_at(ep->inbox, i);
-        if (!atomic_load_explicit(&s->ready, memory_order_acquire))
+        if (ep->slot_conn[i] < 0 && !atomic_load_explicit(&s->ready, memory_order_acquire))
             continue;
         uint64_t head = atomic_load_explicit(&s->head, memory_order_relaxed);
         uint64_t tail = atomic_load_explicit(&s->tail, memory_order_acquire);
@@ -345,7 +359,8 @@ int mmfi_shm_poll(mmfi_ep *ep, int budget)
         uint64_t takes = atomic_load_explicit(&s->takes, memory_order_relaxed);
         for (int k = 0; head != tail && k < budget; k++) {
             const char *rec = rec_at(s, h->ncells, head);
-            size_t plen = ((const mmfi_wire *)rec)->plen;
+            const mmfi_wire *w = (const mmfi_wire *)rec;
+            size_t plen = w->plen;
             if (plen > mmfi_shm_payload_max() || rec_size(plen) > tail - head) {
                 MMFI_WARN(FI_LOG_EP_DATA, "peer pid %d: bad record (%zu payload bytes, %llu "
                           "committed): failing it\n", (int)ep->conns[ci].peer.pid, plen,
@@ -353,7 +368,9 @@ int mmfi_shm_poll(mmfi_ep *ep, int budget)
                 mmfi_fail_conn(ep, ci);
                 break;
             }
-            if (mmfi_handle_wire(ep, ci, (const mmfi_wire *)rec, rec + sizeof(mmfi_wire)) > 0)
+            const void *pl = (w->flags & WF_SHM_INLINE) ? (const void *)&w->recv_id
+                                                         : (const void *)(w + 1);
+            if (mmfi_handle_wire(ep, ci, w, pl) > 0)
                 break;
             head += rec_size(plen);
             atomic_store_explicit(&s->takes, ++takes, memory_order_relaxed);
