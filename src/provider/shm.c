@@ -12,8 +12,8 @@
  * packed: a record is a 64-byte header (mmfi_wire, whose plen says how many
  * payload bytes follow) and its payload, padded to a 64-byte cache line; an
  * eager payload of up to 24 bytes goes inside the header (in fields an eager
- * cell does not use), so such a message is one cache line and a ring of 64
- * cells holds 4,033 of them (a 4 KiB cell each before). tail and head count bytes since the slot
+ * cell does not use), so such a message is one cache line and a ring of 128
+ * cells (the default) holds 8,129 of them (a 4 KiB cell each before). tail and head count bytes since the slot
  * was claimed; a record starts at tail mod the ring size and may run past
  * the ring's end into a slack of one largest record (4 KiB) that follows it,
  * so every record, header and payload, is contiguous and the reader never
