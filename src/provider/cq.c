@@ -1,8 +1,9 @@
 /*
  * cq.c - completion queues. Entries are kept in the tagged format with the
  * source address beside them and copied out in the format the CQ was opened
- * with (context, msg, data, tagged). Errors wait in their own FIFO:
- * fi_cq_read answers -FI_EAVAIL while one is pending, fi_cq_readerr takes it.
+ * with (context, msg, data, tagged). Errors wait in their own FIFO (both are
+ * the library's mm_fifo, src/core/fifo.h): fi_cq_read answers -FI_EAVAIL
+ * while one is pending, fi_cq_readerr takes it.
  * Reading a CQ progresses every endpoint bound to it (manual progress).
  */
 #define _GNU_SOURCE
@@ -18,8 +19,8 @@ static int cq_close(struct fid *fid)
     if (cq->refs)
         return -FI_EBUSY;
     cq->dom->refs--;
-    free(cq->ent);
-    free(cq->err);
+    mm_fifo_destroy(&cq->ent);
+    mm_fifo_destroy(&cq->err);
     free(cq);
     return 0;
 }
@@ -35,19 +36,9 @@ static struct fi_ops cq_fi_ops = {
 int mmfi_cq_push(mmfi_cq *cq, void *context, uint64_t flags, size_t len, void *buf,
                  uint64_t data, uint64_t tag, fi_addr_t src)
 {
-    if (cq->n == cq->cap) {
-        size_t cap = cq->cap ? cq->cap * 2 : 256;
-        mmfi_cqe *e = malloc(cap * sizeof *e);
-        if (!e)
-            return -FI_ENOMEM;
-        for (size_t i = 0; i < cq->n; i++)
-            e[i] = cq->ent[(cq->head + i) % cq->cap];
-        free(cq->ent);
-        cq->ent = e;
-        cq->cap = cap;
-        cq->head = 0;
-    }
-    mmfi_cqe *e = &cq->ent[(cq->head + cq->n++) % cq->cap];
+    mmfi_cqe *e = mm_fifo_push(&cq->ent);
+    if (!e)
+        return -FI_ENOMEM;
     e->e.op_context = context;
     e->e.flags = flags;
     e->e.len = len;
@@ -61,19 +52,9 @@ int mmfi_cq_push(mmfi_cq *cq, void *context, uint64_t flags, size_t len, void *b
 int mmfi_cq_push_err(mmfi_cq *cq, void *context, uint64_t flags, size_t len, size_t olen,
                      uint64_t data, uint64_t tag, int err)
 {
-    if (cq->en == cq->ecap) {
-        size_t cap = cq->ecap ? cq->ecap * 2 : 16;
-        struct fi_cq_err_entry *e = malloc(cap * sizeof *e);
-        if (!e)
-            return -FI_ENOMEM;
-        for (size_t i = 0; i < cq->en; i++)
-            e[i] = cq->err[(cq->ehead + i) % cq->ecap];
-        free(cq->err);
-        cq->err = e;
-        cq->ecap = cap;
-        cq->ehead = 0;
-    }
-    struct fi_cq_err_entry *e = &cq->err[(cq->ehead + cq->en++) % cq->ecap];
+    struct fi_cq_err_entry *e = mm_fifo_push(&cq->err);
+    if (!e)
+        return -FI_ENOMEM;
     memset(e, 0, sizeof *e);
     e->op_context = context;
     e->flags = flags;
@@ -129,14 +110,14 @@ static ssize_t cq_readfrom(struct fid_cq *fcq, void *buf, size_t count, fi_addr_
 {
     mmfi_cq *cq = container_of(fcq, mmfi_cq, cq);
     pthread_mutex_lock(&cq->dom->lock);
-    if (!cq->n && !cq->en)
+    if (!mm_fifo_len(&cq->ent) && !mm_fifo_len(&cq->err))
         for (int i = 0; i < cq->neps; i++)
             mmfi_ep_progress(cq->eps[i]);
     ssize_t rc;
     int yield = 0;
-    if (cq->en)
+    if (mm_fifo_len(&cq->err))
         rc = -FI_EAVAIL;
-    else if (!cq->n) {
+    else if (!mm_fifo_len(&cq->ent)) {
         rc = -FI_EAGAIN;
         /* A caller that waits polls here (mtl ofi's blocking send spins on its own
          * progress call, never opal_progress's yield): after the spin budget, hand
@@ -149,17 +130,15 @@ static ssize_t cq_readfrom(struct fid_cq *fcq, void *buf, size_t count, fi_addr_
     } else {
         cq->idle = 0;
         size_t k = 0, sz = entry_size(cq->format);
-        for (; k < count && cq->n; k++) {
-            mmfi_cqe *e = &cq->ent[cq->head];
+        for (mmfi_cqe *e; k < count && (e = mm_fifo_front(&cq->ent)); k++) {
             copy_out(cq->format, (char *)buf + k * sz, &e->e);
             if (src)
                 src[k] = e->src;
-            cq->head = (cq->head + 1) % cq->cap;
-            cq->n--;
+            mm_fifo_pop(&cq->ent);
         }
         rc = (ssize_t)k;
     }
-    if (cq->en)
+    if (mm_fifo_len(&cq->err))
         cq->idle = 0;
     pthread_mutex_unlock(&cq->dom->lock);
     if (yield)
@@ -178,15 +157,14 @@ static ssize_t cq_readerr(struct fid_cq *fcq, struct fi_cq_err_entry *buf, uint6
     mmfi_cq *cq = container_of(fcq, mmfi_cq, cq);
     pthread_mutex_lock(&cq->dom->lock);
     ssize_t rc = -FI_EAGAIN;
-    if (cq->en) {
-        struct fi_cq_err_entry *e = &cq->err[cq->ehead];
+    struct fi_cq_err_entry *e = mm_fifo_front(&cq->err);
+    if (e) {
         /* API 1.5+: err_data is the caller's buffer when err_data_size > 0; we have none. */
         void *ed = buf->err_data;
         *buf = *e;
         buf->err_data = ed;
         buf->err_data_size = 0;
-        cq->ehead = (cq->ehead + 1) % cq->ecap;
-        cq->en--;
+        mm_fifo_pop(&cq->err);
         rc = 1;
     }
     pthread_mutex_unlock(&cq->dom->lock);
@@ -263,6 +241,8 @@ int mmfi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr, struct fid_
     if (!cq)
         return -FI_ENOMEM;
     cq->dom = d;
+    mm_fifo_init(&cq->ent, sizeof(mmfi_cqe), 256, &cq->mem);
+    mm_fifo_init(&cq->err, sizeof(struct fi_cq_err_entry), 16, &cq->mem);
     cq->format = attr->format == FI_CQ_FORMAT_UNSPEC ? FI_CQ_FORMAT_TAGGED : attr->format;
     cq->cq.fid.fclass = FI_CLASS_CQ;
     cq->cq.fid.context = context;

@@ -26,7 +26,10 @@
 #include <rdma/providers/fi_log.h>
 #include <rdma/providers/fi_prov.h>
 
+#include <stddef.h>
+
 #include "mpimatch.h"
+#include "core/fifo.h"
 #include "poll.h"
 
 #define MMFI_NAME      "mpimatch"
@@ -182,6 +185,17 @@ typedef struct mmfi_wire {
                         * FI_MPIMATCH_STATS; 0 otherwise): discovery time */
 } mmfi_wire;           /* 64 bytes */
 
+/* The shared-memory channel carries an eager payload of up to 24 bytes in the
+ * header's last 24 bytes (recv_id, off, t_post; shm.c), flag WF_SHM_INLINE.
+ * A stamped record (t_post != 0) keeps t_post and inlines at most 16 bytes,
+ * so t_post is the stamp unless an inline payload of 17-24 bytes covers it. */
+#define WF_SHM_INLINE      0x80u
+#define MMFI_INLINE_STAMPED (offsetof(mmfi_wire, t_post) - offsetof(mmfi_wire, recv_id))
+static inline uint64_t mmfi_wire_t_post(const mmfi_wire *w)
+{
+    return ((w->flags & WF_SHM_INLINE) && w->len > MMFI_INLINE_STAMPED) ? 0 : w->t_post;
+}
+
 /* ---- pending sends (rendezvous, waiting for CTS or streaming) ---- */
 typedef struct mmfi_send {
     mmfi_link   link;
@@ -303,10 +317,9 @@ typedef struct mmfi_cq {
     struct fid_cq   cq;
     mmfi_domain    *dom;
     enum fi_cq_format format;
-    mmfi_cqe       *ent;
-    size_t          head, n, cap;
-    struct fi_cq_err_entry *err;
-    size_t          ehead, en, ecap;
+    mm_fifo         ent;    /* mmfi_cqe, oldest first                  */
+    mm_fifo         err;    /* struct fi_cq_err_entry, oldest first    */
+    mm_mem          mem;    /* the two FIFOs' bytes                    */
     struct mmfi_ep *eps[MMFI_CQ_MAX_EPS];
     int             neps;
     int             refs;

@@ -52,7 +52,7 @@ static const struct { const char *name, *help; } params[] = {
     {"hints", "asserted hints: no_any_source,no_any_tag (required by engines such as hash)"},
     {"eager", "largest message sent eagerly, bytes (default and maximum: one ring cell's payload)"},
     {"credit", "eager bytes one sender may have unconsumed at a receiver (default 4194304)"},
-    {"ring_cells", "cells per peer ring in the shared-memory channel (default 64, power of two)"},
+    {"ring_cells", "size of each peer ring in the shared-memory channel, in 4 KiB units (default 128, power of two)"},
     {"seq_start", "first wire sequence number (tests of the wrap; default 0)"},
     {"cma", "1 (default): large local messages are read with process_vm_readv; 0: segmented "
             "copy through the shared-memory ring"},
@@ -377,7 +377,7 @@ int mmfi_settings_read(mmfi_settings *s)
     if (env_uint("credit", 0, (uint64_t)1 << 40, &x))
         return -FI_EINVAL;
     s->credit = (size_t)x;
-    x = 64;
+    x = 128;
     if (env_uint("ring_cells", 4, 4096, &x))
         return -FI_EINVAL;
     if (x & (x - 1)) {

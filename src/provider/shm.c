@@ -6,8 +6,21 @@
  * MMFI_SHM_SLOTS single-producer single-consumer rings. A sender claims one
  * slot in the receiver's inbox (compare-and-swap of the slot owner), writes
  * its own address there, and from then on is the only writer of that ring:
- * no locks, one release store per cell. The receiver is the only reader.
- * A cell is a 64-byte header (mmfi_wire) and up to MMFI_CELL-64 bytes.
+ * no locks, one release store per record. The receiver is the only reader.
+ *
+ * A ring is FI_MPIMATCH_RING_CELLS x 4 KiB bytes of variable-size records,
+ * packed: a record is a 64-byte header (mmfi_wire, whose plen says how many
+ * payload bytes follow) and its payload, padded to a 64-byte cache line; an
+ * eager payload of up to 24 bytes goes inside the header (in fields an eager
+ * cell does not use), so such a message is one cache line and a ring of 128
+ * cells (the default) holds 8,129 of them (a 4 KiB cell each before). tail and head count bytes since the slot
+ * was claimed; a record starts at tail mod the ring size and may run past
+ * the ring's end into a slack of one largest record (4 KiB) that follows it,
+ * so every record, header and payload, is contiguous and the reader never
+ * reassembles one. The sender reserves room for the largest record (xfer.c
+ * fills the header before it knows the payload's length), commits the real
+ * size, and keeps the last head it read beside its tail, so it reads the
+ * receiver's cache line only when the ring looks full.
  *
  * Lifetime: every endpoint attaches to the inbox of each same-host address
  * of its AV as soon as the address is inserted (ep.c), and an inbox loses its
@@ -19,6 +32,7 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -32,10 +46,16 @@
 
 #include "mmfi.h"
 
-#define MMFI_CELL       4096u
+#define MMFI_CELL       4096u /* ring unit and largest record (header + payload) */
 #define MMFI_SHM_SLOTS  64u
-#define SEG_MAGIC       0x6d6d66697368ull /* "mmfish" */
+#define SEG_MAGIC       0x6d6d6669736832ull /* "mmfish2": packed records */
 #define SLOT_HDR        256u
+#define REC_ALIGN       64u   /* records start on a cache line */
+/* An eager payload this small travels in the header's last 24 bytes, which
+ * an eager cell does not use (recv_id, off, t_post), 16 when the sender stamps
+ * t_post (statistics on; mmfi.h): the message is one cache line. The flag
+ * WF_SHM_INLINE is the shm channel's own (xfer.c's flags are the low bits). */
+#define INL_MAX         (sizeof(mmfi_wire) - offsetof(mmfi_wire, recv_id))
 
 typedef struct seg_hdr {
     uint64_t         magic;
@@ -52,19 +72,31 @@ typedef struct slot_hdr {
     uint32_t         pad0;
     mmfi_addr        peer;     /* the sender's address (64 bytes)  */
     char             pad1[128 - 16 - sizeof(mmfi_addr)];
-    _Atomic uint64_t tail;     /* written by the sender            */
-    char             pad2[56];
-    _Atomic uint64_t head;     /* written by the receiver          */
-    char             pad3[56];
+    /* the sender's cache line */
+    _Atomic uint64_t tail;     /* bytes committed                  */
+    _Atomic uint64_t puts;     /* records committed                */
+    uint64_t         head_seen;/* the last head the sender read    */
+    char             pad2[40];
+    /* the receiver's cache line */
+    _Atomic uint64_t head;     /* bytes consumed                   */
+    _Atomic uint64_t takes;    /* records consumed                 */
+    char             pad3[48];
 } slot_hdr;
 
 _Static_assert(sizeof(seg_hdr) == 64, "segment header is one cache line");
 _Static_assert(sizeof(slot_hdr) == SLOT_HDR, "slot header is four cache lines");
 _Static_assert(sizeof(mmfi_wire) == 64, "wire header is one cache line");
+_Static_assert(MMFI_CELL % REC_ALIGN == 0 && sizeof(mmfi_wire) % REC_ALIGN == 0,
+               "records keep their headers aligned");
+_Static_assert(INL_MAX == 24 && ((WF_TAGGED | WF_DATA | WF_CMA) & WF_SHM_INLINE) == 0,
+               "inline payloads use the eager header's unused tail and a flag of their own");
 
 size_t mmfi_shm_payload_max(void) { return MMFI_CELL - sizeof(mmfi_wire); }
 
-static size_t slot_size(uint32_t ncells) { return SLOT_HDR + (size_t)ncells * MMFI_CELL; }
+static uint64_t ring_bytes(uint32_t ncells) { return (uint64_t)ncells * MMFI_CELL; }
+
+/* A slot: its header, the ring, and the slack a record may run into. */
+static size_t slot_size(uint32_t ncells) { return SLOT_HDR + ring_bytes(ncells) + MMFI_CELL; }
 
 static slot_hdr *slot_at(void *seg, uint32_t i)
 {
@@ -72,9 +104,35 @@ static slot_hdr *slot_at(void *seg, uint32_t i)
     return (slot_hdr *)((char *)seg + sizeof(seg_hdr) + (size_t)i * slot_size(h->ncells));
 }
 
-static char *cell_at(slot_hdr *s, uint32_t ncells, uint64_t idx)
+/* The record at byte position pos of a ring of ncells cells (a power of two). */
+static char *rec_at(slot_hdr *s, uint32_t ncells, uint64_t pos)
 {
-    return (char *)s + SLOT_HDR + (size_t)(idx & (ncells - 1)) * MMFI_CELL;
+    return (char *)s + SLOT_HDR + (size_t)(pos & (ring_bytes(ncells) - 1));
+}
+
+static uint64_t rec_size(size_t plen)
+{
+    return sizeof(mmfi_wire) + ((plen + REC_ALIGN - 1) & ~(uint64_t)(REC_ALIGN - 1));
+}
+
+/* Payload bytes after a header xfer.c filled: the message (eager), the
+ * segment (DATA), the sender's iov (an RTS for process_vm_readv); none for
+ * the other cells. */
+static size_t shm_payload_len(const mmfi_wire *w)
+{
+    switch (w->type) {
+    case W_EAGER:
+    case W_DATA:
+        return (size_t)w->len;
+    case W_RTS:
+        if (w->flags & WF_CMA) {
+            uint64_t n = *(const uint64_t *)(w + 1);
+            return (size_t)(1 + 2 * (n <= MMFI_IOV_MAX ? n : MMFI_IOV_MAX)) * sizeof(uint64_t);
+        }
+        return 0;
+    default:
+        return 0;
+    }
 }
 
 static void job_id(char *out, size_t n)
@@ -228,26 +286,40 @@ static void shm_disconnect(mmfi_conn *c)
     c->up = 0;
 }
 
+/* Room for the largest record at the tail (NULL: the ring is full). */
 static mmfi_wire *shm_reserve(mmfi_ep *ep, mmfi_conn *c, void **payload)
 {
     (void)ep;
     slot_hdr *s = c->tx_slot;
     uint32_t ncells = ((seg_hdr *)c->seg)->ncells;
     uint64_t tail = atomic_load_explicit(&s->tail, memory_order_relaxed);
-    uint64_t head = atomic_load_explicit(&s->head, memory_order_acquire);
-    if (tail - head >= ncells)
-        return NULL;
-    char *cell = cell_at(s, ncells, tail);
-    *payload = cell + sizeof(mmfi_wire);
-    return (mmfi_wire *)cell;
+    if (tail + MMFI_CELL - s->head_seen > ring_bytes(ncells)) {
+        s->head_seen = atomic_load_explicit(&s->head, memory_order_acquire);
+        if (tail + MMFI_CELL - s->head_seen > ring_bytes(ncells))
+            return NULL;
+    }
+    char *rec = rec_at(s, ncells, tail);
+    *payload = rec + sizeof(mmfi_wire);
+    return (mmfi_wire *)rec;
 }
 
+/* Publish the reserved record with the size its header says. */
 static void shm_commit(mmfi_ep *ep, mmfi_conn *c)
 {
     (void)ep;
     slot_hdr *s = c->tx_slot;
     uint64_t tail = atomic_load_explicit(&s->tail, memory_order_relaxed);
-    atomic_store_explicit(&s->tail, tail + 1, memory_order_release);
+    mmfi_wire *w = (mmfi_wire *)rec_at(s, ((seg_hdr *)c->seg)->ncells, tail);
+    size_t plen = shm_payload_len(w);
+    if (w->type == W_EAGER && plen <= (w->t_post ? MMFI_INLINE_STAMPED : INL_MAX)) {
+        memcpy(&w->recv_id, w + 1, plen);
+        w->flags |= WF_SHM_INLINE;
+        plen = 0;
+    }
+    w->plen = (uint16_t)plen;
+    atomic_store_explicit(&s->puts, atomic_load_explicit(&s->puts, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    atomic_store_explicit(&s->tail, tail + rec_size(plen), memory_order_release);
 }
 
 const mmfi_chan mmfi_chan_shm = {
@@ -259,7 +331,7 @@ const mmfi_chan mmfi_chan_shm = {
     .payload_max = mmfi_shm_payload_max,
 };
 
-/* Read up to budget cells from every active slot of my inbox. */
+/* Read up to budget records from every active slot of my inbox. */
 int mmfi_shm_poll(mmfi_ep *ep, int budget)
 {
     seg_hdr *h = ep->inbox;
@@ -267,7 +339,7 @@ int mmfi_shm_poll(mmfi_ep *ep, int budget)
     int done = 0;
     for (uint32_t i = 0; i < n; i++) {
         slot_hdr *s = slot_at(ep->inbox, i);
-        if (!atomic_load_explicit(&s->ready, memory_order_acquire))
+        if (ep->slot_conn[i] < 0 && !atomic_load_explicit(&s->ready, memory_order_acquire))
             continue;
         uint64_t head = atomic_load_explicit(&s->head, memory_order_relaxed);
         uint64_t tail = atomic_load_explicit(&s->tail, memory_order_acquire);
@@ -281,12 +353,28 @@ int mmfi_shm_poll(mmfi_ep *ep, int budget)
             ep->slot_conn[i] = (int32_t)ci;
             ep->conns[ci].rx_slot = (int)i;
         }
-        for (int k = 0; head != tail && k < budget; k++, head++) {
-            const char *cell = cell_at(s, h->ncells, head);
-            if (mmfi_handle_wire(ep, (uint32_t)ep->slot_conn[i], (const mmfi_wire *)cell,
-                                 cell + sizeof(mmfi_wire)) > 0)
+        uint32_t ci = (uint32_t)ep->slot_conn[i];
+        if (ep->conns[ci].dead)
+            continue;
+        uint64_t takes = atomic_load_explicit(&s->takes, memory_order_relaxed);
+        for (int k = 0; head != tail && k < budget; k++) {
+            const char *rec = rec_at(s, h->ncells, head);
+            const mmfi_wire *w = (const mmfi_wire *)rec;
+            size_t plen = w->plen;
+            if (plen > mmfi_shm_payload_max() || rec_size(plen) > tail - head) {
+                MMFI_WARN(FI_LOG_EP_DATA, "peer pid %d: bad record (%zu payload bytes, %llu "
+                          "committed): failing it\n", (int)ep->conns[ci].peer.pid, plen,
+                          (unsigned long long)(tail - head));
+                mmfi_fail_conn(ep, ci);
                 break;
-            atomic_store_explicit(&s->head, head + 1, memory_order_release);
+            }
+            const void *pl = (w->flags & WF_SHM_INLINE) ? (const void *)&w->recv_id
+                                                         : (const void *)(w + 1);
+            if (mmfi_handle_wire(ep, ci, w, pl) > 0)
+                break;
+            head += rec_size(plen);
+            atomic_store_explicit(&s->takes, ++takes, memory_order_relaxed);
+            atomic_store_explicit(&s->head, head, memory_order_release);
             done++;
         }
     }
@@ -330,20 +418,20 @@ void mmfi_shm_sweep_stale(void)
     closedir(d);
 }
 
-/* Cells in flight on c's rings (snapshots, dump.c): *in, written by the peer
- * into my inbox and not yet read here; *out, written by me into the peer's
- * inbox and not yet read there. Read-only: two loads per ring. */
+/* Records in flight on c's rings (snapshots, dump.c): *in, written by the
+ * peer into my inbox and not yet read here; *out, written by me into the
+ * peer's inbox and not yet read there. Read-only: two loads per ring. */
 void mmfi_shm_inflight(mmfi_ep *ep, const mmfi_conn *c, uint64_t *in, uint64_t *out)
 {
     *in = *out = 0;
     if (c->rx_slot >= 0 && ep->inbox) {
         slot_hdr *s = slot_at(ep->inbox, (uint32_t)c->rx_slot);
-        *in = atomic_load_explicit(&s->tail, memory_order_acquire) -
-              atomic_load_explicit(&s->head, memory_order_acquire);
+        *in = atomic_load_explicit(&s->puts, memory_order_acquire) -
+              atomic_load_explicit(&s->takes, memory_order_acquire);
     }
     if (c->tx_slot) {
         slot_hdr *s = c->tx_slot;
-        *out = atomic_load_explicit(&s->tail, memory_order_acquire) -
-               atomic_load_explicit(&s->head, memory_order_acquire);
+        *out = atomic_load_explicit(&s->puts, memory_order_acquire) -
+               atomic_load_explicit(&s->takes, memory_order_acquire);
     }
 }

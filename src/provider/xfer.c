@@ -103,10 +103,10 @@ static uint64_t stamp(const mmfi_ep *ep)
  * both clocks are this host's CLOCK_MONOTONIC. */
 static void found(mmfi_ep *ep, const mmfi_conn *c, const mmfi_wire *w)
 {
-    uint64_t disc = UINT64_MAX;
-    if (w->t_post && ep->dom->set.stats_dir[0] && c->peer.host == ep->name.host) {
+    uint64_t disc = UINT64_MAX, t_post = mmfi_wire_t_post(w);
+    if (t_post && ep->dom->set.stats_dir[0] && c->peer.host == ep->name.host) {
         uint64_t now = mmfi_now_ns();
-        disc = now > w->t_post ? now - w->t_post : 0;
+        disc = now > t_post ? now - t_post : 0;
     }
     /* cells from a peer come over its socket (TCP) or its slot in the inbox */
     mmfi_poll_found(&ep->poll, c->rx_fd >= 0 ? MMFI_CH_NET : MMFI_CH_SHM, disc);

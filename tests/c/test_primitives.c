@@ -1,7 +1,9 @@
 /* Shared primitives on their own: queue order and bounded search, pool
- * reuse and ownership, ktable against a naive map under heavy churn. */
+ * reuse and ownership, ktable against a naive map under heavy churn, the
+ * FIFO against a plain array through growth and wrap-around. */
 #include <string.h>
 #include "check.h"
+#include "core/fifo.h"
 #include "core/ktable.h"
 
 static uint64_t rng = 88172645463325252ull;
@@ -155,11 +157,85 @@ static void test_ktable(void)
     CHECK_EQ(mem.bytes, 0);
 }
 
+/* A 24-byte item (not a power of two) with a checkable payload. */
+typedef struct fitem { uint64_t seq, neg; uint32_t k; uint32_t pad; } fitem;
+
+static void test_fifo(void)
+{
+    mm_mem mem = {0};
+    mm_fifo f;
+    mm_fifo_init(&f, sizeof(fitem), 3, &mem); /* rounds up to 4 */
+    CHECK(mm_fifo_front(&f) == NULL);
+    CHECK_EQ(mm_fifo_len(&f), 0);
+    CHECK_EQ(mem.bytes, 0); /* nothing until the first push */
+    /* Against a model: random pushes and pops, so the front wanders around the
+     * ring and growth copies wrapped contents (the two-piece copy). */
+    enum { M = 70000 };
+    static uint64_t model[M];
+    size_t mh = 0, mt = 0, bad = 0, wraps = 0, grows = 0;
+    uint64_t next = 1;
+    for (int step = 0; step < 60000; step++) {
+        int push = mt - mh < 2 || (next_rand() % 100) < (step < 30000 ? 55u : 45u);
+        if (push && mt < M) {
+            size_t cap = f.cap;
+            fitem *it = mm_fifo_push(&f);
+            CHECK(it != NULL);
+            if (!it)
+                break;
+            if (f.cap != cap) {
+                grows++;
+                CHECK_EQ(f.head, 0);
+            }
+            it->seq = next;
+            it->neg = ~next;
+            it->k = (uint32_t)(next * 7);
+            model[mt++] = next++;
+        } else if (mt > mh) {
+            fitem *it = mm_fifo_front(&f);
+            if (!it || it->seq != model[mh] || it->neg != ~model[mh] || it->k != (uint32_t)(model[mh] * 7))
+                bad++;
+            wraps += f.head == f.cap - 1;
+            mm_fifo_pop(&f);
+            mh++;
+        }
+        CHECK_EQ(mm_fifo_len(&f), mt - mh);
+        if (step % 997 == 0) /* every held item by index */
+            for (size_t i = 0; i < mt - mh; i++)
+                if (((fitem *)mm_fifo_at(&f, i))->seq != model[mh + i])
+                    bad++;
+    }
+    CHECK_EQ(bad, 0);
+    CHECK(grows >= 4);
+    CHECK(wraps > 0);
+    CHECK((f.cap & (f.cap - 1)) == 0 && f.cap >= mm_fifo_len(&f));
+    CHECK_EQ(mem.bytes, f.cap * sizeof(fitem));
+    /* Out of memory while growing: push fails, the contents stay as they were. */
+    while (mm_fifo_len(&f) < f.cap) {
+        fitem *it = mm_fifo_push(&f);
+        it->seq = model[mt++] = next++;
+        it->neg = ~it->seq;
+    }
+    size_t full = mm_fifo_len(&f), cap = f.cap;
+    mem.fail_in = 1;
+    CHECK(mm_fifo_push(&f) == NULL);
+    CHECK_EQ(mm_fifo_len(&f), full);
+    CHECK_EQ(f.cap, cap);
+    for (size_t i = 0; i < mm_fifo_len(&f); i++)
+        if (((fitem *)mm_fifo_at(&f, i))->seq != model[mh + i])
+            bad++;
+    CHECK_EQ(bad, 0);
+    CHECK(mm_fifo_push(&f) != NULL); /* the next one grows */
+    mm_fifo_destroy(&f);
+    CHECK_EQ(mem.bytes, 0);
+    CHECK(mem.peak > 0);
+}
+
 int main(void)
 {
     test_queue();
     test_match_rule();
     test_pool();
     test_ktable();
+    test_fifo();
     return check_report("test_primitives");
 }

@@ -41,6 +41,14 @@ def test_plan_runs_every_measurement_on_every_stack_but_wildcards_under_hints():
         mpi.stacks(["nope"])
 
 
+@pytest.mark.parametrize("extra", [["--runs", "3"], ["--figure", "p003"], ["--paths"]])
+def test_options_of_other_suites_are_refused(extra):
+    """--runs is not silently ignored: the mpi suite makes one run (its --reps are passes)."""
+    proc = run_cli("bench", "--suite", "mpi", "--quick", *extra, "--out", "/nonexistent/never")
+    assert proc.returncode == 2
+    assert "--suite mpi takes --quick" in proc.stderr and "--reps sets its passes" in proc.stderr
+
+
 def test_arguments_are_the_programs():
     m = mpi._match(("shuffle",), [4096], 3)[0]
     assert (m.spec, m.argument()) == ("shuffle:n=4096", "match:kind=shuffle,n=4096,reps=3")

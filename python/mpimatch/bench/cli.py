@@ -264,9 +264,11 @@ def cmd_bench(args: argparse.Namespace, out: Console) -> int:
         from .polling import cmd_polling
         return cmd_polling(args, out)
     if args.suite == MPI_SUITE:
-        if args.workload or args.stream or args.figure or args.param or args.paths:
+        if args.workload or args.stream or args.figure or args.param or args.paths \
+                or args.runs is not None:
             raise MpimatchError(f"--suite {MPI_SUITE} takes --quick, --engines, --reps, --out, "
-                                "--json and --quiet only")
+                                "--json and --quiet only (one run: --reps sets its passes over "
+                                "the stacks; for several runs, invoke it several times)")
         from .mpi import cmd_mpi
         return cmd_mpi(args, out)
     if args.quick:
