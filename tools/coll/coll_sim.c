@@ -146,13 +146,14 @@ typedef struct step_part {
     const mm_coll_xfer *x;
     size_t              n;
     uint32_t            call, nbc;
+    int                 op;  /* the collective, or MM_COLL_NONE: point-to-point */
+    int32_t             tag; /* point-to-point: the messages' tag               */
 } step_part;
 
 /* One step of the simulation: the transfers of every part leave at their
  * senders' clocks before the step's arrivals move any clock; the observed
  * rank posts its receives of the step at its clock. */
-static int run_step(mm_csim *s, int op, const step_part *part, size_t nparts, char *err,
-                    size_t errlen)
+static int run_step(mm_csim *s, const step_part *part, size_t nparts, char *err, size_t errlen)
 {
     size_t total = 0, k = 0;
     int rc;
@@ -167,7 +168,8 @@ static int run_step(mm_csim *s, int op, const step_part *part, size_t nparts, ch
             s->scratch[k++] = t;
             if (x->dst != s->rank)
                 continue;
-            int32_t tag = mm_coll_xfer_tag(x, part[q].nbc);
+            int op = part[q].op;
+            int32_t tag = op == MM_COLL_NONE ? part[q].tag : mm_coll_xfer_tag(x, part[q].nbc);
             if ((rc = observe(s, MM_EV_RECV, s->clock[s->rank], x->src, tag, x->bytes, op,
                               part[q].call, err, errlen)) != MMS_OK ||
                 (rc = observe(s, MM_EV_MSG, t, x->src, tag, x->bytes, op, part[q].call,
@@ -231,15 +233,55 @@ int mm_csim_pipeline(mm_csim *s, const mm_csim_plan *p, uint32_t calls, uint32_t
             if (g < (uint64_t)c * stagger)
                 continue;
             size_t j = step_end(p, at[c]);
-            part[nparts++] = (step_part){&p->x[at[c]], j - at[c], call[c], nbc[c]};
+            part[nparts++] = (step_part){&p->x[at[c]], j - at[c], call[c], nbc[c], op, 0};
             at[c] = j;
         }
         if (!left)
             break;
-        if (nparts && (rc = run_step(s, op, part, nparts, err, errlen)) != MMS_OK)
+        if (nparts && (rc = run_step(s, part, nparts, err, errlen)) != MMS_OK)
             return rc;
     }
     return MMS_OK;
+}
+
+int mm_csim_overlap(mm_csim *s, const mm_csim_plan *p, mm_csim_from_fn from, const void *ctx,
+                    uint64_t bytes, int32_t tag, char *err, size_t errlen)
+{
+    int op = p->d.op, rc = MMS_OK;
+    size_t np2p = 0, k = 0;
+    for (int32_t q = 0; q < s->n; q++)
+        for (int i = 0; from(ctx, q, i) >= 0; i++)
+            np2p++;
+    mm_coll_xfer *x = calloc(np2p + 1, sizeof *x);
+    if (!x) {
+        snprintf(err, errlen, "out of memory for %zu point-to-point transfers", np2p);
+        return MMS_ENOMEM;
+    }
+    for (int32_t q = 0; q < s->n; q++)
+        for (int i = 0;; i++) {
+            int32_t src = from(ctx, q, i);
+            if (src < 0)
+                break;
+            x[k].bytes = bytes;
+            x[k].src = src;
+            x[k].dst = q;
+            k++;
+        }
+    step_part part[2] = {{NULL, 0, ++s->calls[op], mm_coll_nonblocking(op) ? s->nbc++ : 0, op, 0},
+                         {x, np2p, 0, 0, MM_COLL_NONE, tag}};
+    for (int32_t r = 0; r < s->n; r++)
+        s->clock[r] += mm_rng_below(&s->rng, s->net.skew_ns + 1);
+    /* the collective's first step and the point-to-point phase together,
+     * the collective's receives posted first; then its other steps */
+    for (size_t i = 0, first = 1; rc == MMS_OK && (i < p->nx || first); first = 0) {
+        size_t j = i < p->nx ? step_end(p, i) : i;
+        part[0].x = &p->x[i];
+        part[0].n = j - i;
+        rc = run_step(s, part, first ? 2 : 1, err, errlen);
+        i = j;
+    }
+    free(x);
+    return rc;
 }
 
 mm_csim_cost mm_csim_plan_cost(const mm_csim *s, const mm_csim_plan *p)

@@ -104,6 +104,17 @@ typedef int32_t (*mm_csim_from_fn)(const void *ctx, int32_t p, int i);
 int  mm_csim_p2p(mm_csim *s, mm_csim_from_fn from, const void *ctx, uint64_t bytes,
                  int32_t tag, int anysrc, char *err, size_t errlen);
 
+/* One call of a planned collective overlapped with a point-to-point phase
+ * (as mm_csim_p2p: every rank p receives from from(ctx, p, i), specific
+ * sources, the given tag and bytes): one skew draw, then the collective's
+ * first step and the whole phase in one step, the observed rank posting the
+ * collective's receives of that step first, then the phase's; then the
+ * collective's other steps. So point-to-point messages search among the
+ * collective's posted receives, and collective receives among unexpected
+ * point-to-point messages. MMS_ENOMEM possible. */
+int  mm_csim_overlap(mm_csim *s, const mm_csim_plan *p, mm_csim_from_fn from, const void *ctx,
+                     uint64_t bytes, int32_t tag, char *err, size_t errlen);
+
 /* What one call costs, for checking a run's size before simulating it:
  * events at the observed rank (a receive and a message per transfer into
  * it) and simulated transfers (every rank's). */

@@ -409,11 +409,34 @@ static int run_miniamr(mm_stream *s, const int64_t *v, uint64_t seed, char *err,
  * n-1 receives at once), MVAPICH2's choice for small messages that matches
  * the long rank-0 queues the paper reports; auto would follow `lib`. */
 static const mm_gen_param fds_params[] = {
-    APP_PARAMS(512, 0, 100, "time steps", 50000,
+    APP_PARAMS(512, 0, 80, "time steps", 50000,
                "bytes of a mesh-boundary message", 8192,
                "bytes each rank gathers to rank 0", 256),
     {"gather_alg", "algorithm of MPI_Gather(v)", 2, 0, 3, gather_algs},
+    {"overlap", "1: the mesh exchange and the messages to rank 0 overlap the gatherv "
+                "(posted after its receives); 0: one after the other", 1, 0, 1, NULL},
+    {"to_root", "point-to-point messages every rank sends rank 0 per step (with overlap)",
+     1, 0, 1000, NULL},
 };
+
+/* With overlap: the face neighbours of p, then, into rank 0, to_root
+ * messages from every other rank. */
+typedef struct fds_p2p { grid g; int32_t n, to_root; } fds_p2p;
+
+static int32_t fds_from(const void *ctx, int32_t p, int i)
+{
+    const fds_p2p *f = ctx;
+    int32_t q = grid_from(&f->g, p, i);
+    if (q >= 0)
+        return q;
+    if (p != 0 || f->n < 2)
+        return -1;
+    int nb = 0;
+    while (grid_from(&f->g, p, nb) >= 0)
+        nb++;
+    int64_t j = (int64_t)i - nb;
+    return j < (int64_t)f->to_root * (f->n - 1) ? 1 + (int32_t)(j % (f->n - 1)) : -1;
+}
 
 static int run_fds(mm_stream *s, const int64_t *v, uint64_t seed, char *err, size_t errlen)
 {
@@ -429,9 +452,10 @@ static int run_fds(mm_stream *s, const int64_t *v, uint64_t seed, char *err, siz
     if (a.failed)
         return app_finish(&a, s, a.failed);
     grid g = grid_make(a.sim.n);
+    fds_p2p f = {g, a.sim.n, v[A_X2] ? (int32_t)v[A_X3] : 0};
     uint64_t iters = (uint64_t)v[A_ITERS];
     app_size z = {0, 0};
-    size_add(&z, iters, mm_csim_p2p_cost(&a.sim, grid_from, &g));
+    size_add(&z, iters, mm_csim_p2p_cost(&a.sim, fds_from, &f));
     size_plan(&z, &a, iters, ar);
     size_plan(&z, &a, iters, gv);
     size_plan(&z, &a, iters / 10, ga);
@@ -440,10 +464,16 @@ static int run_fds(mm_stream *s, const int64_t *v, uint64_t seed, char *err, siz
         return rc;
     for (int64_t it = 0; rc == MMS_OK && it < v[A_ITERS]; it++) {
         mm_csim_compute(&a.sim, (uint64_t)v[A_COMPUTE]);
-        if ((rc = mm_csim_p2p(&a.sim, grid_from, &g, (uint64_t)v[A_P2P_BYTES], 0, 0,
-                              err, errlen)) != MMS_OK ||
-            (rc = app_coll(&a, ar)) != MMS_OK || (rc = app_coll(&a, gv)) != MMS_OK)
+        if (v[A_X2]) { /* the exchange and the messages to rank 0 during the gatherv */
+            if ((rc = app_coll(&a, ar)) != MMS_OK ||
+                (rc = mm_csim_overlap(&a.sim, &a.plan[gv], fds_from, &f,
+                                      (uint64_t)v[A_P2P_BYTES], 0, err, errlen)) != MMS_OK)
+                break;
+        } else if ((rc = mm_csim_p2p(&a.sim, grid_from, &g, (uint64_t)v[A_P2P_BYTES], 0, 0,
+                                     err, errlen)) != MMS_OK ||
+                   (rc = app_coll(&a, ar)) != MMS_OK || (rc = app_coll(&a, gv)) != MMS_OK) {
             break;
+        }
         if (it % 10 == 9 && ((rc = app_coll(&a, ga)) != MMS_OK || (rc = app_coll(&a, agv)) != MMS_OK))
             break;
     }
