@@ -31,6 +31,7 @@ from results_paths import path_tables  # the MPC-MPI hints paper's Table I and S
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 from mpimatch.bench import core as bench        # noqa: E402  (check_targets)
 from mpimatch.bench import runs as multi        # noqa: E402  (the every-run rule)
+from mpimatch import paths as mpaths            # noqa: E402  (per-class search times)
 
 
 def fmt(v, digits=1) -> str:
@@ -255,7 +256,93 @@ def p001_fig2_paper(recs: List[dict]) -> str:
     return "\n".join(lines)
 
 
-TABLES = {"p001-fig3": p001_fig3, "p001-fig3-seq": p001_fig3,   # figures with a table of their own
+def class_measure(cls: Optional[str], side: str):
+    """A run's time per search of one side by one element class (None: both)."""
+    return lambda run: mpaths.side_search_ns(run.get("classes"), cls, side)
+
+
+def overhead_ratio(run: dict) -> Optional[float]:
+    """Ghazimirsaeed et al., ParCo 2019 Table 2: the engine's overhead (allocating
+    queues, extracting partners, profiling collectives; its own clock) over its
+    search time: the time of every receive and message call (--classes, clock
+    reads subtracted) less that overhead."""
+    o = run.get("overhead") or {}
+    total = mpaths.search_total_ns(run.get("classes"))
+    over = sum(o.get(k) or 0 for k in ("alloc_ns", "extract_ns", "profile_ns"))
+    if total is None or not o:
+        return None
+    return over / (total - over) if total > over else None
+
+
+def depth_cell(r: dict, cls: str) -> str:
+    by = ((r.get("classes") or {}).get("by_class") or {}).get(cls) or {}
+    u, p = by.get("umq") or {}, by.get("prq") or {}
+    if not u.get("searches") and not p.get("searches"):
+        return "-"
+    return f"{fmt(u.get('mean_depth'))}/{fmt(p.get('mean_depth'))}"
+
+
+CLASS_COLS = [("coll", "umq"), ("coll", "prq"), ("p2p", "umq"), ("p2p", "prq"),
+              (None, "umq"), (None, "prq")]
+
+
+def p000_classes(recs: List[dict]) -> str:
+    """Ghazimirsaeed et al., ParCo 2019 figs. 6-8 and Table 2, per workload: each
+    design's time per UMQ and PRQ search of collective, point-to-point and all
+    elements against list's (run by run: median, min–max; the verdict under the
+    table only when it holds in every run), the mean depth of each class's searches
+    (exact), and the overhead-to-search-time ratio."""
+    k = max((r.get("spread") or {}).get("runs", 1) for r in recs)
+    out = [table(recs), "", comparisons(recs, k, PAIRS.get("p000-fig7-8", ())), ""]
+    rows: Dict[str, Dict[str, dict]] = OrderedDict()
+    for r in recs:
+        if r.get("classes"):
+            rows.setdefault(row_key(r), {})[r["run"]] = r
+    for key, by in rows.items():
+        base = by.get("list")
+        if not base:
+            continue
+        name = lambda c, s: f"{c or 'all'} {s.upper()}"  # noqa: E731
+        head = (["design"] + [f"{name(c, s)} ×list" for c, s in CLASS_COLS] +
+                ["coll UMQ/PRQ depth", "p2p UMQ/PRQ depth", "overhead / search"])
+        lines = [f"Per element class, `{key}` (time per search; ×list = list's / the design's):",
+                 "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        verdicts = []
+        for run, r in by.items():
+            cells = [run]
+            for c, side in CLASS_COLS:
+                m = class_measure(c, side)
+                if r is base:
+                    ns = multi.span([m(x) for x in r.get("per_run") or [r]])
+                    cells.append(f"{ns['median']:.0f} ns" if ns else "-")
+                    continue
+                ratios = multi.pair_ratios(r, base, m)
+                if any(x is None for x in ratios):
+                    cells.append("-")
+                    continue
+                cells.append(span_text(multi.span(ratios), k, "x"))
+                d = multi.direction(ratios)
+                verdicts.append((d, f"{run} {name(c, side)} ({span_text(multi.span(ratios), k, 'x')})"))
+            ov = multi.span([overhead_ratio(x) for x in r.get("per_run") or [r]])
+            cells += [depth_cell(r, "coll"), depth_cell(r, "p2p"),
+                      (f"{ov['median']:.4f}" + (f" ({ov['min']:.4f}–{ov['max']:.4f})" if k > 1 else ""))
+                      if ov else "-"]
+            lines.append("| " + " | ".join(cells) + " |")
+        lines.append("")
+        lines.append("list's cells: its time per search (ns); depth: mean elements compared per "
+                     "search, UMQ/PRQ, exact.")
+        for word in (multi.FASTER, multi.SLOWER, multi.NOISE):
+            what = [t for d, t in verdicts if d == word]
+            if what:
+                head = ("within noise (faster than list in some runs, not in others)"
+                        if word == multi.NOISE else f"{word} per search than list {every_run_note(k)}")
+                lines.append(f"- {head}: " + "; ".join(what))
+        out += lines + [""]
+    return "\n".join(out).rstrip()
+
+
+TABLES = {"p000-fig7-8": p000_classes, "p000-fig9": p000_classes,
+          "p001-fig3": p001_fig3, "p001-fig3-seq": p001_fig3,   # figures with a table of their own
           "p001-fig2-paper-m10": p001_fig2_paper, "p001-fig2-paper-m50": p001_fig2_paper}
 
 

@@ -211,6 +211,113 @@ static void test_absent_path_is_null(void)
     mm_stream_free(&s);
 }
 
+/* --classes: collective and point-to-point elements in one list, counts worked
+ * out by hand. list compares across classes; col+ll and ll+pnp keep the
+ * classes in queues of their own, so a search only compares its own class. */
+static const char class_text[] =
+    H "R 1 0 0 5\n"                          /* p2p: UMQ empty                      */
+      "R 2 0 1 -1 coll=gather np=4 call=1\n" /* coll: UMQ empty                     */
+      "R 3 0 2 -1 coll=gather np=4 call=1\n" /* coll: UMQ empty                     */
+      "M 4 0 2 -1 coll=gather np=4 call=1\n" /* coll PRQ: list 1,2,3; own class 2,3  */
+      "M 5 0 0 5\n"                          /* p2p PRQ: 1 at the head              */
+      "M 6 0 3 -1 coll=gather np=4 call=1\n" /* coll PRQ: list 1,2 miss; own 2 miss  */
+      "M 7 0 0 9\n"                          /* p2p PRQ: list 2 miss; own empty      */
+      "R 8 0 0 9\n"                          /* p2p UMQ: list 6,7; own 7             */
+      "R 9 0 3 -1 coll=gather np=4 call=1\n";/* coll UMQ: 6                          */
+
+typedef struct class_want {
+    const char *engine;
+    uint64_t v[MM_CLASS_COUNT][2][2]; /* [class][PRQ, UMQ][searches, traversed] */
+} class_want;
+
+static const class_want class_wants[] = {
+    {"list",   {{{2, 2}, {2, 2}}, {{2, 4}, {3, 1}}}},
+    {"col+ll", {{{2, 1}, {2, 1}}, {{2, 3}, {3, 1}}}},
+    {"ll+pnp", {{{2, 1}, {2, 1}}, {{2, 3}, {3, 1}}}},
+};
+
+static void test_classes(void)
+{
+    mm_stream s;
+    char err[1024], text[16384];
+    CHECK(mm_stream_init(&s, "classes", err, sizeof err) == MMS_OK);
+    int rc = mm_stream_parse(&s, class_text, sizeof class_text - 1, MM_READ_TEXT, 0, err,
+                             sizeof err);
+    CHECK_MSG(rc == MMS_OK, "%s", err);
+    if (rc != MMS_OK)
+        return;
+    mm_replay r;
+    mm_paths p;
+    mm_config cfg = { s.np, 0, 0, NULL, 0 };
+    CHECK(mm_replay_init(&r, &s, 2, err, sizeof err) == MMR_OK);
+    CHECK(mm_paths_init(&p, &s, 2, err, sizeof err) == MMR_OK);
+    p.by_class = 1;
+    for (size_t k = 0; k < mm_engine_count(); k++) {
+        const mm_engine_info *in = mm_engine_at(k);
+        mm_replay_result res;
+        mm_paths_result pres;
+        mm_config c = cfg;
+        c.hints = mm_stream_hints(&s, NULL, NULL);
+        if (mm_replay_run(&r, in, &c, 1, 2, &res, err, sizeof err) != MMR_OK)
+            continue; /* an engine this stream does not suit (e.g. needs a file) */
+        mm_paths_classify(&p, r.out);
+        /* keys: the collective receives and messages are class 1 */
+        CHECK(p.cls[0] == MM_PATH_FAIL_RECV && p.cls[1] == MM_PATH_COUNT + MM_PATH_FAIL_RECV &&
+              p.cls[3] == MM_PATH_COUNT + MM_PATH_SUCCESS_SEND &&
+              p.cls[4] == MM_PATH_SUCCESS_SEND && p.cls[8] == MM_PATH_COUNT + MM_PATH_SUCCESS_RECV);
+        CHECK(p.nseg == 8); /* 1 | 2 3 | 4 | 5 | 6 | 7 | 8 | 9 */
+        CHECK_MSG(mm_paths_run(&p, &r, in, &c, 2, res.hash, &pres, err, sizeof err) == MMR_OK,
+                  "%s: %s", in->name, err);
+        CHECK_MSG(mm_paths_count(&p, &r, in, &c, res.hash, &pres, err, sizeof err) == MMR_OK,
+                  "%s: %s", in->name, err);
+        CHECK(pres.by_class);
+        CHECK(pres.path[MM_PATH_COUNT + MM_PATH_FAIL_RECV].events == 2 &&
+              pres.path[MM_PATH_COUNT + MM_PATH_SUCCESS_SEND].events == 1 &&
+              pres.path[MM_PATH_COUNT + MM_PATH_FAIL_SEND].events == 1 &&
+              pres.path[MM_PATH_COUNT + MM_PATH_SUCCESS_RECV].events == 1 &&
+              pres.path[MM_PATH_FAIL_RECV].events == 1 && pres.path[MM_PATH_SUCCESS_RECV].events == 1 &&
+              pres.path[MM_PATH_FAIL_SEND].events == 1 && pres.path[MM_PATH_SUCCESS_SEND].events == 1);
+        /* Every engine: the classes add up to the engine's own totals. */
+        const mm_qstats *tot[2] = {&res.stats.prq, &res.stats.umq};
+        for (int side = 0; side < 2; side++) {
+            uint64_t se = pres.count[0][side].searches + pres.count[1][side].searches;
+            uint64_t tr = pres.count[0][side].traversed + pres.count[1][side].traversed;
+            CHECK_MSG(se == tot[side]->searches && tr == tot[side]->traversed,
+                      "%s side %d: classes %llu/%llu, totals %llu/%llu", in->name, side,
+                      (unsigned long long)se, (unsigned long long)tr,
+                      (unsigned long long)tot[side]->searches,
+                      (unsigned long long)tot[side]->traversed);
+        }
+        for (size_t w = 0; w < sizeof class_wants / sizeof *class_wants; w++) {
+            if (strcmp(class_wants[w].engine, in->name) != 0)
+                continue;
+            for (int cl = 0; cl < MM_CLASS_COUNT; cl++)
+                for (int side = 0; side < 2; side++)
+                    CHECK_MSG(pres.count[cl][side].searches == class_wants[w].v[cl][side][0] &&
+                              pres.count[cl][side].traversed == class_wants[w].v[cl][side][1],
+                              "%s %s side %d: %llu searches, %llu compared", in->name,
+                              mm_class_name(cl), side,
+                              (unsigned long long)pres.count[cl][side].searches,
+                              (unsigned long long)pres.count[cl][side].traversed);
+        }
+        if (strcmp(in->name, "list") == 0) {
+            json_text(&pres, text, sizeof text);
+            CHECK(strstr(text, "\"by_class\": {") && strstr(text, "\"coll\": {") &&
+                  !strstr(text, "\"paths\""));
+            const char *coll = strstr(text, "\"coll\": {");
+            CHECK(coll && json_field(coll, "prq", "traversed") == 4 &&
+                  json_field(coll, "umq", "searches") == 3 &&
+                  json_field(coll, "prq", "mean_depth") == 2);
+            CHECK(json_field(text, "prq", "traversed") == 2); /* p2p first */
+        }
+    }
+    CHECK(strcmp(mm_class_name(0), "p2p") == 0 && strcmp(mm_class_name(1), "coll") == 0 &&
+          mm_class_name(2) == NULL);
+    mm_paths_free(&p);
+    mm_replay_free(&r);
+    mm_stream_free(&s);
+}
+
 static void test_names(void)
 {
     static const char *const names[MM_PATH_COUNT] = {
@@ -236,6 +343,7 @@ int main(void)
     test_every_engine(&s);
     test_json(&s);
     test_absent_path_is_null();
+    test_classes();
     mm_stream_free(&s);
     return TC_DONE();
 }

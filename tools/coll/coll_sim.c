@@ -141,40 +141,147 @@ static int observe(mm_csim *s, int type, uint64_t t, int32_t src, int32_t tag,
     return add_event(s, t, &e, err, errlen);
 }
 
-int mm_csim_collective(mm_csim *s, const mm_csim_plan *p, char *err, size_t errlen)
+/* The transfers of one call's step, with the call's number and tag counter. */
+typedef struct step_part {
+    const mm_coll_xfer *x;
+    size_t              n;
+    uint32_t            call, nbc;
+    int                 op;  /* the collective, or MM_COLL_NONE: point-to-point */
+    int32_t             tag; /* point-to-point: the messages' tag               */
+} step_part;
+
+/* One step of the simulation: the transfers of every part leave at their
+ * senders' clocks before the step's arrivals move any clock; the observed
+ * rank posts its receives of the step at its clock. */
+static int run_step(mm_csim *s, const step_part *part, size_t nparts, char *err, size_t errlen)
 {
-    int op = p->d.op, rc;
-    uint32_t call = ++s->calls[op];
-    uint32_t nbc = mm_coll_nonblocking(op) ? s->nbc++ : 0;
-    for (int32_t r = 0; r < s->n; r++)
-        s->clock[r] += mm_rng_below(&s->rng, s->net.skew_ns + 1);
-    for (size_t i = 0; i < p->nx;) {
-        size_t j = i;
-        while (j < p->nx && p->x[j].step == p->x[i].step)
-            j++;
-        if ((rc = grow_scratch(s, j - i, err, errlen)) != MMS_OK)
-            return rc;
-        /* sends of this step leave at the sender's clock before the step's
-         * arrivals move any clock */
-        for (size_t k = i; k < j; k++) {
-            const mm_coll_xfer *x = &p->x[k];
+    size_t total = 0, k = 0;
+    int rc;
+    for (size_t q = 0; q < nparts; q++)
+        total += part[q].n;
+    if ((rc = grow_scratch(s, total, err, errlen)) != MMS_OK)
+        return rc;
+    for (size_t q = 0; q < nparts; q++)
+        for (size_t i = 0; i < part[q].n; i++) {
+            const mm_coll_xfer *x = &part[q].x[i];
             uint64_t t = arrival(s, x->src, x->dst, s->clock[x->src], x->bytes);
-            s->scratch[k - i] = t;
+            s->scratch[k++] = t;
             if (x->dst != s->rank)
                 continue;
-            int32_t tag = mm_coll_xfer_tag(x, nbc);
-            if ((rc = observe(s, MM_EV_RECV, s->clock[s->rank], x->src, tag, x->bytes, op, call,
-                              err, errlen)) != MMS_OK ||
-                (rc = observe(s, MM_EV_MSG, t, x->src, tag, x->bytes, op, call,
+            int op = part[q].op;
+            int32_t tag = op == MM_COLL_NONE ? part[q].tag : mm_coll_xfer_tag(x, part[q].nbc);
+            if ((rc = observe(s, MM_EV_RECV, s->clock[s->rank], x->src, tag, x->bytes, op,
+                              part[q].call, err, errlen)) != MMS_OK ||
+                (rc = observe(s, MM_EV_MSG, t, x->src, tag, x->bytes, op, part[q].call,
                               err, errlen)) != MMS_OK)
                 return rc;
         }
-        for (size_t k = i; k < j; k++)
-            if (s->clock[p->x[k].dst] < s->scratch[k - i])
-                s->clock[p->x[k].dst] = s->scratch[k - i];
-        i = j;
+    k = 0;
+    for (size_t q = 0; q < nparts; q++)
+        for (size_t i = 0; i < part[q].n; i++, k++)
+            if (s->clock[part[q].x[i].dst] < s->scratch[k])
+                s->clock[part[q].x[i].dst] = s->scratch[k];
+    return MMS_OK;
+}
+
+/* The end of the step that starts at transfer i of p. */
+static size_t step_end(const mm_csim_plan *p, size_t i)
+{
+    size_t j = i;
+    while (j < p->nx && p->x[j].step == p->x[i].step)
+        j++;
+    return j;
+}
+
+int mm_csim_collective(mm_csim *s, const mm_csim_plan *p, char *err, size_t errlen)
+{
+    return mm_csim_pipeline(s, p, 1, 1, err, errlen);
+}
+
+int mm_csim_pipeline(mm_csim *s, const mm_csim_plan *p, uint32_t calls, uint32_t stagger,
+                     char *err, size_t errlen)
+{
+    enum { MAX_CALLS = 256 };
+    int op = p->d.op, rc;
+    step_part part[MAX_CALLS];
+    size_t at[MAX_CALLS];             /* per call: its next transfer  */
+    uint32_t call[MAX_CALLS], nbc[MAX_CALLS];
+    if (calls < 1 || calls > MAX_CALLS || stagger < 1) {
+        snprintf(err, errlen, "a pipeline of %u calls %u steps apart (1..%d calls, >= 1 step)",
+                 calls, stagger, MAX_CALLS);
+        return MMS_EFORMAT;
+    }
+    if (calls > 1 && !mm_coll_nonblocking(op)) {
+        snprintf(err, errlen, "only nonblocking collectives overlap in a pipeline");
+        return MMS_EFORMAT;
+    }
+    for (uint32_t c = 0; c < calls; c++) {
+        call[c] = ++s->calls[op];
+        nbc[c] = mm_coll_nonblocking(op) ? s->nbc++ : 0;
+        at[c] = 0;
+    }
+    for (int32_t r = 0; r < s->n; r++)
+        s->clock[r] += mm_rng_below(&s->rng, s->net.skew_ns + 1);
+    /* Global step g runs the next step of every call c with g >= c * stagger
+     * (a plan's steps in its order; its step numbers may skip). */
+    for (uint64_t g = 0;; g++) {
+        size_t nparts = 0, left = 0;
+        for (uint32_t c = 0; c < calls; c++) {
+            if (at[c] >= p->nx)
+                continue;
+            left++;
+            if (g < (uint64_t)c * stagger)
+                continue;
+            size_t j = step_end(p, at[c]);
+            part[nparts++] = (step_part){&p->x[at[c]], j - at[c], call[c], nbc[c], op, 0};
+            at[c] = j;
+        }
+        if (!left)
+            break;
+        if (nparts && (rc = run_step(s, part, nparts, err, errlen)) != MMS_OK)
+            return rc;
     }
     return MMS_OK;
+}
+
+int mm_csim_overlap(mm_csim *s, const mm_csim_plan *p, mm_csim_from_fn from, const void *ctx,
+                    uint64_t bytes, int32_t tag, char *err, size_t errlen)
+{
+    int op = p->d.op, rc = MMS_OK;
+    size_t np2p = 0, k = 0;
+    for (int32_t q = 0; q < s->n; q++)
+        for (int i = 0; from(ctx, q, i) >= 0; i++)
+            np2p++;
+    mm_coll_xfer *x = calloc(np2p + 1, sizeof *x);
+    if (!x) {
+        snprintf(err, errlen, "out of memory for %zu point-to-point transfers", np2p);
+        return MMS_ENOMEM;
+    }
+    for (int32_t q = 0; q < s->n; q++)
+        for (int i = 0;; i++) {
+            int32_t src = from(ctx, q, i);
+            if (src < 0)
+                break;
+            x[k].bytes = bytes;
+            x[k].src = src;
+            x[k].dst = q;
+            k++;
+        }
+    step_part part[2] = {{NULL, 0, ++s->calls[op], mm_coll_nonblocking(op) ? s->nbc++ : 0, op, 0},
+                         {x, np2p, 0, 0, MM_COLL_NONE, tag}};
+    for (int32_t r = 0; r < s->n; r++)
+        s->clock[r] += mm_rng_below(&s->rng, s->net.skew_ns + 1);
+    /* the collective's first step and the point-to-point phase together,
+     * the collective's receives posted first; then its other steps */
+    for (size_t i = 0, first = 1; rc == MMS_OK && (i < p->nx || first); first = 0) {
+        size_t j = i < p->nx ? step_end(p, i) : i;
+        part[0].x = &p->x[i];
+        part[0].n = j - i;
+        rc = run_step(s, part, first ? 2 : 1, err, errlen);
+        i = j;
+    }
+    free(x);
+    return rc;
 }
 
 mm_csim_cost mm_csim_plan_cost(const mm_csim *s, const mm_csim_plan *p)

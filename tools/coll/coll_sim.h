@@ -83,6 +83,17 @@ void mm_csim_compute(mm_csim *s, uint64_t mean_ns);
 /* One call of a planned collective: the skew draw, then its steps. */
 int  mm_csim_collective(mm_csim *s, const mm_csim_plan *p, char *err, size_t errlen);
 
+/* `calls` calls of a planned nonblocking collective in flight together, as an
+ * application that starts one every `stagger` steps of the previous one and
+ * waits for all of them (one skew draw): each call has its own call number
+ * and tag (Open MPI's per-communicator counter), and global step g runs the
+ * next step of every call c with g >= c * stagger, so the observed rank
+ * posts the receives of several calls, from several peers, at once.
+ * calls = 1 is mm_csim_collective. MMS_EFORMAT for calls outside 1..256,
+ * stagger 0, or calls > 1 of a blocking operation. */
+int  mm_csim_pipeline(mm_csim *s, const mm_csim_plan *p, uint32_t calls, uint32_t stagger,
+                      char *err, size_t errlen);
+
 /* A point-to-point phase: every rank p receives one message of the given
  * bytes and tag from each rank from(ctx, p, i) for i = 0, 1, ... until it
  * returns -1, and sends to whoever receives from it. The observed rank's
@@ -92,6 +103,17 @@ int  mm_csim_collective(mm_csim *s, const mm_csim_plan *p, char *err, size_t err
 typedef int32_t (*mm_csim_from_fn)(const void *ctx, int32_t p, int i);
 int  mm_csim_p2p(mm_csim *s, mm_csim_from_fn from, const void *ctx, uint64_t bytes,
                  int32_t tag, int anysrc, char *err, size_t errlen);
+
+/* One call of a planned collective overlapped with a point-to-point phase
+ * (as mm_csim_p2p: every rank p receives from from(ctx, p, i), specific
+ * sources, the given tag and bytes): one skew draw, then the collective's
+ * first step and the whole phase in one step, the observed rank posting the
+ * collective's receives of that step first, then the phase's; then the
+ * collective's other steps. So point-to-point messages search among the
+ * collective's posted receives, and collective receives among unexpected
+ * point-to-point messages. MMS_ENOMEM possible. */
+int  mm_csim_overlap(mm_csim *s, const mm_csim_plan *p, mm_csim_from_fn from, const void *ctx,
+                     uint64_t bytes, int32_t tag, char *err, size_t errlen);
 
 /* What one call costs, for checking a run's size before simulating it:
  * events at the observed rank (a receive and a message per transfer into

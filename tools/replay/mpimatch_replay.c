@@ -42,6 +42,9 @@ static const char usage[] =
     "  --paths              also time each matching path (fail/success from\n"
     "                       recv/send, probe, mprobe, cancel) in R more runs\n"
     "                       that read the clock where the path changes\n"
+    "  --classes            as --paths with each path split by element class\n"
+    "                       (collective or point-to-point), plus one untimed run\n"
+    "                       counting each class's searches and compared elements\n"
     "  --interleave         take the engines' repetitions in turn (engine 1 rep 1,\n"
     "                       engine 2 rep 1, ..., engine 1 rep 2, ...): on a shared\n"
     "                       machine both sides of a ratio then see the same load\n"
@@ -93,6 +96,7 @@ typedef struct args {
     uint32_t hints;
     int quiet, list;
     int paths;                   /* --paths: per-path timing (replay_paths.h) */
+    int classes;                 /* --classes: per class and path (replay_paths.h) */
     int interleave;              /* --interleave: repetitions round-robin      */
 } args;
 
@@ -129,6 +133,8 @@ static int parse_args(int argc, char **argv, args *a)
             continue;
         } else if (strcmp(arg, "--paths") == 0) {
             a->paths = 1;
+        } else if (strcmp(arg, "--classes") == 0) {
+            a->classes = 1;
         } else if (strcmp(arg, "--interleave") == 0) {
             a->interleave = 1;
         } else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
@@ -213,9 +219,15 @@ static int parse_args(int argc, char **argv, args *a)
                   a->list ? ", not --list" : "");
         return CLI_USAGE;
     }
-    if (a->interleave && (a->list || a->nengines == 0 || a->paths)) {
+    if (a->classes && (a->list || a->nengines == 0)) {
+        cli_error("--classes times the engines' matching paths by class: it needs --engine%s",
+                  a->list ? ", not --list" : "");
+        return CLI_USAGE;
+    }
+    if (a->interleave && (a->list || a->nengines == 0 || a->paths || a->classes)) {
         cli_error("--interleave takes the engines' repetitions in turn: it needs --engine%s",
-                  a->list ? ", not --list" : a->paths ? ", not --paths" : "");
+                  a->list ? ", not --list" : a->paths ? ", not --paths" :
+                  a->classes ? ", not --classes" : "");
         return CLI_USAGE;
     }
     if (!a->list && a->stream && a->workload) {
@@ -271,6 +283,8 @@ typedef struct run {
     uint64_t   *ref_out;   /* outcomes of the first engine, for comparison */
     mm_paths    paths;     /* --paths: classification and per-rep totals  */
     mm_paths_result *pres; /* --paths: one result per plan engine          */
+    mm_paths    classes;   /* --classes: as paths, keys split by class     */
+    mm_paths_result *cres; /* --classes: one result per plan engine        */
     const mm_plan_engine *ref;
     int         table;     /* print the table on standard output */
 } run;
@@ -324,20 +338,26 @@ static int check_engines(run *r)
     return 0;
 }
 
-/* --paths: classify by this engine's outcomes (the same as every other
- * engine's, compared above), then time the paths. */
-static int time_paths(run *r, mm_plan_engine *e, size_t i)
+/* --paths (and --classes, with keys split by class and then the exact
+ * counts): classify by this engine's outcomes (the same as every other
+ * engine's, compared above), then time the keys. */
+static int time_paths(run *r, mm_plan_engine *e, mm_paths *p, mm_paths_result *res)
 {
     char err[1024];
     mm_config cfg = config_for(r, e);
-    mm_paths_classify(&r->paths, r->rep.out);
-    int rc = mm_paths_run(&r->paths, &r->rep, e->info, &cfg, r->a.reps, e->res.hash,
-                          &r->pres[i], err, sizeof err);
+    mm_paths_classify(p, r->rep.out);
+    int rc = mm_paths_run(p, &r->rep, e->info, &cfg, r->a.reps, e->res.hash, res, err,
+                          sizeof err);
+    if (rc == MMR_OK && p->by_class)
+        rc = mm_paths_count(p, &r->rep, e->info, &cfg, e->res.hash, res, err, sizeof err);
     if (rc != MMR_OK) {
         cli_error("%s", err);
         return exit_code_for(rc);
     }
-    e->paths = &r->pres[i];
+    if (p->by_class)
+        e->classes = res;
+    else
+        e->paths = res;
     return 0;
 }
 
@@ -352,7 +372,9 @@ static int engine_done(run *r, mm_plan_engine *e, size_t i, int *printed_head)
     } else if ((rc = compare(r, e))) {
         return rc;
     }
-    if (r->a.paths && (rc = time_paths(r, e, i)))
+    if (r->a.paths && (rc = time_paths(r, e, &r->paths, &r->pres[i])))
+        return rc;
+    if (r->a.classes && (rc = time_paths(r, e, &r->classes, &r->cres[i])))
         return rc;
     if (r->table) {
         if (!(*printed_head)++)
@@ -557,6 +579,12 @@ static int replay_main(run *r)
         cli_error("%s", r->paths.s ? "out of memory" : err);
         return CLI_FAIL;
     }
+    if (a->classes && (mm_paths_init(&r->classes, &r->s, a->reps, err, sizeof err) != MMR_OK ||
+                       !(r->cres = calloc(r->plan.n + 1, sizeof *r->cres)))) {
+        cli_error("%s", r->classes.s ? "out of memory" : err);
+        return CLI_FAIL;
+    }
+    r->classes.by_class = 1;
     r->ref_out = malloc((r->s.n + 1) * sizeof *r->ref_out);
     if (!r->ref_out) {
         cli_error("out of memory");
@@ -610,6 +638,8 @@ int main(int argc, char **argv)
     mm_replay_free(&r.rep);
     mm_paths_free(&r.paths);
     free(r.pres);
+    mm_paths_free(&r.classes);
+    free(r.cres);
     mm_plan_free(&r.plan);
     if (r.have_stream)
         mm_stream_free(&r.s);

@@ -28,6 +28,7 @@ typedef struct mm_plan_engine {
                                 with: defaults, then mm_plan_values        */
     mm_replay_result res;
     const struct mm_paths_result *paths; /* --paths: per-path timing, else NULL */
+    const struct mm_paths_result *classes; /* --classes: per class and path, else NULL */
 } mm_plan_engine;
 
 typedef struct mm_plan {

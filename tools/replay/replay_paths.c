@@ -28,6 +28,12 @@ const char *mm_path_name(int path)
     return path >= 0 && path < MM_PATH_COUNT ? path_names[path] : NULL;
 }
 
+const char *mm_class_name(int cls)
+{
+    static const char *const names[MM_CLASS_COUNT] = {"p2p", "coll"};
+    return cls >= 0 && cls < MM_CLASS_COUNT ? names[cls] : NULL;
+}
+
 int mm_paths_init(mm_paths *p, const mm_stream *s, unsigned max_reps, char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);
@@ -39,7 +45,7 @@ int mm_paths_init(mm_paths *p, const mm_stream *s, unsigned max_reps, char *err,
     p->cls = malloc(s->n + 1);
     p->seg_start = malloc((s->n + 2) * sizeof *p->seg_start);
     p->seg_path = malloc(s->n + 1);
-    p->raw = malloc((size_t)MM_PATH_COUNT * max_reps * sizeof *p->raw);
+    p->raw = malloc((size_t)MM_PATH_KEYS * max_reps * sizeof *p->raw);
     p->tmp = malloc((size_t)max_reps * sizeof *p->tmp);
     if (!p->cls || !p->seg_start || !p->seg_path || !p->raw || !p->tmp) {
         mm_paths_free(p);
@@ -75,12 +81,23 @@ static int path_of(const mm_event *e, uint64_t out)
     }
 }
 
+/* An event's class: its kind for receives and messages; probes, matched
+ * probes and cancels carry none. */
+static int class_of(const mm_event *e)
+{
+    return (e->type == MM_EV_RECV || e->type == MM_EV_MSG) && e->kind == MM_KIND_COLL
+               ? MM_CLASS_COLL : MM_CLASS_P2P;
+}
+
 void mm_paths_classify(mm_paths *p, const uint64_t *out)
 {
     const mm_stream *s = p->s;
     p->nseg = 0;
     for (size_t i = 0; i < s->n; i++) {
-        p->cls[i] = (uint8_t)path_of(&s->ev[i], out[i]);
+        int key = path_of(&s->ev[i], out[i]);
+        if (p->by_class)
+            key += MM_PATH_COUNT * class_of(&s->ev[i]);
+        p->cls[i] = (uint8_t)key;
         if (i == 0 || p->cls[i] != p->cls[i - 1]) {
             p->seg_start[p->nseg] = i;
             p->seg_path[p->nseg++] = p->cls[i];
@@ -183,8 +200,9 @@ static int seg_cancel(mm_replay *r, mm_engine *eng, size_t a, size_t b, seg_bad 
     return 0;
 }
 
-static int run_segment(mm_replay *r, mm_engine *eng, int path, size_t a, size_t b, seg_bad *bad)
+static int run_segment(mm_replay *r, mm_engine *eng, int key, size_t a, size_t b, seg_bad *bad)
 {
+    int path = key % MM_PATH_COUNT;
     switch (path) {
     case MM_PATH_FAIL_RECV:
     case MM_PATH_SUCCESS_RECV:
@@ -200,7 +218,7 @@ static int run_segment(mm_replay *r, mm_engine *eng, int path, size_t a, size_t 
     }
 }
 
-/* One pass; acc[path] receives the ns measured for the path's segments. */
+/* One pass; acc[key] receives the ns measured for the key's segments. */
 static int run_segments(const mm_paths *p, mm_replay *r, mm_engine *eng, int64_t *acc, seg_bad *bad)
 {
     int64_t t = clock_read();
@@ -215,7 +233,7 @@ static int run_segments(const mm_paths *p, mm_replay *r, mm_engine *eng, int64_t
     return 0;
 }
 
-/* Count events and segments per path; set the per-rep figures. */
+/* Count events and segments per key; set the per-rep figures. */
 static void summarize(mm_paths *p, unsigned reps, mm_paths_result *res)
 {
     double *tmp = p->tmp;
@@ -224,7 +242,7 @@ static void summarize(mm_paths *p, unsigned reps, mm_paths_result *res)
     for (size_t k = 0; k < p->nseg; k++)
         res->path[p->seg_path[k]].segments++;
     res->segments = p->nseg;
-    for (int c = 0; c < MM_PATH_COUNT; c++) {
+    for (int c = 0; c < MM_PATH_KEYS; c++) {
         mm_path_result *pr = &res->path[c];
         double *raw = &p->raw[(size_t)c * p->reps_cap];
         pr->ns_q1 = pr->ns_median = pr->ns_q3 = pr->ns_total = pr->ns_segment = NAN;
@@ -248,30 +266,41 @@ static void summarize(mm_paths *p, unsigned reps, mm_paths_result *res)
     }
 }
 
+/* A fresh engine for one run of the stream, the cancel slots cleared. */
+static int fresh_engine(mm_engine **eng, mm_replay *r, const mm_engine_info *info,
+                        const mm_config *cfg, char *err, size_t errlen)
+{
+    char cerr[512] = "";
+    *eng = NULL;
+    int rc = mm_create_from(eng, info, cfg, cerr, sizeof cerr);
+    if (rc < 0 || !*eng)
+        return mms_fail(rc == MM_ENOMEM ? MMR_ENOMEM : MMR_ECREATE, err, errlen,
+                        "cannot create engine '%s': %s", info ? info->name : "(none)",
+                        cerr[0] ? cerr : mm_strerror(rc));
+    if (r->s->nslots)
+        memset(r->queued, 0, r->s->nslots);
+    return MMR_OK;
+}
+
 int mm_paths_run(mm_paths *p, mm_replay *r, const mm_engine_info *info, const mm_config *cfg,
                  unsigned reps, uint64_t hash, mm_paths_result *res, char *err, size_t errlen)
 {
     const char *engine = info ? info->name : "(none)";
     const mm_stream *s = p->s;
-    char cerr[512];
     memset(res, 0, sizeof *res);
     if (reps == 0 || reps > p->reps_cap || reps > r->reps_cap || r->s != s)
         return mms_fail(MMR_ESTATE, err, errlen, "paths: bad repetition count %u or stream",
                         reps);
     res->reps = reps;
+    res->by_class = p->by_class;
     res->clock_ns = mm_paths_clock_ns();
 
     for (unsigned run = 0; run < 1 + reps; run++) {
-        mm_engine *eng = NULL;
-        cerr[0] = '\0';
-        int rc = mm_create_from(&eng, info, cfg, cerr, sizeof cerr);
-        if (rc < 0 || !eng)
-            return mms_fail(rc == MM_ENOMEM ? MMR_ENOMEM : MMR_ECREATE, err, errlen,
-                            "cannot create engine '%s': %s", engine,
-                            cerr[0] ? cerr : mm_strerror(rc));
-        if (s->nslots)
-            memset(r->queued, 0, s->nslots);
-        int64_t acc[MM_PATH_COUNT] = { 0 };
+        mm_engine *eng;
+        int rc = fresh_engine(&eng, r, info, cfg, err, errlen);
+        if (rc != MMR_OK)
+            return rc;
+        int64_t acc[MM_PATH_KEYS] = { 0 };
         seg_bad bad = { 0, 0 };
         rc = run_segments(p, r, eng, acc, &bad);
         mm_destroy(eng);
@@ -289,9 +318,58 @@ int mm_paths_run(mm_paths *p, mm_replay *r, const mm_engine_info *info, const mm
                             "engine '%s': --paths run %u produced other outcomes than the replay",
                             engine, run + 1);
         if (run > 0)
-            for (int c = 0; c < MM_PATH_COUNT; c++)
+            for (int c = 0; c < MM_PATH_KEYS; c++)
                 p->raw[(size_t)c * p->reps_cap + run - 1] = (double)acc[c];
     }
     summarize(p, reps, res);
+    return MMR_OK;
+}
+
+/* The change of one side's counters, charged to a class. */
+static void charge(mm_class_side *c, const mm_qstats *before, const mm_qstats *after)
+{
+    c->searches += after->searches - before->searches;
+    c->traversed += after->traversed - before->traversed;
+}
+
+int mm_paths_count(mm_paths *p, mm_replay *r, const mm_engine_info *info, const mm_config *cfg,
+                   uint64_t hash, mm_paths_result *res, char *err, size_t errlen)
+{
+    const char *engine = info ? info->name : "(none)";
+    const mm_stream *s = p->s;
+    mm_engine *eng;
+    memset(res->count, 0, sizeof res->count);
+    if (r->s != s)
+        return mms_fail(MMR_ESTATE, err, errlen, "classes: replay of another stream");
+    int rc = fresh_engine(&eng, r, info, cfg, err, errlen);
+    if (rc != MMR_OK)
+        return rc;
+    mm_stats before, after;
+    seg_bad bad = { 0, 0 };
+    rc = mm_get_stats(eng, &before);
+    for (size_t i = 0; rc == 0 && i < s->n; i++) {
+        if ((rc = run_segment(r, eng, p->cls[i], i, i + 1, &bad)) != 0)
+            break;
+        if ((rc = mm_get_stats(eng, &after)) != 0) {
+            bad.at = i;
+            bad.status = rc;
+            break;
+        }
+        mm_class_side *c = res->count[class_of(&s->ev[i])];
+        charge(&c[0], &before.prq, &after.prq);
+        charge(&c[1], &before.umq, &after.umq);
+        before = after;
+    }
+    mm_destroy(eng);
+    if (rc)
+        return mms_fail_at(s, s->ev[bad.at].line,
+                           bad.status == MM_ENOMEM ? MMR_ENOMEM
+                           : bad.status < 0        ? MMR_ELIB : MMR_EENGINE, err, errlen,
+                           "engine '%s' (--classes count): status %d (%s)", engine, bad.status,
+                           mm_strerror(bad.status));
+    if (mm_outcomes_hash(r->out, s->n) != hash)
+        return mms_fail(MMR_EUNSTABLE, err, errlen,
+                        "engine '%s': --classes count produced other outcomes than the replay",
+                        engine);
     return MMR_OK;
 }

@@ -48,6 +48,17 @@ enum mm_path {
  * "success_from_send", "probe", "mprobe", "cancel"; NULL out of range. */
 const char *mm_path_name(int path);
 
+/* Element classes (Ghazimirsaeed et al., ParCo 2019, figs. 6-8 time the searches of
+ * collective and of point-to-point queue elements apart): an event's class is
+ * its kind (MM_KIND_P2P, MM_KIND_COLL); probes, matched probes and cancels
+ * carry no kind and count as point-to-point. */
+enum { MM_CLASS_P2P = 0, MM_CLASS_COLL = 1, MM_CLASS_COUNT = 2 };
+/* Classification keys: path + MM_PATH_COUNT * class (class 0 without by_class). */
+#define MM_PATH_KEYS (MM_PATH_COUNT * MM_CLASS_COUNT)
+
+/* "p2p", "coll"; NULL out of range. */
+const char *mm_class_name(int cls);
+
 /* A path is flagged timer_dominated when the clock reads subtracted from it
  * exceed this share of its measured time: its mean segment lasts less than
  * ten clock reads, and the correction is as large as what is left. */
@@ -64,21 +75,35 @@ typedef struct mm_path_result {
     int      timer_dominated; /* timer_share > MM_PATHS_TIMER_SHARE             */
 } mm_path_result;
 
+/* One class's searches of one queue side, counted exactly in an untimed pass
+ * (mm_paths_count): the engine's statistics read after every event, each
+ * change charged to the event's class. */
+typedef struct mm_class_side {
+    uint64_t searches;   /* searches of this side by events of the class      */
+    uint64_t traversed;  /* elements compared by them                          */
+} mm_class_side;
+
 typedef struct mm_paths_result {
     double         clock_ns;  /* calibrated cost of one clock read            */
     uint64_t       segments;  /* all paths                                     */
     unsigned       reps;
-    mm_path_result path[MM_PATH_COUNT];
+    int            by_class;  /* keys split by class (mpimatch-replay --classes) */
+    /* path[k] for key k: without by_class only k < MM_PATH_COUNT is used;
+     * with it, path[c * MM_PATH_COUNT + q] is path q of class c. */
+    mm_path_result path[MM_PATH_KEYS];
+    /* by_class: the exact search counts (mm_paths_count), [class][0 PRQ, 1 UMQ]. */
+    mm_class_side  count[MM_CLASS_COUNT][2];
 } mm_paths_result;
 
 /* Scratch for one stream: the classification and the per-rep totals. */
 typedef struct mm_paths {
     const mm_stream *s;
-    uint8_t  *cls;       /* s->n: path of each event                        */
+    int       by_class;  /* set after init, before classify: keys by path and class */
+    uint8_t  *cls;       /* s->n: key of each event (its path, + class)     */
     size_t   *seg_start; /* nseg + 1: first event of each segment, then s->n */
     uint8_t  *seg_path;  /* nseg                                            */
     size_t    nseg;
-    double   *raw;       /* MM_PATH_COUNT * reps_cap: measured ns per path and rep */
+    double   *raw;       /* MM_PATH_KEYS * reps_cap: measured ns per key and rep */
     double   *tmp;       /* reps_cap                                        */
     unsigned  reps_cap;
 } mm_paths;
@@ -87,8 +112,17 @@ int  mm_paths_init(mm_paths *p, const mm_stream *s, unsigned max_reps, char *err
 void mm_paths_free(mm_paths *p);
 
 /* Classify every event from the outcomes out[] of a replay of p->s (an
- * mm_replay's out after mm_replay_run) and cut the segments. */
+ * mm_replay's out after mm_replay_run) and cut the segments: maximal runs of
+ * one key (one path; with by_class, one path and one class). */
 void mm_paths_classify(mm_paths *p, const uint64_t *out);
+
+/* by_class: one untimed run of the classified stream on a fresh engine that
+ * reads the engine's statistics after every event and charges the searches
+ * and compared elements of each side to the event's class (res->count).
+ * Call after mm_paths_run (which zeroes res). Same returns as mm_paths_run. */
+int  mm_paths_count(mm_paths *p, mm_replay *r, const mm_engine_info *engine,
+                    const mm_config *cfg, uint64_t hash, mm_paths_result *res, char *err,
+                    size_t errlen);
 
 /* The cost of one clock read in ns: the median of batches of back-to-back
  * reads. */
@@ -104,7 +138,8 @@ int  mm_paths_run(mm_paths *p, mm_replay *r, const mm_engine_info *engine, const
 
 /* ---- report (replay_paths_report.c) ---- */
 struct mmj;
-/* The "paths" object of a result in mpimatch-replay's JSON. */
+/* The "paths" object of a result in mpimatch-replay's JSON; with by_class,
+ * the "classes" object (docs/replay.md, "Element classes"). */
 void mm_paths_json(struct mmj *j, const mm_paths_result *res);
 /* The table printed under an engine's row. */
 void mm_paths_table(FILE *f, const char *engine, const mm_paths_result *res);

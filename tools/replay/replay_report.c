@@ -78,6 +78,8 @@ void mm_report_table_row(FILE *f, const mm_plan *p, const mm_plan_engine *e)
             (unsigned long long)r->stats.peak_bytes, probes_cell(&r->stats, pr, sizeof pr));
     if (e->paths)
         mm_paths_table(f, e->info->name, e->paths);
+    if (e->classes)
+        mm_paths_table(f, e->info->name, e->classes);
 }
 
 static void json_hints(mmj *j, uint32_t h)
@@ -163,6 +165,10 @@ static void json_result(mmj *j, const mm_plan *p, const mm_plan_engine *e)
     if (e->paths) {
         mmj_key(j, "paths");
         mm_paths_json(j, e->paths);
+    }
+    if (e->classes) {
+        mmj_key(j, "classes");
+        mm_paths_json(j, e->classes);
     }
     mmj_obj_end(j);
 }

@@ -99,6 +99,7 @@ class Run:
     clustering: Optional[Dict[str, Any]] = None           # the record's "clustering", once written
     paths: bool = False                 # time each matching path (--paths)
     paired: bool = False                # also time list, interleaved (--interleave)
+    classes: bool = False               # per element class (--classes)
 
     @property
     def label(self) -> str:
@@ -147,6 +148,7 @@ def _add_run(runs: Dict[Tuple[str, str], Run], item: Item, new: Run) -> None:
         run.figures.append(item.figure)
     run.x = run.x or item.x
     run.paths = run.paths or item.paths
+    run.classes = run.classes or item.classes
     run.paired = run.paired or item.paired
 
 
@@ -191,13 +193,14 @@ def replay_command(exe: Path, run: Run, reps: int, json_path: Path,
     params = [a for k, v in run.params.items() for a in ("--param", f"{run.engine}:{k}={v}")]
     pair = ["--engine", BASELINE, "--interleave"] if _paired(run) else []
     return [str(exe), *where, "--engine", run.engine, *params, *pair, "--reps", str(reps),
-            "--seed", str(seed), *(["--paths"] if run.paths else []), "--json", str(json_path),
+            "--seed", str(seed), *(["--paths"] if run.paths else []),
+            *(["--classes"] if run.classes else []), "--json", str(json_path),
             "--quiet"]
 
 
 def _paired(run: Run) -> bool:
     """Does this run also time list, interleaved with its own repetitions?"""
-    return run.paired and run.engine != BASELINE and not run.paths
+    return run.paired and run.engine != BASELINE and not run.paths and not run.classes
 
 
 def _replay(exe: Path, run: Run, reps: int, tmp: Path, seed: int = LAB_SEED) -> Dict[str, Any]:
@@ -258,12 +261,15 @@ def make_record(run: Run, data: Mapping[str, Any], wall: float) -> Dict[str, Any
         "speedup_vs_list": None,
         "prq": _qstats(stats.get("prq") or {}), "umq": _qstats(stats.get("umq") or {}),
         "peak_bytes": stats.get("peak_bytes"),
+        "overhead": stats.get("overhead"),
         "outcomes": res.get("outcomes") or {},
         "clustering": run.clustering,
         "wall_seconds": round(wall, 3),
     }
     if run.paths:
         rec["paths"] = paths.compact(res.get("paths"))
+    if run.classes:
+        rec["classes"] = paths.compact_classes(res.get("classes"))
     if _paired(run):
         base = data["results"][1].get("ns_per_event") or {}
         rec["paired_list"] = {"ns_per_event": {k: base.get(k) for k in ("median", "q1", "q3", "min")}}

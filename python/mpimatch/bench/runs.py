@@ -24,7 +24,7 @@ from ..errors import EXIT_FAILURE, MpimatchError
 
 # What changes from one run to the next: kept per run; the rest is the same in every run.
 TIMING_KEYS = ("ns_per_event", "events_per_second", "speedup_vs_list", "paired_list",
-               "wall_seconds", "paths")
+               "wall_seconds", "paths", "classes", "overhead")
 FASTER, SLOWER, NOISE = "faster", "slower", "within noise"
 
 
@@ -96,8 +96,9 @@ def combine_records(recs: Sequence[Mapping[str, Any]]) -> Dict[str, Any]:
     if all("paired_list" in r for r in recs):
         out["paired_list"] = {"ns_per_event": {"median": statistics.median(
             r["paired_list"]["ns_per_event"]["median"] for r in recs)}}
-    if "paths" in first:
-        out["paths"] = _median_run(recs)["paths"]
+    for key in ("paths", "classes", "overhead"):
+        if key in first:
+            out[key] = _median_run(recs)[key]
     out["wall_seconds"] = round(sum(r["wall_seconds"] for r in recs), 3)
     out["spread"] = {"runs": len(recs),
                      "ns_median": span([r["ns_per_event"]["median"] for r in recs]),

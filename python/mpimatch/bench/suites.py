@@ -14,6 +14,9 @@ A suite is a list of items. An item is
     the source (clusters.py: hand(), learned()).
   - paths: also time each matching path (mpimatch-replay --paths); the
     records then carry a "paths" object.
+  - classes: also time each path split by element class, collective or
+    point-to-point, and count each class's searches and compared elements
+    (mpimatch-replay --classes); the records then carry a "classes" object.
   - paired: every run also times list in the same process, the two
     engines' repetitions taken in turn (mpimatch-replay --interleave); the
     records carry "paired_list" and the speed targets use it.
@@ -47,6 +50,7 @@ class Item:
     clusterings: Tuple[ClusterRun, ...] = ()
     paths: bool = False                     # per-path timing (mpimatch-replay --paths)
     paired: bool = False                    # each run also times list, interleaved (--interleave)
+    classes: bool = False                   # per element class (mpimatch-replay --classes)
 
 
 @dataclass
@@ -183,8 +187,12 @@ PAPER = Suite("paper", "the papers' figures (needs the C generators, mpimatch-ge
     # Ghazimirsaeed et al., ParCo 2019 figs. 7-8 (sec. 5.3): the four approaches on the application
     # profiles (synthetic), k_C = k_P = 8 (the engines' defaults); fig. 9
     # (sec. 5.4): the queues they open; FDS rank 0 at 1024 processes: 8*sqrt(1024)
-    *(Item(w, PAPER_ENGINES, figure="p000-fig7-8") for w in ("radix", "nbody", "miniamr", "fds")),
-    Item("fds:n=1024", PAPER_ENGINES, figure="p000-fig9"),
+    # Timed per element class (--classes): the paper's figs. 6-8 give the search time of
+    # collective and of point-to-point elements apart; Table 2 divides the engines'
+    # overhead (adaptive work) by the search time.
+    *(Item(w, PAPER_ENGINES, figure="p000-fig7-8", classes=True)
+      for w in ("radix", "nbody", "miniamr", "fds")),
+    Item("fds:n=1024", PAPER_ENGINES, figure="p000-fig9", classes=True),
     # Ghazimirsaeed and Afsahi, HPCS 2017 fig. 2: reverse search, M = 10 and 50 messages per sender, one
     # queue (list) against two (kmeans k=2), per peer (rank); fig. 3 below
     *sweep("reverse", "n", [16, 64, 256], "p001-fig2-m10",
