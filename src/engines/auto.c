@@ -17,19 +17,24 @@
  * window starts again at every switch, so there is at most one switch per
  * window. Features of a window:
  *   D     elements traversed per search (the searches' total depth over
- *         their number: in the list phase, what the list costs);
- *   Lmax  the largest number of queued elements (PRQ + UMQ) at a call;
- *   W     the share of receive-side calls (posts, probes) with a wildcard.
- * List -> a keyed structure as soon as the window's depth exceeds up x
- * window, that is when D over a full window would exceed `up` (checked at
- * every call, so a deep queue costs at most one window of list searches).
- * The keyed structure: hash with both hints, else nm when W >= `wild`
- * per mille, else bins; between bins and nm, nm is left when W falls under
- * half of `wild` (hysteresis).
- * Keyed structure -> list at the end of a window whose Lmax <= `down`: no
- * list search can then walk more than `down` elements. With down < up, the
- * band between them is the hysteresis: a window with Lmax <= down has
- * D <= down < up, so it cannot send the engine back up.
+ *         their number): in the list phase what the list costs, in the bins
+ *         phase what bins costs;
+ *   Dnm   in the nm phase, what bins would traverse per call: every arrival
+ *         the queued wildcard receives (bins' wildcard list), every wildcard
+ *         receive the queued messages (bins' arrival list);
+ *   Wq    wildcard receives queued (nm phase, at the window's end);
+ *   Lmax  the largest number of queued elements (PRQ + UMQ) at a call.
+ * List -> keyed as soon as the window's depth exceeds up x window, that is
+ * when D over a full window would exceed `up` (checked at every call, so a
+ * deep queue costs at most one window of list searches). Keyed is hash with
+ * both hints, else bins. Bins -> nm at the end of a window whose D exceeds
+ * `nm`; nm -> bins at the end of a window with Dnm <= nm / 2 and
+ * Wq <= `down`; either only when HOLD (4) windows in a row call for it, as
+ * wildcard traffic comes in bursts.
+ * Keyed -> list at the end of a window whose Lmax <= `down`: no list search
+ * can then walk more than `down` elements. With down < up, the band between
+ * them is the hysteresis: a window with Lmax <= down has D <= down < up, so
+ * it cannot send the engine back up.
  *
  * For tests, `force` = N >= 1 replaces the rule by switches at random
  * points: after about one post or arrive in N, to a structure drawn at
@@ -42,19 +47,20 @@
 #include "engines/hash_part.h"
 
 enum { PH_LIST, PH_BINS, PH_NM, PH_HASH, NPHASE };
+enum { HOLD = 4 }; /* windows in a row that must call for bins <-> nm */
 
-enum { P_WINDOW, P_UP, P_DOWN, P_WILD, P_BINS, P_SEED, P_FORCE };
+enum { P_WINDOW, P_UP, P_DOWN, P_NM, P_BINS, P_SEED, P_FORCE };
 static const mm_param_info auto_params[] = {
     [P_WINDOW] = {"window", "calls (post, arrive, probe) per window: the features are measured "
-                  "over a window, and the engine switches at most once per window", 256, 1,
+                  "over a window, and the engine switches at most once per window", 64, 1,
                   1 << 24},
-    [P_UP] = {"up", "leave the list when the elements traversed per search, over a window, "
-              "exceed this", 12, 1, 1 << 20},
+    [P_UP] = {"up", "leave the list (for hash or bins) when the elements traversed per search "
+              "over a window exceed this", 6, 1, 1 << 20},
     [P_DOWN] = {"down", "go back to the list after a window in which at most this many elements "
                 "were queued (PRQ and UMQ together) at every call; -1: never", 4, -1, 1 << 20},
-    [P_WILD] = {"wild", "per mille of receive-side calls (posts, probes) with a wildcard from "
-                "which nm is chosen over bins (without both hints); nm is left under half of it",
-                100, 0, 1001},
+    [P_NM] = {"nm", "leave bins for nm when the elements traversed per search over a window "
+              "exceed this; back to bins when bins would traverse at most half of it and at "
+              "most `down` wildcard receives are queued", 12, 1, 1 << 20},
     [P_BINS] = {"bins", "number of hash bins of each side in the bins structure", 256, 1, 1 << 20},
     [P_SEED] = {"seed", "seed of the key hash of bins, nm and hash (and of the forced switches): "
                 "0 draws a secret one from the OS at creation; N >= 1 fixes it", 0, 0, INT64_MAX},
@@ -71,14 +77,18 @@ typedef struct auto_impl {
         mm_hash H;
     } u;
     /* the current window */
-    uint32_t left;                  /* calls left in it */
-    uint32_t rcalls, wcalls;        /* receive-side calls; those with a wildcard */
+    uint32_t left;                  /* calls left in it (1 under force: every call) */
+    uint64_t est;                   /* nm phase: what bins would traverse (see keyed) */
+    uint64_t wq;                    /* nm phase: wildcard receives queued */
+    uint32_t streak;                /* windows in a row that called for bins <-> nm */
     uint64_t lmax;                  /* most elements queued at a call (keyed phases) */
     uint64_t t0;                    /* elements traversed (both sides) at its start */
-    uint64_t budget;                /* up x window: traversal that ends the list phase */
+    uint64_t trip;                  /* t0 + budget: a list traversal past it switches */
+    uint64_t budget;                /* up x window */
+    uint64_t nm_budget;             /* nm x window */
     /* parameters */
     uint32_t window, nbins;
-    int64_t  down, wild;
+    int64_t  down;
     uint64_t seed, force, rng;
     int      hinted;                /* both hints: hash allowed (and no wildcards) */
 } auto_impl;
@@ -90,10 +100,11 @@ static uint64_t traversed(const mm_engine *e)
 
 static void window_start(mm_engine *e, auto_impl *A)
 {
-    A->left = A->window;
-    A->rcalls = A->wcalls = 0;
+    A->left = A->force ? 1 : A->window;
+    A->est = 0;
     A->lmax = 0;
     A->t0 = traversed(e);
+    A->trip = A->t0 + A->budget;
 }
 
 /* ---- the structures ---- */
@@ -247,20 +258,35 @@ static MM_COLD void switch_to(mm_engine *e, auto_impl *A, int p, const mm_elem *
         for (size_t i = 0; i < nr + nm; i++)
             file(e, A, v[i].x);
     }
+    A->wq = 0;
+    A->streak = 0;
+    for (size_t i = 0; i < nr; i++)
+        A->wq += (uint64_t)mm_key_wild(&v[i].x->key);
     mm_mem_free(&e->mem, v, (cr + cm) * sizeof *v);
     window_start(e, A);
     mm_overhead_add(e, &e->st.overhead.extract_ns, t0);
 }
 
-/* The keyed structure the window's features call for. */
-static int keyed(const auto_impl *A)
+/* The keyed structure the window's features call for, leaving the list or
+ * at the end of a keyed window: hash with both hints; else bins, except
+ * that bins searching deeper than `nm` per search (only wildcard receives
+ * make it: arrivals walk its wildcard list, wildcard receives its arrival
+ * list) calls for nm. In nm, what bins would traverse is estimated: an
+ * arrival would walk the queued wildcard receives, a wildcard receive the
+ * queued messages; nm stays unless that is at most half of `nm` per call
+ * and at most `down` wildcard receives are queued. */
+static int keyed(const mm_engine *e, const auto_impl *A)
 {
     if (A->hinted)
         return PH_HASH;
-    uint64_t w = (uint64_t)A->wcalls * 1000, r = A->rcalls;
-    if (A->phase == PH_NM)
-        return r && 2 * w < (uint64_t)A->wild * r ? PH_BINS : PH_NM;
-    return r && w >= (uint64_t)A->wild * r ? PH_NM : PH_BINS;
+    switch (A->phase) {
+    case PH_BINS:
+        return traversed(e) - A->t0 > A->nm_budget ? PH_NM : PH_BINS;
+    case PH_NM:
+        return 2 * A->est <= A->nm_budget && A->wq <= (uint64_t)A->down ? PH_BINS : PH_NM;
+    default:
+        return PH_BINS;
+    }
 }
 
 static uint64_t rng_next(auto_impl *A)
@@ -272,53 +298,63 @@ static uint64_t rng_next(auto_impl *A)
     return A->rng = x;
 }
 
-/* The forced schedule (parameter force): after about one call in force, a
- * switch to another structure drawn at random. */
-static MM_COLD void forced(mm_engine *e, auto_impl *A, const mm_elem *skip, mm_elem *add)
+/* The forced schedule (parameter force), at every call: after about one in
+ * force, a switch to another structure drawn at random. */
+static void forced(mm_engine *e, auto_impl *A, const mm_elem *skip, mm_elem *add)
 {
+    A->left = 1;
     if (rng_next(A) % A->force != 0)
         return;
     int p = (int)(rng_next(A) % (A->hinted ? NPHASE - 1 : NPHASE - 2));
     switch_to(e, A, p >= A->phase ? p + 1 : p, skip, add);
 }
 
-/* The list phase's check, after a post or arrive: leave when the window's
- * traversal passes its budget; a new window when it is over. */
-MM_INLINE void list_check(mm_engine *e, auto_impl *A, const mm_elem *skip, mm_elem *add)
+/* The list phase, when its window ends or its traversal passes the trip
+ * point: leave for the keyed structure if it did (the window's depth per
+ * search exceeds up), else a new window. */
+static MM_COLD void list_window(mm_engine *e, auto_impl *A, const mm_elem *skip, mm_elem *add)
 {
-    if (MM_UNLIKELY(A->force)) {
+    if (A->force)
         forced(e, A, skip, add);
-        return;
-    }
-    uint64_t t = traversed(e);
-    if (MM_UNLIKELY(t - A->t0 > A->budget)) {
-        if (t < A->t0) /* the statistics were reset */
-            window_start(e, A);
-        else
-            switch_to(e, A, keyed(A), skip, add);
-    } else if (MM_UNLIKELY(--A->left == 0)) {
-        window_start(e, A);
-    }
+    else if (traversed(e) > A->trip)
+        switch_to(e, A, keyed(e, A), skip, add);
+    else
+        window_start(e, A); /* also after a reset of the statistics */
 }
 
-/* A keyed phase's count and check, after a post or arrive. */
-static void keyed_check(mm_engine *e, auto_impl *A, const mm_elem *skip,
-                                    mm_elem *add)
+/* After a list-phase post or arrive: one compare and one count. */
+MM_INLINE void list_check(mm_engine *e, auto_impl *A, const mm_elem *skip, mm_elem *add)
 {
-    uint64_t len = e->st.prq.length + e->st.umq.length;
-    if (len > A->lmax)
-        A->lmax = len;
+    if (MM_UNLIKELY(traversed(e) > A->trip) || MM_UNLIKELY(--A->left == 0))
+        list_window(e, A, skip, add);
+}
+
+/* A keyed phase at the end of its window: back to the list when at most
+ * `down` elements were queued at every call, else the keyed structure the
+ * features call for. */
+static MM_COLD void keyed_window(mm_engine *e, auto_impl *A, const mm_elem *skip, mm_elem *add)
+{
     if (A->force) {
         forced(e, A, skip, add);
         return;
     }
-    if (--A->left > 0)
-        return;
-    int p = A->down >= 0 && A->lmax <= (uint64_t)A->down ? PH_LIST : keyed(A);
-    if (p != A->phase)
+    int p = A->down >= 0 && A->lmax <= (uint64_t)A->down ? PH_LIST : keyed(e, A);
+    /* between bins and nm, only after HOLD windows in a row that call for it */
+    A->streak = p == PH_LIST || p == A->phase ? 0 : A->streak + 1;
+    if (p != A->phase && (p == PH_LIST || A->streak >= HOLD))
         switch_to(e, A, p, skip, add);
     else
         window_start(e, A);
+}
+
+/* After a keyed-phase post or arrive. */
+MM_INLINE void keyed_check(mm_engine *e, auto_impl *A, const mm_elem *skip, mm_elem *add)
+{
+    uint64_t len = e->st.prq.length + e->st.umq.length;
+    if (len > A->lmax)
+        A->lmax = len;
+    if (MM_UNLIKELY(--A->left == 0))
+        keyed_window(e, A, skip, add);
 }
 
 /* ---- the engine ---- */
@@ -331,8 +367,8 @@ static int auto_init(mm_engine *e, char *err, size_t errlen)
         return MM_ENOMEM;
     A->window = (uint32_t)e->param[P_WINDOW];
     A->budget = (uint64_t)e->param[P_UP] * A->window;
+    A->nm_budget = (uint64_t)e->param[P_NM] * A->window;
     A->down = e->param[P_DOWN];
-    A->wild = e->param[P_WILD];
     A->nbins = (uint32_t)e->param[P_BINS];
     A->seed = mm_seed_pick(e->param[P_SEED]);
     A->force = (uint64_t)e->param[P_FORCE];
@@ -364,25 +400,11 @@ static void auto_fini(mm_engine *e)
     mm_mem_free(&e->mem, A, sizeof *A);
 }
 
-/* A receive-side call (post, probe) counts towards the wildcard share. */
-MM_INLINE void count_recv(auto_impl *A, const mm_key *k)
+/* The keyed phases' post and arrive, apart from the list phase's so that
+ * the list path stays as short as `list`'s. */
+static MM_NOINLINE int keyed_post(mm_engine *e, auto_impl *A, mm_elem *r, mm_elem **partner)
 {
-    A->rcalls++;
-    A->wcalls += (uint32_t)mm_key_wild(k);
-}
-
-static int auto_post(mm_engine *e, mm_elem *r, mm_elem **partner)
-{
-    auto_impl *A = e->impl;
     int rc;
-    if (MM_LIKELY(A->phase == PH_LIST)) {
-        rc = mm_list_post(e, &A->u.L, r, partner);
-        if (MM_UNLIKELY(rc < 0))
-            return rc; /* nothing counted: a failed call leaves no trace */
-        count_recv(A, &r->key);
-        list_check(e, A, rc == MM_MATCHED ? *partner : NULL, rc == MM_QUEUED ? r : NULL);
-        return rc;
-    }
     switch (A->phase) {
     case PH_BINS: rc = mm_bins_post(e, &A->u.B, r, partner); break;
     case PH_NM:   rc = mm_nm_post(e, &A->u.N, r, partner); break;
@@ -390,22 +412,17 @@ static int auto_post(mm_engine *e, mm_elem *r, mm_elem **partner)
     }
     if (MM_UNLIKELY(rc < 0))
         return rc;
-    count_recv(A, &r->key);
+    if (A->phase == PH_NM && mm_key_wild(&r->key)) {
+        A->est += e->st.umq.length;
+        A->wq += rc == MM_QUEUED;
+    }
     keyed_check(e, A, rc == MM_MATCHED ? *partner : NULL, rc == MM_QUEUED ? r : NULL);
     return rc;
 }
 
-static int auto_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
+static MM_NOINLINE int keyed_arrive(mm_engine *e, auto_impl *A, mm_elem *m, mm_elem **partner)
 {
-    auto_impl *A = e->impl;
     int rc;
-    if (MM_LIKELY(A->phase == PH_LIST)) {
-        rc = mm_list_arrive(e, &A->u.L, m, partner);
-        if (MM_UNLIKELY(rc < 0))
-            return rc;
-        list_check(e, A, rc == MM_MATCHED ? *partner : NULL, rc == MM_QUEUED ? m : NULL);
-        return rc;
-    }
     switch (A->phase) {
     case PH_BINS: rc = mm_bins_arrive(e, &A->u.B, m, partner); break;
     case PH_NM:   rc = mm_nm_arrive(e, &A->u.N, m, partner); break;
@@ -413,16 +430,43 @@ static int auto_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
     }
     if (MM_UNLIKELY(rc < 0))
         return rc;
+    if (A->phase == PH_NM) {
+        A->est += A->wq;
+        A->wq -= rc == MM_MATCHED && mm_key_wild(&(*partner)->key);
+    }
     keyed_check(e, A, rc == MM_MATCHED ? *partner : NULL, rc == MM_QUEUED ? m : NULL);
     return rc;
 }
 
-/* A probe counts towards the wildcard share, and its depth towards the
- * list's budget, but never switches (the shard layer peeks with it). */
+static int auto_post(mm_engine *e, mm_elem *r, mm_elem **partner)
+{
+    auto_impl *A = e->impl;
+    if (MM_UNLIKELY(A->phase != PH_LIST))
+        return keyed_post(e, A, r, partner);
+    int rc = mm_list_post(e, &A->u.L, r, partner);
+    if (MM_UNLIKELY(rc < 0))
+        return rc; /* nothing counted: a failed call leaves no trace */
+    list_check(e, A, rc == MM_MATCHED ? *partner : NULL, rc == MM_QUEUED ? r : NULL);
+    return rc;
+}
+
+static int auto_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
+{
+    auto_impl *A = e->impl;
+    if (MM_UNLIKELY(A->phase != PH_LIST))
+        return keyed_arrive(e, A, m, partner);
+    int rc = mm_list_arrive(e, &A->u.L, m, partner);
+    if (MM_UNLIKELY(rc < 0))
+        return rc;
+    list_check(e, A, rc == MM_MATCHED ? *partner : NULL, rc == MM_QUEUED ? m : NULL);
+    return rc;
+}
+
+/* A probe's depth counts towards the window's, but a probe never switches
+ * (the shard layer peeks with it). */
 static mm_elem *auto_probe(mm_engine *e, const mm_key *k, int remove)
 {
     auto_impl *A = e->impl;
-    count_recv(A, k);
     switch (A->phase) {
     case PH_LIST: return mm_list_probe(e, &A->u.L, k, remove);
     case PH_BINS: return mm_bins_probe(e, &A->u.B, k, remove);
@@ -437,7 +481,10 @@ static void auto_cancel(mm_engine *e, mm_elem *r)
     switch (A->phase) {
     case PH_LIST: mm_list_cancel(&A->u.L, r); break;
     case PH_BINS: mm_bins_cancel(&A->u.B, r); break;
-    case PH_NM:   mm_nm_cancel(e, &A->u.N, r); break;
+    case PH_NM:
+        mm_nm_cancel(e, &A->u.N, r);
+        A->wq -= (uint64_t)mm_key_wild(&r->key);
+        break;
     default:      mm_hash_cancel(e, &A->u.H, r); break;
     }
 }
@@ -455,7 +502,7 @@ const mm_engine_def mm_engine_auto = {
         .name = "auto",
         .summary = "starts as lists; switches online between list, bins, nm and (with both "
                    "hints) hash by a rule on measured features: search depth, queue length, "
-                   "share of wildcards",
+                   "wildcards",
         .origin = "beyond the papers: chooses among the engines, as the MPI 4.0 hints matching "
                   "paper's classifier (section V) does offline",
         .params = auto_params,

@@ -134,7 +134,7 @@ static const struct variant {
     {"auto", {"force=100", "seed=5"}, MM_CFG_CONCURRENT},
     /* auto's rule with short windows: down > up flaps on purpose (a switch
      * almost every window); the second keeps the hysteresis band */
-    {"auto", {"window=200", "up=1", "down=300", "wild=200"}, 0},
+    {"auto", {"window=200", "up=1", "down=300"}, 0},
     {"auto", {"window=64", "up=2", "down=1", "seed=2"}, 0},
 };
 enum { NVARIANT = sizeof variants / sizeof variants[0] };

@@ -136,7 +136,7 @@ def test_paper000_engines_with_low_thresholds_agree_with_model(stream, replay_ex
 # structure drawn at random, hash among them on streams without wildcards, which replay runs
 # with both hints) and with its rule on windows so short that these streams switch.
 AUTO_PARAMS = [("force=1", "seed=3"), ("force=3", "seed=5"), ("window=2", "up=1", "down=3"),
-               ("window=3", "up=1", "down=0", "wild=0")]
+               ("window=3", "up=1", "down=0")]
 
 
 def check_auto(stream: Stream, replay_exe: Path) -> None:
