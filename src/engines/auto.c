@@ -28,9 +28,9 @@
  * when D over a full window would exceed `up` (checked at every call, so a
  * deep queue costs at most one window of list searches). Keyed is hash with
  * both hints, else bins. Bins -> nm at the end of a window whose D exceeds
- * `nm`; nm -> bins at the end of a window with Dnm <= nm / 2 and
- * Wq <= `down`; either only when HOLD (4) windows in a row call for it, as
- * wildcard traffic comes in bursts.
+ * `nm` over the last HOLD (4) windows; nm -> bins when Dnm <= nm / 2 over
+ * the last HOLD windows and Wq <= `down` (wildcard traffic comes in bursts
+ * and phases: receives posted in one window, matched in the next).
  * Keyed -> list at the end of a window whose Lmax <= `down`: no list search
  * can then walk more than `down` elements. With down < up, the band between
  * them is the hysteresis: a window with Lmax <= down has D <= down < up, so
@@ -47,7 +47,7 @@
 #include "engines/hash_part.h"
 
 enum { PH_LIST, PH_BINS, PH_NM, PH_HASH, NPHASE };
-enum { HOLD = 4 }; /* windows in a row that must call for bins <-> nm */
+enum { HOLD = 4 }; /* windows over which bins <-> nm is decided */
 
 enum { P_WINDOW, P_UP, P_DOWN, P_NM, P_BINS, P_SEED, P_FORCE };
 static const mm_param_info auto_params[] = {
@@ -78,9 +78,11 @@ typedef struct auto_impl {
     } u;
     /* the current window */
     uint32_t left;                  /* calls left in it (1 under force: every call) */
-    uint64_t est;                   /* nm phase: what bins would traverse (see keyed) */
+    uint64_t est;                   /* nm phase: what bins would traverse, over HOLD windows */
     uint64_t wq;                    /* nm phase: wildcard receives queued */
-    uint32_t streak;                /* windows in a row that called for bins <-> nm */
+    /* bins <-> nm is decided over HOLD windows: */
+    uint32_t lwin;                  /* windows since the last decision */
+    uint64_t lt0;                   /* elements traversed at its start */
     uint64_t lmax;                  /* most elements queued at a call (keyed phases) */
     uint64_t t0;                    /* elements traversed (both sides) at its start */
     uint64_t trip;                  /* t0 + budget: a list traversal past it switches */
@@ -101,7 +103,6 @@ static uint64_t traversed(const mm_engine *e)
 static void window_start(mm_engine *e, auto_impl *A)
 {
     A->left = A->force ? 1 : A->window;
-    A->est = 0;
     A->lmax = 0;
     A->t0 = traversed(e);
     A->trip = A->t0 + A->budget;
@@ -234,7 +235,7 @@ static size_t gather_side(mm_engine *e, auto_impl *A, int recv, seqd *v, size_t 
  * order. On failure to allocate the element lists, nothing changes; on
  * failure to build p, the engine becomes a list (which allocates nothing). */
 static MM_COLD void switch_to(mm_engine *e, auto_impl *A, int p, const mm_elem *skip,
-                                  mm_elem *add)
+                              mm_elem *add)
 {
     uint64_t t0 = mm_now_ns();
     size_t cr = (size_t)e->st.prq.length + 1, cm = (size_t)e->st.umq.length + 1;
@@ -259,7 +260,9 @@ static MM_COLD void switch_to(mm_engine *e, auto_impl *A, int p, const mm_elem *
             file(e, A, v[i].x);
     }
     A->wq = 0;
-    A->streak = 0;
+    A->lwin = 0;
+    A->lt0 = traversed(e);
+    A->est = 0;
     for (size_t i = 0; i < nr; i++)
         A->wq += (uint64_t)mm_key_wild(&v[i].x->key);
     mm_mem_free(&e->mem, v, (cr + cm) * sizeof *v);
@@ -281,9 +284,9 @@ static int keyed(const mm_engine *e, const auto_impl *A)
         return PH_HASH;
     switch (A->phase) {
     case PH_BINS:
-        return traversed(e) - A->t0 > A->nm_budget ? PH_NM : PH_BINS;
+        return traversed(e) - A->lt0 > HOLD * A->nm_budget ? PH_NM : PH_BINS;
     case PH_NM:
-        return 2 * A->est <= A->nm_budget && A->wq <= (uint64_t)A->down ? PH_BINS : PH_NM;
+        return 2 * A->est <= HOLD * A->nm_budget && A->wq <= (uint64_t)A->down ? PH_BINS : PH_NM;
     default:
         return PH_BINS;
     }
@@ -338,10 +341,16 @@ static MM_COLD void keyed_window(mm_engine *e, auto_impl *A, const mm_elem *skip
         forced(e, A, skip, add);
         return;
     }
-    int p = A->down >= 0 && A->lmax <= (uint64_t)A->down ? PH_LIST : keyed(e, A);
-    /* between bins and nm, only after HOLD windows in a row that call for it */
-    A->streak = p == PH_LIST || p == A->phase ? 0 : A->streak + 1;
-    if (p != A->phase && (p == PH_LIST || A->streak >= HOLD))
+    int p = A->phase;
+    if (A->down >= 0 && A->lmax <= (uint64_t)A->down) {
+        p = PH_LIST;
+    } else if (++A->lwin >= HOLD) { /* bins <-> nm, over HOLD windows */
+        p = keyed(e, A);
+        A->lwin = 0;
+        A->lt0 = traversed(e);
+        A->est = 0;
+    }
+    if (p != A->phase)
         switch_to(e, A, p, skip, add);
     else
         window_start(e, A);
