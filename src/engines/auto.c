@@ -19,9 +19,11 @@
  *   D     elements traversed per search (the searches' total depth over
  *         their number): in the list phase what the list costs, in the bins
  *         phase what bins costs;
- *   Dnm   in the nm phase, what bins would traverse per call: every arrival
- *         the queued wildcard receives (bins' wildcard list), every wildcard
- *         receive the queued messages (bins' arrival list);
+ *   Dnm   in the nm phase, what bins would traverse per call, at most: an
+ *         arrival its bin (queued receives / bins) and the queued wildcard
+ *         receives (bins' wildcard list); a receive its bin of messages
+ *         (queued messages / bins), or with a wildcard every queued message
+ *         (bins' arrival list);
  *   Wq    wildcard receives queued (nm phase, at the window's end);
  *   Lmax  the largest number of queued elements (PRQ + UMQ) at a call.
  * List -> keyed as soon as the window's depth exceeds up x window, that is
@@ -272,12 +274,11 @@ static MM_COLD void switch_to(mm_engine *e, auto_impl *A, int p, const mm_elem *
 
 /* The keyed structure the window's features call for, leaving the list or
  * at the end of a keyed window: hash with both hints; else bins, except
- * that bins searching deeper than `nm` per search (only wildcard receives
- * make it: arrivals walk its wildcard list, wildcard receives its arrival
- * list) calls for nm. In nm, what bins would traverse is estimated: an
- * arrival would walk the queued wildcard receives, a wildcard receive the
- * queued messages; nm stays unless that is at most half of `nm` per call
- * and at most `down` wildcard receives are queued. */
+ * that bins searching deeper than `nm` per search (wildcard receives on its
+ * wildcard list or searching its arrival list, or more keys than bins)
+ * calls for nm. In nm, what bins would traverse is estimated (Dnm, an upper
+ * bound); nm stays unless that is at most half of `nm` per call and at most
+ * `down` wildcard receives are queued. */
 static int keyed(const mm_engine *e, const auto_impl *A)
 {
     if (A->hinted)
@@ -421,9 +422,10 @@ static MM_NOINLINE int keyed_post(mm_engine *e, auto_impl *A, mm_elem *r, mm_ele
     }
     if (MM_UNLIKELY(rc < 0))
         return rc;
-    if (A->phase == PH_NM && mm_key_wild(&r->key)) {
-        A->est += e->st.umq.length;
-        A->wq += rc == MM_QUEUED;
+    if (A->phase == PH_NM) {
+        int wild = mm_key_wild(&r->key);
+        A->est += wild ? e->st.umq.length : e->st.umq.length / A->nbins;
+        A->wq += (uint64_t)(wild && rc == MM_QUEUED);
     }
     keyed_check(e, A, rc == MM_MATCHED ? *partner : NULL, rc == MM_QUEUED ? r : NULL);
     return rc;
@@ -440,7 +442,7 @@ static MM_NOINLINE int keyed_arrive(mm_engine *e, auto_impl *A, mm_elem *m, mm_e
     if (MM_UNLIKELY(rc < 0))
         return rc;
     if (A->phase == PH_NM) {
-        A->est += A->wq;
+        A->est += A->wq + e->st.prq.length / A->nbins;
         A->wq -= rc == MM_MATCHED && mm_key_wild(&(*partner)->key);
     }
     keyed_check(e, A, rc == MM_MATCHED ? *partner : NULL, rc == MM_QUEUED ? m : NULL);
