@@ -60,7 +60,7 @@ static const mm_param_info auto_params[] = {
               "over a window exceed this", 6, 1, 1 << 20},
     [P_DOWN] = {"down", "go back to the list after a window in which at most this many elements "
                 "were queued (PRQ and UMQ together) at every call; -1: never", 4, -1, 1 << 20},
-    [P_NM] = {"nm", "leave bins for nm when the elements traversed per search over a window "
+    [P_NM] = {"nm", "leave bins for nm when the elements traversed per search over 4 windows "
               "exceed this; back to bins when bins would traverse at most half of it and at "
               "most `down` wildcard receives are queued", 12, 1, 1 << 20},
     [P_BINS] = {"bins", "number of hash bins of each side in the bins structure", 256, 1, 1 << 20},
