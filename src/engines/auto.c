@@ -4,9 +4,10 @@
  *
  * The structures are the engines' own parts (list_part.h, bins_part.h,
  * nm_part.h, hash_part.h): one of them holds every queued element at a time.
- * A switch collects the queued elements of each side from the API's pools
- * (every queued element is in them, marked MM_ELEM_QUEUED), sorts them by
- * sequence number and files them, in that order, into the new structure:
+ * A switch collects the queued elements of each side in sequence order (the
+ * list's own queues; from another structure, the API's pools, where every
+ * queued element is marked MM_ELEM_QUEUED, sorted by sequence number) and
+ * files them, in that order, into the new structure:
  * every structure keeps each of its FIFOs in sequence order and merges them
  * by sequence number, so the same calls give the same matches whichever
  * structure answers them. A structure that cannot be built (out of memory)
@@ -29,10 +30,10 @@
  * List -> keyed as soon as the window's depth exceeds up x window, that is
  * when D over a full window would exceed `up` (checked at every call, so a
  * deep queue costs at most one window of list searches). Keyed is hash with
- * both hints, else bins. Bins -> nm at the end of a window whose D exceeds
- * `nm` over the last HOLD (4) windows; nm -> bins when Dnm <= nm / 2 over
- * the last HOLD windows and Wq <= `down` (wildcard traffic comes in bursts
- * and phases: receives posted in one window, matched in the next).
+ * both hints, else bins. Bins -> nm when D over the last HOLD (4) windows
+ * exceeds `nm`; nm -> bins when Dnm over the last HOLD windows is at most
+ * nm / 2 and Wq <= `down` (wildcard traffic comes in bursts and phases:
+ * receives posted in one window, matched in the next).
  * Keyed -> list at the end of a window whose Lmax <= `down`: no list search
  * can then walk more than `down` elements. With down < up, the band between
  * them is the hysteresis: a window with Lmax <= down has D <= down < up, so
@@ -284,8 +285,10 @@ static int keyed(const mm_engine *e, const auto_impl *A)
     if (A->hinted)
         return PH_HASH;
     switch (A->phase) {
-    case PH_BINS:
-        return traversed(e) - A->lt0 > HOLD * A->nm_budget ? PH_NM : PH_BINS;
+    case PH_BINS: { /* (not after a reset of the statistics) */
+        uint64_t t = traversed(e);
+        return t >= A->lt0 && t - A->lt0 > HOLD * A->nm_budget ? PH_NM : PH_BINS;
+    }
     case PH_NM:
         return 2 * A->est <= HOLD * A->nm_budget && A->wq <= (uint64_t)A->down ? PH_BINS : PH_NM;
     default:
