@@ -150,7 +150,7 @@ int mm_enter_internal(mm_engine *e, const mm_entry *x, int is_recv, uint8_t xfla
 extern const mm_engine_def mm_engine_list, mm_engine_rank, mm_engine_bins,
                            mm_engine_hash, mm_engine_nm;
 extern const mm_engine_def mm_engine_kmeans;
-extern const mm_engine_def mm_engine_adaptive, mm_engine_simd;
+extern const mm_engine_def mm_engine_adaptive, mm_engine_simd, mm_engine_auto;
 /* paper 000's family (split.c) */
 extern const mm_engine_def mm_engine_pnp, mm_engine_col_pnp, mm_engine_col_ll, mm_engine_ll_pnp;
 const mm_engine_def *mm_engine_def_find(const char *name);

@@ -12,6 +12,7 @@ static const mm_engine_def *const engines[] = {
     &mm_engine_kmeans,
     &mm_engine_adaptive,
     &mm_engine_simd,
+    &mm_engine_auto,
     &mm_engine_pnp,
     &mm_engine_col_pnp,
     &mm_engine_col_ll,

@@ -14,11 +14,13 @@
 #define MM_LIKELY(c)   __builtin_expect(!!(c), 1)
 #define MM_UNLIKELY(c) __builtin_expect(!!(c), 0)
 #define MM_COLD        __attribute__((cold, noinline))
+#define MM_NOINLINE    __attribute__((noinline))
 #else
 #define MM_INLINE      static inline
 #define MM_LIKELY(c)   (c)
 #define MM_UNLIKELY(c) (c)
 #define MM_COLD
+#define MM_NOINLINE
 #endif
 
 #endif

@@ -51,7 +51,8 @@ int   mm_pool_grow(mm_pool *p);            /* 0, or -1 when out of memory */
 int   mm_pool_owns(const mm_pool *p, const void *obj);
 /* Call fn on every object of p, in use or free (the caller tells them apart:
  * a new slab's objects start zeroed but for the free-list word at offset 0).
- * For diagnostics (mm_walk), not for the matching path. */
+ * For diagnostics (mm_walk) and rare restructuring (auto's switches), not
+ * for the matching path. */
 void  mm_pool_foreach(const mm_pool *p, void (*fn)(void *obj, void *arg), void *arg);
 
 MM_INLINE void *mm_pool_get(mm_pool *p)

@@ -1,7 +1,8 @@
 /* bins.c - hash bins on (comm, source, tag), Flajslik et al. (ISC 2016).
  *
  * The bins, their placement and their search order are in bins_part.h
- * (shared with `adaptive`); this engine allocates them once, at creation. */
+ * (shared with `adaptive` and `auto`); this engine allocates them once, at
+ * creation. */
 #include "engines/bins_part.h"
 #include "enter.h"
 
@@ -39,46 +40,22 @@ static int bins_init(mm_engine *e, char *err, size_t errlen)
 
 static int bins_post(mm_engine *e, mm_elem *r, mm_elem **partner)
 {
-    mm_bins *B = e->impl;
-    mm_elem *m = mm_bins_find_message(e, B, &r->key);
-    if (m) {
-        mm_bins_unlink_message(B, m);
-        *partner = m;
-        return MM_MATCHED;
-    }
-    if (!mm_may_queue(r))
-        return MM_ENOMEM;
-    mm_queue_push(mm_bins_recv_queue(B, &r->key), r);
-    return MM_QUEUED;
+    return mm_bins_post(e, e->impl, r, partner);
 }
 
 static int bins_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
 {
-    mm_bins *B = e->impl;
-    mm_queue *from;
-    mm_elem *r = mm_bins_find_recv(e, B, m, &from);
-    if (r) {
-        mm_queue_remove(from, r);
-        *partner = r;
-        return MM_MATCHED;
-    }
-    if (!mm_may_queue(m))
-        return MM_ENOMEM;
-    mm_bins_queue_message(B, m);
-    return MM_QUEUED;
+    return mm_bins_arrive(e, e->impl, m, partner);
 }
 
 static mm_elem *bins_probe(mm_engine *e, const mm_key *k, int remove)
 {
-    mm_elem *m = mm_bins_find_message(e, e->impl, k);
-    if (m && remove)
-        mm_bins_unlink_message(e->impl, m);
-    return m;
+    return mm_bins_probe(e, e->impl, k, remove);
 }
 
 static void bins_cancel(mm_engine *e, mm_elem *r)
 {
-    mm_queue_remove(mm_bins_recv_queue(e->impl, &r->key), r);
+    mm_bins_cancel(e->impl, r);
 }
 
 MM_ENGINE_ENTER(bins, bins_post, bins_arrive, 1)

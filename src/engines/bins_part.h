@@ -9,7 +9,8 @@
  * messages, umq_all (link 1), which is what a wildcard receive walks.
  *
  * umq_all is set up by the engine, not by mm_bins_alloc: `adaptive` keeps it
- * (as its plain UMQ list) while the bins come and go. */
+ * (as its plain UMQ list) while the bins come and go. mm_bins_post and the
+ * three after it are the whole `bins` engine (also the bins phase of `auto`). */
 #ifndef MM_ENGINES_BINS_PART_H
 #define MM_ENGINES_BINS_PART_H
 
@@ -110,6 +111,51 @@ static inline mm_elem *mm_bins_find_recv(mm_engine *e, mm_bins *B, const mm_elem
         *from = &B->wild;
     mm_stat_search(&e->st.prq, depth, best != NULL);
     return best;
+}
+
+/* Receive r takes its earliest message, or is queued (MM_ENOMEM when it
+ * may not be). */
+MM_INLINE int mm_bins_post(mm_engine *e, mm_bins *B, mm_elem *r, mm_elem **partner)
+{
+    mm_elem *m = mm_bins_find_message(e, B, &r->key);
+    if (m) {
+        mm_bins_unlink_message(B, m);
+        *partner = m;
+        return MM_MATCHED;
+    }
+    if (!mm_may_queue(r))
+        return MM_ENOMEM;
+    mm_queue_push(mm_bins_recv_queue(B, &r->key), r);
+    return MM_QUEUED;
+}
+
+/* Message m takes its earliest receive, or is queued. */
+MM_INLINE int mm_bins_arrive(mm_engine *e, mm_bins *B, mm_elem *m, mm_elem **partner)
+{
+    mm_queue *from;
+    mm_elem *r = mm_bins_find_recv(e, B, m, &from);
+    if (r) {
+        mm_queue_remove(from, r);
+        *partner = r;
+        return MM_MATCHED;
+    }
+    if (!mm_may_queue(m))
+        return MM_ENOMEM;
+    mm_bins_queue_message(B, m);
+    return MM_QUEUED;
+}
+
+static inline mm_elem *mm_bins_probe(mm_engine *e, mm_bins *B, const mm_key *k, int remove)
+{
+    mm_elem *m = mm_bins_find_message(e, B, k);
+    if (m && remove)
+        mm_bins_unlink_message(B, m);
+    return m;
+}
+
+static inline void mm_bins_cancel(mm_bins *B, mm_elem *r)
+{
+    mm_queue_remove(mm_bins_recv_queue(B, &r->key), r);
 }
 
 #endif

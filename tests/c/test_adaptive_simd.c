@@ -1,6 +1,7 @@
-/* White-box tests of the `adaptive` and `simd` engines: adaptive switches to
- * bins and back at the points its parameters say, and keeps MPI order across
- * the switch; simd's scanners agree with each other on every ISA the machine
+/* White-box tests of the `adaptive`, `auto` and `simd` engines: adaptive
+ * switches to bins and back at the points its parameters say, and keeps MPI
+ * order across the switch; auto leaves the list for hash, bins and nm where
+ * its rule says, and not on head matches; simd's scanners agree with each other on every ISA the machine
  * has, its arrays stay bounded under churn and cancels, and it keeps 12
  * bytes of key per element. (The semantic rules and the long random
  * differential run are in test_semantics.c and test_differential.c, which
@@ -162,6 +163,110 @@ static void adaptive_params_checked(void)
         CHECK_EQ(mm_create(&e, "adaptive", &cfg, err, sizeof err), MM_EPARAM);
         CHECK(e == NULL && strstr(err, bad[i][1]) != NULL);
     }
+}
+
+/* ---- auto ---- */
+
+static uint32_t rnd(uint32_t n); /* a seeded generator (simd's section) */
+
+static mm_engine *make_auto(uint32_t hints)
+{
+    const char *p[] = {"seed=3"};
+    mm_config cfg = {.nprocs = 8, .hints = hints, .params = p, .nparams = 1};
+    mm_engine *e = NULL;
+    char err[256];
+    CHECK_EQ(mm_create(&e, "auto", &cfg, err, sizeof err), 0);
+    return e;
+}
+
+/* With both hints: receives tags 0..N-1, messages in reverse order (each
+ * search walks the whole PRQ as a list) -> hash (a queue per live key);
+ * then short queues (a ping-pong) -> back to the list. */
+static void auto_hash_and_back(void)
+{
+    enum { N = 512 };
+    mm_engine *e = make_auto(MM_HINT_NO_ANY_SOURCE | MM_HINT_NO_ANY_TAG);
+    for (int t = 0; t < N; t++)
+        CHECK_EQ(post(e, 0, 1, t, 1000 + (uintptr_t)t, NULL), MM_QUEUED);
+    CHECK_EQ(stats(e).prq.queues, 1u);
+    CHECK_EQ(stats(e).overhead.events, 0u);
+    for (int t = N - 1; t >= N / 2; t--) {
+        CHECK_EQ(arrive(e, 0, 1, t, 1), MM_MATCHED);
+        CHECK_EQ(got, 1000 + (uintptr_t)t);
+    }
+    mm_stats st = stats(e);
+    CHECK_EQ(st.overhead.events, 2u);            /* one switch */
+    CHECK_EQ(st.prq.queues, (uint64_t)N / 2);    /* hash: a FIFO per live key */
+    CHECK(st.prq.max_depth >= N / 2 && st.prq.max_depth <= N);
+    for (int t = N / 2 - 1; t >= 0; t--) {
+        CHECK_EQ(arrive(e, 0, 1, t, 1), MM_MATCHED);
+        CHECK_EQ(got, 1000 + (uintptr_t)t);
+    }
+    for (int i = 0; i < 200; i++) {
+        CHECK_EQ(post(e, 0, 1, 7, 1, NULL), MM_QUEUED);
+        CHECK_EQ(arrive(e, 0, 1, 7, 2), MM_MATCHED);
+    }
+    st = stats(e);
+    CHECK_EQ(st.overhead.events, 4u);            /* and back */
+    CHECK_EQ(st.prq.queues, 1u);
+    CHECK_EQ(st.umq.queues, 1u);
+    mm_destroy(e);
+}
+
+/* Every match at the head of a long queue: the list stays. */
+static void auto_stays_list_on_head_matches(void)
+{
+    enum { N = 4096 };
+    mm_engine *e = make_auto(MM_HINT_NO_ANY_SOURCE | MM_HINT_NO_ANY_TAG);
+    for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < N; i++)
+            CHECK_EQ(post(e, 0, 1, round == 1 ? i : 0, 1, NULL), MM_QUEUED);
+        for (int i = 0; i < N; i++)
+            CHECK_EQ(arrive(e, 0, 1, round == 1 ? i : 0, 2), MM_MATCHED);
+    }
+    mm_stats st = stats(e);
+    CHECK_EQ(st.overhead.events, 0u);
+    CHECK_EQ(st.prq.queues, 1u);
+    mm_destroy(e);
+}
+
+/* Without hints, K ANY_SOURCE receives a round, matched in random order:
+ * list -> bins (deep list searches), then bins -> nm (bins' wildcard list
+ * is as deep), nm holding one (*,tag) FIFO per queued receive; every match
+ * the earliest. */
+static void auto_bins_then_nm(void)
+{
+    enum { K = 128, ROUNDS = 12 };
+    mm_engine *e = make_auto(0);
+    int order[K];
+    for (int i = 0; i < K; i++)
+        order[i] = i;
+    for (int round = 0; round < ROUNDS; round++) {
+        for (int t = 0; t < K; t++)
+            CHECK_EQ(post(e, 0, MM_ANY_SOURCE, t, 100 + (uintptr_t)t, NULL), MM_QUEUED);
+        if (round == ROUNDS - 1)
+            CHECK_EQ(stats(e).prq.queues, (uint64_t)K);  /* nm: (*,tag) FIFOs */
+        for (int i = K - 1; i > 0; i--) {
+            int j = (int)rnd((uint32_t)i + 1), x = order[i];
+            order[i] = order[j], order[j] = x;
+        }
+        for (int i = 0; i < K; i++) {
+            CHECK_EQ(arrive(e, 0, (int32_t)rnd(8), order[i], 1), MM_MATCHED);
+            CHECK_EQ(got, 100 + (uintptr_t)order[i]);
+        }
+    }
+    CHECK_EQ(stats(e).overhead.events, 4u);  /* list -> bins -> nm, and it stays */
+    mm_destroy(e);
+}
+
+static void auto_params_checked(void)
+{
+    const char *bad[] = {"window=0"};
+    mm_config cfg = {.nprocs = 2, .params = bad, .nparams = 1};
+    mm_engine *e = NULL;
+    char err[256];
+    CHECK_EQ(mm_create(&e, "auto", &cfg, err, sizeof err), MM_EPARAM);
+    CHECK(e == NULL);
 }
 
 /* ---- simd ---- */
@@ -372,6 +477,10 @@ int main(void)
     adaptive_switch_keeps_order();
     adaptive_switches_back();
     adaptive_params_checked();
+    auto_hash_and_back();
+    auto_stays_list_on_head_matches();
+    auto_bins_then_nm();
+    auto_params_checked();
     simd_scanners_agree();
     simd_isas_agree_with_list();
     simd_compaction_under_cancels();

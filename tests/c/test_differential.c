@@ -124,6 +124,18 @@ static const struct variant {
      * times in a run, before and after the caps */
     {"col+pnp", {"theta=3", "kc=1", "kp=2"}, 0},
     {"col+pnp", {"theta=2", "kc=64", "kp=64"}, 0},
+    /* auto with switches forced at random points (after about one post or
+     * arrive in 300, in 3000), between every pair of its structures, all
+     * the queued elements moved each time (thousands here: more frequent
+     * switches are tests/python/test_differential.py's, on short streams);
+     * once in the concurrent mode's shards */
+    {"auto", {"force=300", "seed=7"}, 0},
+    {"auto", {"force=3000", "seed=9"}, 0},
+    {"auto", {"force=100", "seed=5"}, MM_CFG_CONCURRENT},
+    /* auto's rule with short windows: down > up flaps on purpose (a switch
+     * almost every window); the second keeps the hysteresis band */
+    {"auto", {"window=200", "up=1", "down=300"}, 0},
+    {"auto", {"window=64", "up=2", "down=1", "seed=2"}, 0},
 };
 enum { NVARIANT = sizeof variants / sizeof variants[0] };
 enum { NCONFIG = sizeof configs / sizeof configs[0] };

@@ -9,7 +9,7 @@
  *    the call. Every call that succeeds on A is made on B too and must give
  *    the same status and partner. For engines whose every allocation on the
  *    matching path is all-or-nothing the statistics must stay equal in full
- *    (search depths and queue counts too); adaptive and the paper-000
+ *    (search depths and queue counts too); adaptive, auto and the paper-000
  *    engines absorb a failed allocation by design (they stay on their lists
  *    or shared queues), so for them matches, searches, hits and lengths.
  * 2. Under a fixed limit, once arrivals fail, receives that match queued
@@ -35,6 +35,8 @@ static const struct variant {
     {"kmeans", {"k=3"}},
     {"adaptive", {"threshold=1", "bins=3", "low=400"}},
     {"simd", {"isa=1"}},
+    {"auto", {"force=2", "seed=5"}},
+    {"auto", {"window=3", "up=1", "down=30"}},
     {"col+pnp", {"theta=3", "kc=1", "kp=2"}},
     {"col+pnp", {"theta=2", "kc=64", "kp=64"}},
 };
@@ -42,7 +44,8 @@ static const struct variant {
 /* Engines that, by design, carry on without an allocation that failed. */
 static int absorbs(const char *name)
 {
-    return strcmp(name, "adaptive") == 0 || strcmp(name, "pnp") == 0 ||
+    return strcmp(name, "adaptive") == 0 || strcmp(name, "auto") == 0 ||
+           strcmp(name, "pnp") == 0 ||
            strcmp(name, "col+pnp") == 0 || strcmp(name, "col+ll") == 0 ||
            strcmp(name, "ll+pnp") == 0;
 }

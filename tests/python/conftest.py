@@ -44,7 +44,7 @@ _default_profile = "ci" if os.environ.get("CI", "").lower() in ("1", "true", "ye
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", _default_profile))
 
 TIMEOUT = 120   # seconds for one C tool run; the streams in these tests are small
-EXPECTED_ENGINES = {"list", "rank", "bins", "hash", "nm", "kmeans", "adaptive", "simd"}
+EXPECTED_ENGINES = {"list", "rank", "bins", "hash", "nm", "kmeans", "adaptive", "simd", "auto"}
 EXPECTED_ENGINES |= {"pnp", "col+pnp", "col+ll", "ll+pnp"}  # Ghazimirsaeed et al., ParCo 2019
 
 

@@ -233,11 +233,11 @@ def replay_json(engine: str, ns: float, events: int = 8192, params: Dict = None,
             "skipped": []}
 
 
-def fake_outcomes(times: Dict[str, Dict[str, float]]) -> List[bench.Outcome]:
+def fake_outcomes(times: Dict[str, Dict[str, float]], cat: bench.Catalogues = CAT) -> List[bench.Outcome]:
     items = [Item(f"{wl}:n={n}", tuple(times[f"{wl}:{n}"]), figure="f", x="n")
              for wl, n in (k.split(":") for k in times)]
     out = []
-    for r in bench.plan(items, CAT):
+    for r in bench.plan(items, cat):
         ns = times[f"{r.source.name}:{r.source.params['n']}"][r.label]
         out.append(bench.Outcome(r, record=bench.make_record(r, replay_json(r.engine, ns), 0.5)))
     bench.set_speedups([o.record for o in out])
@@ -268,6 +268,31 @@ def test_records_speedups_and_targets():
     assert targets["shuffle-hash-rate"]["measured"] == pytest.approx(1e8)
     assert targets["shuffle-nm-speedup"]["met"] is None
     assert targets["shuffle-nm-speedup"]["note"].startswith("not measured")
+
+
+def test_auto_targets_take_the_worst_workload():
+    """auto's targets: the largest ratio over the workloads (every one against the best
+    other engine; every n of burst and tags against list), with the workload it is on."""
+    cat = bench.Catalogues(ENGINES + [{"name": "auto", "hints_required": [], "params": []}],
+                           GENS, bench.GEN)
+    outs = fake_outcomes({"shuffle:4096": {"list": 1000.0, "hash": 10.0, "bins": 50.0, "auto": 10.5},
+                          "shuffle:1024": {"list": 300.0, "hash": 9.0, "auto": 12.6},
+                          "burst:4096": {"list": 20.0, "hash": 40.0, "auto": 20.5},
+                          "burst:64": {"list": 10.0, "auto": 11.0},
+                          "tags:64": {"list": 10.0, "hash": 9.0}}, cat)
+    targets = {t["name"]: t for t in bench.check_targets([o.record for o in outs])}
+    best = targets["auto-vs-best"]
+    assert best["measured"] == pytest.approx(1.4) and best["met"] is False
+    assert best["workload"].startswith("shuffle:n=1024")
+    burst = targets["auto-burst-vs-list"]
+    assert burst["measured"] == pytest.approx(1.1) and burst["met"] is False
+    assert burst["workload"].startswith("burst:n=64")
+    tags = targets["auto-tags-vs-list"]      # no auto run on tags
+    assert tags["met"] is None and tags["note"].startswith("not measured")
+    outs = fake_outcomes({"burst:4096": {"list": 20.0, "auto": 20.5}}, cat)
+    targets = {t["name"]: t for t in bench.check_targets([o.record for o in outs])}
+    assert targets["auto-burst-vs-list"]["met"] is True
+    assert targets["auto-vs-best"]["measured"] == pytest.approx(1.025)
 
 
 def test_engines_that_disagree_stop_the_bench():
@@ -384,7 +409,8 @@ def test_quick_suite_targets_measured(quick):
     _, _, doc = quick
     assert [t["name"] for t in doc["targets"]] == [t.name for t in bench.TARGETS]
     for t in doc["targets"]:
-        if t["name"].startswith("collide-"):   # their runs are in the default suite only
+        # collide's runs are in the default suite only, and so are tags'
+        if t["name"].startswith("collide-") or t["name"] == "auto-tags-vs-list":
             assert t["met"] is None and t["note"].startswith("not measured"), t
             continue
         assert bench.finite_positive(t["measured"]) and t["met"] in (True, False), t
@@ -408,9 +434,12 @@ def test_quick_suite_outputs(quick):
     assert json.loads((out / "results.json").read_text())["records"] == doc["records"]
     assert doc["seed"] == 1       # every run's hashed engines hash with the lab's fixed seed
     # hash-table slots inspected (mm_qstats probes): hash and nm have tables, list none
+    # (auto has them in its hash and nm phases: on shuffle n=4096, where it takes hash)
     for r in doc["records"]:
         probes = r["prq"]["probes"] + r["umq"]["probes"]
-        assert (probes > 0) == (r["engine"] in ("hash", "nm")), r["run"]
+        hashed = r["engine"] in ("hash", "nm") or (
+            r["engine"] == "auto" and r["workload"]["name"] == "shuffle")
+        assert (probes > 0) == hashed, r["run"]
         assert r["prq"]["max_probes"] <= r["prq"]["probes"]
     rows = list(csv.DictReader(io.StringIO(csv_text(doc["records"]))))
     assert [int(row["prq_probes"]) > 0 for row in rows] == [
@@ -517,7 +546,8 @@ def test_plots_keep_a_dozen_engines_apart():
     from mpimatch.bench import plots
     records = dozen_engine_records()
     runs = list(dict.fromkeys(r["run"] for r in records))
-    assert len(runs) == 13 and len(set(plots.ENGINE_COLOURS.values())) == len(plots.ENGINE_COLOURS)
+    # every engine once, and bins:bins=16
+    assert len(runs) == 14 and len(set(plots.ENGINE_COLOURS.values())) == len(plots.ENGINE_COLOURS)
     grey = to_rgba(plots.BASE_STYLE["color"])
 
     def colours(ax):

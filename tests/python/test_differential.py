@@ -132,6 +132,38 @@ def test_paper000_engines_with_low_thresholds_agree_with_model(stream, replay_ex
         assert out.read_text().splitlines() == expected, f"differs from the model on:\n{text}"
 
 
+# auto with switches forced at random points (force=1: after every post or arrive; the
+# structure drawn at random, hash among them on streams without wildcards, which replay runs
+# with both hints) and with its rule on windows so short that these streams switch.
+AUTO_PARAMS = [("force=1", "seed=3"), ("force=3", "seed=5"), ("window=2", "up=1", "down=3"),
+               ("window=3", "up=1", "down=0")]
+
+
+def check_auto(stream: Stream, replay_exe: Path) -> None:
+    text = stream.to_text()
+    expected = outcomes(parse_stream(text, "s.mms").events)
+    with tempfile.TemporaryDirectory() as tmp:
+        path, out = Path(tmp) / "s.mms", Path(tmp) / "m.out"
+        path.write_text(text)
+        for params in AUTO_PARAMS:
+            proc = run([replay_exe, path, "--engine", "auto",
+                        *(a for p in params for a in ("--param", f"auto:{p}")),
+                        "--matches", out, "--reps", "1", "--quiet"])
+            assert proc.returncode == 0, f"auto {params}: {proc.stderr}\n{text}"
+            assert out.read_text().splitlines() == expected, \
+                f"auto {params} differs from the model on:\n{text}"
+
+
+@given(stream=streams(wildcards=True))
+def test_auto_switching_agrees_with_model(stream, replay_exe):
+    check_auto(stream, replay_exe)
+
+
+@given(stream=streams(wildcards=False))
+def test_auto_switching_agrees_with_model_without_wildcards(stream, replay_exe):
+    check_auto(stream, replay_exe)
+
+
 @given(stream=streams(wildcards=False))
 def test_all_engines_agree_with_model_without_wildcards(stream, replay_exe, engines):
     # Every engine, hash included, must run wildcard-free streams.

@@ -351,7 +351,10 @@ class Target:
     n: int
     engine: str
     measure: str           # "speedup" (list / engine), "slowdown" (engine / list), "rate",
-                           # "vs_shuffle" (engine here / the same engine on shuffle, same n)
+                           # "vs_shuffle" (engine here / the same engine on shuffle, same n),
+                           # "worst_vs_best" (the largest engine / best other engine's over
+                           # the workloads: workload "*" every one, else every n of it),
+                           # "worst_vs_list" (the largest engine / list over every n of it)
     relation: str          # ">=" or "<="
     wanted: float
     unit: str
@@ -381,7 +384,40 @@ TARGETS = [
            "collide", 4096, "nm", "vs_shuffle", "<=", 2.0, "x", (("kind", "tags"),)),
     Target("collide-seeded-bins", "collide n=4096 (kind=bins): bins within 2x of shuffle n=4096",
            "collide", 4096, "bins", "vs_shuffle", "<=", 2.0, "x", (("kind", "bins"),)),
+    # The auto engine (issue 18): never far from the best fixed engine, and no slower
+    # than list where every match is at the head of a queue (the worst workload counts).
+    Target("auto-vs-best", "every workload: auto within 1.1x of the best other engine per event",
+           "*", 0, "auto", "worst_vs_best", "<=", 1.1, "x"),
+    Target("auto-burst-vs-list", "burst (every n): auto within 1.05x of list per event",
+           "burst", 0, "auto", "worst_vs_list", "<=", 1.05, "x"),
+    Target("auto-tags-vs-list", "tags (every n): auto within 1.05x of list per event",
+           "tags", 0, "auto", "worst_vs_list", "<=", 1.05, "x"),
 ]
+
+
+def _median(r: Optional[Mapping[str, Any]]) -> Optional[float]:
+    return ((r or {}).get("ns_per_event") or {}).get("median")
+
+
+def worst_ratio(t: Target, records: Sequence[Mapping[str, Any]]) -> Tuple[Optional[float], Optional[str]]:
+    """The largest ratio, over the workloads t covers where t.engine ran, of its median
+    ns per event to the best other engine's (worst_vs_best) or list's (worst_vs_list; the
+    paired list when the run has one) on the same workload; and that workload's spec."""
+    worst: Tuple[Optional[float], Optional[str]] = (None, None)
+    for mine in records:
+        if mine["run"] != t.engine or (t.workload != "*" and mine["workload"]["name"] != t.workload):
+            continue
+        spec = mine["workload"]["spec"]
+        same = [r for r in records if r["workload"]["spec"] == spec and r["run"] != t.engine]
+        if t.measure == "worst_vs_list":
+            base = _median(mine.get("paired_list")) or _median(
+                next((r for r in same if r["run"] == BASELINE), None))
+        else:
+            base = min((m for m in (_median(r) for r in same) if m), default=None)
+        b = _median(mine)
+        if base and b and (worst[0] is None or b / base > worst[0]):
+            worst = (b / base, spec)
+    return worst
 
 
 def _find(records: Sequence[Mapping[str, Any]], t: Target, engine: str,
@@ -397,6 +433,8 @@ def _find(records: Sequence[Mapping[str, Any]], t: Target, engine: str,
 
 
 def measure(t: Target, records: Sequence[Mapping[str, Any]]) -> Optional[float]:
+    if t.measure in ("worst_vs_best", "worst_vs_list"):
+        return worst_ratio(t, records)[0]
     mine = _find(records, t, t.engine)
     if mine is None:
         return None
@@ -422,12 +460,18 @@ def check_targets(records: Sequence[Mapping[str, Any]]) -> List[Dict[str, Any]]:
     for t in TARGETS:
         got = measure(t, records)
         met = None if got is None else (got >= t.wanted if t.relation == ">=" else got <= t.wanted)
+        worst = t.measure.startswith("worst_")
         note = "met" if met else "MISSED" if met is False else (
+            f"not measured: the suite has no {'' if t.workload == '*' else t.workload + ' '}"
+            f"run of {t.engine} beside another engine's" if worst else
             f"not measured: the suite has no {t.workload} n={t.n} run of {t.engine}"
             + ("" if t.measure == "rate" else " and shuffle" if t.measure == "vs_shuffle"
                else f" and {BASELINE}"))
-        out.append({"name": t.name, "description": t.description, "relation": t.relation,
-                    "wanted": t.wanted, "unit": t.unit, "measured": got, "met": met, "note": note})
+        entry = {"name": t.name, "description": t.description, "relation": t.relation,
+                 "wanted": t.wanted, "unit": t.unit, "measured": got, "met": met, "note": note}
+        if worst:
+            entry["workload"] = worst_ratio(t, records)[1]   # where the worst ratio is
+        out.append(entry)
     return out
 
 

@@ -46,7 +46,7 @@ BASELINE = "list"
 ENGINE_COLOURS = {"list": "black", "rank": "tab:blue", "bins": "tab:orange", "hash": "tab:green",
                   "nm": "tab:red", "kmeans": "tab:purple", "adaptive": "tab:brown",
                   "simd": "tab:pink", "pnp": "tab:olive", "col+pnp": "tab:cyan",
-                  "col+ll": "navy", "ll+pnp": "darkgoldenrod"}
+                  "col+ll": "navy", "ll+pnp": "darkgoldenrod", "auto": "magenta"}
 # An engine the table does not know yet: a stable pick from its name.
 EXTRA_COLOURS = ["teal", "crimson", "slateblue", "darkorange", "seagreen", "indigo"]
 # The list baseline as drawn in every other engine's panel.

@@ -1,0 +1,526 @@
+/* auto.c - starts as a list and moves, online, to the structure the
+ * workload's features call for: list, bins, nm, or hash (the last only when
+ * both MPI 4.0 assertions, no_any_source and no_any_tag, hold), and back.
+ *
+ * The structures are the engines' own parts (list_part.h, bins_part.h,
+ * nm_part.h, hash_part.h): one of them holds every queued element at a time.
+ * A switch collects the queued elements of each side in sequence order (the
+ * list's own queues; from another structure, the API's pools, where every
+ * queued element is marked MM_ELEM_QUEUED, sorted by sequence number) and
+ * files them, in that order, into the new structure:
+ * every structure keeps each of its FIFOs in sequence order and merges them
+ * by sequence number, so the same calls give the same matches whichever
+ * structure answers them. A structure that cannot be built (out of memory)
+ * leaves the engine a list, which needs no allocation.
+ *
+ * The rule (docs/engines.md, "auto", says where the numbers come from): the
+ * calls are cut into windows of `window` calls (post, arrive, probe), and a
+ * window starts again at every switch, so there is at most one switch per
+ * window. Features of a window:
+ *   D     elements traversed per search (the searches' total depth over
+ *         their number): in the list phase what the list costs, in the bins
+ *         phase what bins costs;
+ *   Dnm   in the nm phase, what bins would traverse per call, at most: an
+ *         arrival its bin (queued receives / bins) and the queued wildcard
+ *         receives (bins' wildcard list); a receive its bin of messages
+ *         (queued messages / bins), or with a wildcard every queued message
+ *         (bins' arrival list);
+ *   Wq    wildcard receives queued (nm phase, at the window's end);
+ *   Lmax  the largest number of queued elements (PRQ + UMQ) at a call.
+ * List -> keyed as soon as the window's depth exceeds up x window, that is
+ * when D over a full window would exceed `up` (checked at every call, so a
+ * deep queue costs at most one window of list searches). Keyed is hash with
+ * both hints, else bins. Bins -> nm when D over the last HOLD (4) windows
+ * exceeds `nm`; nm -> bins when Dnm over the last HOLD windows is at most
+ * nm / 2 and Wq <= `down` (wildcard traffic comes in bursts and phases:
+ * receives posted in one window, matched in the next).
+ * Keyed -> list at the end of a window whose Lmax <= `down`: no list search
+ * can then walk more than `down` elements. With down < up, the band between
+ * them is the hysteresis: a window with Lmax <= down has D <= down < up, so
+ * it cannot send the engine back up.
+ *
+ * For tests, `force` = N >= 1 replaces the rule by switches at random
+ * points: after about one post or arrive in N, to a structure drawn at
+ * random (seeded by `seed`). */
+#include <stdlib.h>
+#include <string.h>
+#include "engines/list_part.h"
+#include "engines/bins_part.h"
+#include "engines/nm_part.h"
+#include "engines/hash_part.h"
+
+enum { PH_LIST, PH_BINS, PH_NM, PH_HASH, NPHASE };
+enum { HOLD = 4 }; /* windows over which bins <-> nm is decided */
+
+enum { P_WINDOW, P_UP, P_DOWN, P_NM, P_BINS, P_SEED, P_FORCE };
+static const mm_param_info auto_params[] = {
+    [P_WINDOW] = {"window", "calls (post, arrive, probe) per window: the features are measured "
+                  "over a window, and the engine switches at most once per window", 64, 1,
+                  1 << 24},
+    [P_UP] = {"up", "leave the list (for hash or bins) when the elements traversed per search "
+              "over a window exceed this", 6, 1, 1 << 20},
+    [P_DOWN] = {"down", "go back to the list after a window in which at most this many elements "
+                "were queued (PRQ and UMQ together) at every call; -1: never", 4, -1, 1 << 20},
+    [P_NM] = {"nm", "leave bins for nm when the elements traversed per search over 4 windows "
+              "exceed this; back to bins when bins would traverse at most half of it and at "
+              "most `down` wildcard receives are queued", 12, 1, 1 << 20},
+    [P_BINS] = {"bins", "number of hash bins of each side in the bins structure", 256, 1, 1 << 20},
+    [P_SEED] = {"seed", "seed of the key hash of bins, nm and hash (and of the forced switches): "
+                "0 draws a secret one from the OS at creation; N >= 1 fixes it", 0, 0, INT64_MAX},
+    [P_FORCE] = {"force", "0: switch by the rule; N >= 1: for testing, switch after about one post "
+                 "or arrive in N, at random, to a structure drawn at random", 0, 0, 1 << 30},
+};
+
+typedef struct auto_impl {
+    int      phase;
+    union {
+        mm_list L;
+        mm_bins B;
+        mm_nm   N;
+        mm_hash H;
+    } u;
+    /* the current window */
+    uint32_t left;                  /* calls left in it (1 under force: every call) */
+    uint64_t est;                   /* nm phase: what bins would traverse, over HOLD windows */
+    uint64_t wq;                    /* nm phase: wildcard receives queued */
+    /* bins <-> nm is decided over HOLD windows: */
+    uint32_t lwin;                  /* windows since the last decision */
+    uint64_t lt0;                   /* elements traversed at its start */
+    uint64_t lmax;                  /* most elements queued at a call (keyed phases) */
+    uint64_t t0;                    /* elements traversed (both sides) at its start */
+    uint64_t trip;                  /* t0 + budget: a list traversal past it switches */
+    uint64_t budget;                /* up x window */
+    uint64_t nm_budget;             /* nm x window */
+    /* parameters */
+    uint32_t window, nbins;
+    int64_t  down;
+    uint64_t seed, force, rng;
+    int      hinted;                /* both hints: hash allowed (and no wildcards) */
+} auto_impl;
+
+static uint64_t traversed(const mm_engine *e)
+{
+    return e->st.prq.traversed + e->st.umq.traversed;
+}
+
+static void window_start(mm_engine *e, auto_impl *A)
+{
+    A->left = A->force ? 1 : A->window;
+    A->lmax = 0;
+    A->t0 = traversed(e);
+    A->trip = A->t0 + A->budget;
+}
+
+/* ---- the structures ---- */
+
+/* An empty structure of phase p, its tables sized for nr receives and nm
+ * messages: 0 or MM_ENOMEM (nothing held). */
+static int open_phase(mm_engine *e, auto_impl *A, int p, size_t nr, size_t nm)
+{
+    uint32_t cr = nr < (1u << 29) ? 2 * (uint32_t)nr : 1u << 30;
+    uint32_t cm = nm < (1u << 29) ? 2 * (uint32_t)nm : 1u << 30;
+    memset(&A->u, 0, sizeof A->u);
+    A->phase = p;
+    switch (p) {
+    case PH_BINS:
+        mm_queue_init(&A->u.B.umq_all, 1);
+        A->u.B.seed = A->seed;
+        if (mm_bins_alloc(e, &A->u.B, A->nbins) != 0)
+            return MM_ENOMEM;
+        mm_stat_queues(&e->st.umq, 1); /* umq_all */
+        return 0;
+    case PH_NM:
+        return mm_nm_init(e, &A->u.N, A->seed, cr, cm);
+    case PH_HASH:
+        return mm_hash_init(e, &A->u.H, cr, cm, A->seed);
+    default:
+        mm_list_init(e, &A->u.L);
+        return 0;
+    }
+}
+
+/* Release the structure (the elements stay where they are). */
+static void close_phase(mm_engine *e, auto_impl *A)
+{
+    switch (A->phase) {
+    case PH_BINS:
+        mm_bins_free(e, &A->u.B);
+        mm_stat_queues(&e->st.umq, -1);
+        break;
+    case PH_NM:
+        mm_nm_drop(e, &A->u.N);
+        break;
+    case PH_HASH:
+        mm_hash_drop(e, &A->u.H);
+        break;
+    default:
+        mm_list_drop(e, &A->u.L);
+    }
+}
+
+/* File queued element x (no partner among the queued) as the last of its
+ * side: MM_QUEUED or MM_ENOMEM. */
+static int file(mm_engine *e, auto_impl *A, mm_elem *x)
+{
+    int recv = (x->flags & MM_ELEM_RECV) != 0;
+    switch (A->phase) {
+    case PH_BINS:
+        if (recv)
+            mm_queue_push(mm_bins_recv_queue(&A->u.B, &x->key), x);
+        else
+            mm_bins_queue_message(&A->u.B, x);
+        return MM_QUEUED;
+    case PH_NM:
+        return recv ? mm_nm_queue_recv(e, &A->u.N, x) : mm_nm_queue_message(e, &A->u.N, x);
+    case PH_HASH:
+        return mm_hash_queue(e, &A->u.H, x);
+    default:
+        mm_queue_push(recv ? &A->u.L.prq : &A->u.L.umq, x);
+        return MM_QUEUED;
+    }
+}
+
+/* ---- switching ---- */
+
+/* A queued element and its sequence number, sorted by the latter. */
+typedef struct seqd {
+    uint64_t seq;
+    mm_elem *x;
+} seqd;
+
+typedef struct gather {
+    seqd          *v;
+    size_t         n, cap;
+    const mm_elem *skip;
+    uint8_t        want; /* MM_ELEM_RECV or 0 */
+} gather;
+
+static void gather_take(void *obj, void *arg)
+{
+    mm_elem *x = obj;
+    gather *g = arg;
+    if ((x->flags & MM_ELEM_QUEUED) && (x->flags & MM_ELEM_RECV) == g->want && x != g->skip &&
+        g->n < g->cap)
+        g->v[g->n++] = (seqd){x->seq, x};
+}
+
+static int by_seq(const void *a, const void *b)
+{
+    uint64_t x = ((const seqd *)a)->seq, y = ((const seqd *)b)->seq;
+    return (x > y) - (x < y);
+}
+
+/* The queued elements of one side, in sequence order, into v (room for
+ * cap): the list's own queue as it is, else the pool's queued elements
+ * sorted. The call that switches has already done its work: skip is the
+ * partner it unlinked (still marked queued until the API releases it), add
+ * the element it queued (not yet marked); both may be NULL. */
+static size_t gather_side(mm_engine *e, auto_impl *A, int recv, seqd *v, size_t cap,
+                          const mm_elem *skip, mm_elem *add)
+{
+    if (A->phase == PH_LIST) { /* the structure holds exactly the queued, in order */
+        size_t n = 0;
+        mm_queue_foreach(x, recv ? &A->u.L.prq : &A->u.L.umq)
+            if (n < cap)
+                v[n++] = (seqd){x->seq, x};
+        return n;
+    }
+    gather g = {v, 0, cap, skip, recv ? MM_ELEM_RECV : 0};
+    mm_pool *p = recv ? e->recv_pool : &e->msgs;
+    mm_pool_foreach(p, gather_take, &g);
+    if (add && ((add->flags & MM_ELEM_RECV) != 0) == recv && g.n < cap)
+        v[g.n++] = (seqd){add->seq, add};
+    qsort(v, g.n, sizeof *v, by_seq);
+    return g.n;
+}
+
+/* Move every queued element into a new structure of phase p, in sequence
+ * order. On failure to allocate the element lists, nothing changes; on
+ * failure to build p, the engine becomes a list (which allocates nothing). */
+static MM_COLD void switch_to(mm_engine *e, auto_impl *A, int p, const mm_elem *skip,
+                              mm_elem *add)
+{
+    uint64_t t0 = mm_now_ns();
+    size_t cr = (size_t)e->st.prq.length + 1, cm = (size_t)e->st.umq.length + 1;
+    seqd *v = mm_mem_alloc(&e->mem, (cr + cm) * sizeof *v);
+    if (!v) {
+        window_start(e, A); /* try again after a window */
+        return;
+    }
+    size_t nr = gather_side(e, A, 1, v, cr, skip, add);
+    size_t nm = gather_side(e, A, 0, v + nr, cr + cm - nr, skip, add);
+    close_phase(e, A);
+    uint64_t ta = mm_now_ns();
+    int rc = open_phase(e, A, p, nr, nm), opened = rc == 0;
+    mm_overhead_add(e, &e->st.overhead.alloc_ns, ta);
+    for (size_t i = 0; rc == 0 && i < nr + nm; i++)
+        rc = file(e, A, v[i].x) == MM_QUEUED ? 0 : MM_ENOMEM;
+    if (rc != 0) {
+        if (opened)
+            close_phase(e, A);
+        open_phase(e, A, PH_LIST, 0, 0);
+        for (size_t i = 0; i < nr + nm; i++)
+            file(e, A, v[i].x);
+    }
+    A->wq = 0;
+    A->lwin = 0;
+    A->lt0 = traversed(e);
+    A->est = 0;
+    for (size_t i = 0; i < nr; i++)
+        A->wq += (uint64_t)mm_key_wild(&v[i].x->key);
+    mm_mem_free(&e->mem, v, (cr + cm) * sizeof *v);
+    window_start(e, A);
+    mm_overhead_add(e, &e->st.overhead.extract_ns, t0);
+}
+
+/* The keyed structure the window's features call for, leaving the list or
+ * at the end of a keyed window: hash with both hints; else bins, except
+ * that bins searching deeper than `nm` per search (wildcard receives on its
+ * wildcard list or searching its arrival list, or more keys than bins)
+ * calls for nm. In nm, what bins would traverse is estimated (Dnm, an upper
+ * bound); nm stays unless that is at most half of `nm` per call and at most
+ * `down` wildcard receives are queued. */
+static int keyed(const mm_engine *e, const auto_impl *A)
+{
+    if (A->hinted)
+        return PH_HASH;
+    switch (A->phase) {
+    case PH_BINS: { /* (not after a reset of the statistics) */
+        uint64_t t = traversed(e);
+        return t >= A->lt0 && t - A->lt0 > HOLD * A->nm_budget ? PH_NM : PH_BINS;
+    }
+    case PH_NM:
+        return 2 * A->est <= HOLD * A->nm_budget && A->wq <= (uint64_t)A->down ? PH_BINS : PH_NM;
+    default:
+        return PH_BINS;
+    }
+}
+
+static uint64_t rng_next(auto_impl *A)
+{
+    uint64_t x = A->rng;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return A->rng = x;
+}
+
+/* The forced schedule (parameter force), at every call: after about one in
+ * force, a switch to another structure drawn at random. */
+static void forced(mm_engine *e, auto_impl *A, const mm_elem *skip, mm_elem *add)
+{
+    A->left = 1;
+    if (rng_next(A) % A->force != 0)
+        return;
+    int p = (int)(rng_next(A) % (A->hinted ? NPHASE - 1 : NPHASE - 2));
+    switch_to(e, A, p >= A->phase ? p + 1 : p, skip, add);
+}
+
+/* The list phase, when its window ends or its traversal passes the trip
+ * point: leave for the keyed structure if it did (the window's depth per
+ * search exceeds up), else a new window. */
+static MM_COLD void list_window(mm_engine *e, auto_impl *A, const mm_elem *skip, mm_elem *add)
+{
+    if (A->force)
+        forced(e, A, skip, add);
+    else if (traversed(e) > A->trip)
+        switch_to(e, A, keyed(e, A), skip, add);
+    else
+        window_start(e, A); /* also after a reset of the statistics */
+}
+
+/* After a list-phase post or arrive: one compare and one count. */
+MM_INLINE void list_check(mm_engine *e, auto_impl *A, const mm_elem *skip, mm_elem *add)
+{
+    if (MM_UNLIKELY(traversed(e) > A->trip) || MM_UNLIKELY(--A->left == 0))
+        list_window(e, A, skip, add);
+}
+
+/* A keyed phase at the end of its window: back to the list when at most
+ * `down` elements were queued at every call, else the keyed structure the
+ * features call for. */
+static MM_COLD void keyed_window(mm_engine *e, auto_impl *A, const mm_elem *skip, mm_elem *add)
+{
+    if (A->force) {
+        forced(e, A, skip, add);
+        return;
+    }
+    int p = A->phase;
+    if (A->down >= 0 && A->lmax <= (uint64_t)A->down) {
+        p = PH_LIST;
+    } else if (++A->lwin >= HOLD) { /* bins <-> nm, over HOLD windows */
+        p = keyed(e, A);
+        A->lwin = 0;
+        A->lt0 = traversed(e);
+        A->est = 0;
+    }
+    if (p != A->phase)
+        switch_to(e, A, p, skip, add);
+    else
+        window_start(e, A);
+}
+
+/* After a keyed-phase post or arrive. */
+MM_INLINE void keyed_check(mm_engine *e, auto_impl *A, const mm_elem *skip, mm_elem *add)
+{
+    uint64_t len = e->st.prq.length + e->st.umq.length;
+    if (len > A->lmax)
+        A->lmax = len;
+    if (MM_UNLIKELY(--A->left == 0))
+        keyed_window(e, A, skip, add);
+}
+
+/* ---- the engine ---- */
+
+static int auto_init(mm_engine *e, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    auto_impl *A = mm_mem_calloc(&e->mem, 1, sizeof *A);
+    if (!A)
+        return MM_ENOMEM;
+    A->window = (uint32_t)e->param[P_WINDOW];
+    A->budget = (uint64_t)e->param[P_UP] * A->window;
+    A->nm_budget = (uint64_t)e->param[P_NM] * A->window;
+    A->down = e->param[P_DOWN];
+    A->nbins = (uint32_t)e->param[P_BINS];
+    A->seed = mm_seed_pick(e->param[P_SEED]);
+    A->force = (uint64_t)e->param[P_FORCE];
+    A->rng = A->seed | 1;
+    A->hinted = (e->hints & (MM_HINT_NO_ANY_SOURCE | MM_HINT_NO_ANY_TAG)) ==
+                (MM_HINT_NO_ANY_SOURCE | MM_HINT_NO_ANY_TAG);
+    open_phase(e, A, PH_LIST, 0, 0);
+    window_start(e, A);
+    e->impl = A;
+    return 0;
+}
+
+static void auto_fini(mm_engine *e)
+{
+    auto_impl *A = e->impl;
+    switch (A->phase) {
+    case PH_BINS:
+        mm_bins_free(e, &A->u.B);
+        break;
+    case PH_NM:
+        mm_nm_fini(&A->u.N);
+        break;
+    case PH_HASH:
+        mm_hash_fini(&A->u.H);
+        break;
+    default:
+        break;
+    }
+    mm_mem_free(&e->mem, A, sizeof *A);
+}
+
+/* The keyed phases' post and arrive, apart from the list phase's so that
+ * the list path stays as short as `list`'s. */
+static MM_NOINLINE int keyed_post(mm_engine *e, auto_impl *A, mm_elem *r, mm_elem **partner)
+{
+    int rc;
+    switch (A->phase) {
+    case PH_BINS: rc = mm_bins_post(e, &A->u.B, r, partner); break;
+    case PH_NM:   rc = mm_nm_post(e, &A->u.N, r, partner); break;
+    default:      rc = mm_hash_post(e, &A->u.H, r, partner); break;
+    }
+    if (MM_UNLIKELY(rc < 0))
+        return rc;
+    if (A->phase == PH_NM) {
+        int wild = mm_key_wild(&r->key);
+        A->est += wild ? e->st.umq.length : e->st.umq.length / A->nbins;
+        A->wq += (uint64_t)(wild && rc == MM_QUEUED);
+    }
+    keyed_check(e, A, rc == MM_MATCHED ? *partner : NULL, rc == MM_QUEUED ? r : NULL);
+    return rc;
+}
+
+static MM_NOINLINE int keyed_arrive(mm_engine *e, auto_impl *A, mm_elem *m, mm_elem **partner)
+{
+    int rc;
+    switch (A->phase) {
+    case PH_BINS: rc = mm_bins_arrive(e, &A->u.B, m, partner); break;
+    case PH_NM:   rc = mm_nm_arrive(e, &A->u.N, m, partner); break;
+    default:      rc = mm_hash_arrive(e, &A->u.H, m, partner); break;
+    }
+    if (MM_UNLIKELY(rc < 0))
+        return rc;
+    if (A->phase == PH_NM) {
+        A->est += A->wq + e->st.prq.length / A->nbins;
+        A->wq -= rc == MM_MATCHED && mm_key_wild(&(*partner)->key);
+    }
+    keyed_check(e, A, rc == MM_MATCHED ? *partner : NULL, rc == MM_QUEUED ? m : NULL);
+    return rc;
+}
+
+static int auto_post(mm_engine *e, mm_elem *r, mm_elem **partner)
+{
+    auto_impl *A = e->impl;
+    if (MM_UNLIKELY(A->phase != PH_LIST))
+        return keyed_post(e, A, r, partner);
+    int rc = mm_list_post(e, &A->u.L, r, partner);
+    if (MM_UNLIKELY(rc < 0))
+        return rc; /* nothing counted: a failed call leaves no trace */
+    list_check(e, A, rc == MM_MATCHED ? *partner : NULL, rc == MM_QUEUED ? r : NULL);
+    return rc;
+}
+
+static int auto_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
+{
+    auto_impl *A = e->impl;
+    if (MM_UNLIKELY(A->phase != PH_LIST))
+        return keyed_arrive(e, A, m, partner);
+    int rc = mm_list_arrive(e, &A->u.L, m, partner);
+    if (MM_UNLIKELY(rc < 0))
+        return rc;
+    list_check(e, A, rc == MM_MATCHED ? *partner : NULL, rc == MM_QUEUED ? m : NULL);
+    return rc;
+}
+
+/* A probe's depth counts towards the window's, but a probe never switches
+ * (the shard layer peeks with it). */
+static mm_elem *auto_probe(mm_engine *e, const mm_key *k, int remove)
+{
+    auto_impl *A = e->impl;
+    switch (A->phase) {
+    case PH_LIST: return mm_list_probe(e, &A->u.L, k, remove);
+    case PH_BINS: return mm_bins_probe(e, &A->u.B, k, remove);
+    case PH_NM:   return mm_nm_probe(e, &A->u.N, k, remove);
+    default:      return mm_hash_probe(e, &A->u.H, k, remove);
+    }
+}
+
+static void auto_cancel(mm_engine *e, mm_elem *r)
+{
+    auto_impl *A = e->impl;
+    switch (A->phase) {
+    case PH_LIST: mm_list_cancel(&A->u.L, r); break;
+    case PH_BINS: mm_bins_cancel(&A->u.B, r); break;
+    case PH_NM:
+        mm_nm_cancel(e, &A->u.N, r);
+        A->wq -= (uint64_t)mm_key_wild(&r->key);
+        break;
+    default:      mm_hash_cancel(e, &A->u.H, r); break;
+    }
+}
+
+static const mm_engine_ops auto_ops = {
+    .nlinks = MM_NM_NPAT, /* the most any structure needs: nm's messages */
+    .nlinks_recv = 1,     /* every structure files a receive through link 0 */
+    .init = auto_init, .fini = auto_fini,
+    .post = auto_post, .arrive = auto_arrive,
+    .probe = auto_probe, .cancel = auto_cancel,
+};
+
+const mm_engine_def mm_engine_auto = {
+    .info = {
+        .name = "auto",
+        .summary = "starts as lists; switches online between list, bins, nm and (with both "
+                   "hints) hash by a rule on measured features: search depth, queue length, "
+                   "wildcards",
+        .origin = "beyond the papers: chooses among the engines, as the MPI 4.0 hints matching "
+                  "paper's classifier (section V) does offline",
+        .params = auto_params,
+        .nparams = sizeof auto_params / sizeof auto_params[0],
+    },
+    .ops = &auto_ops,
+};

@@ -1,0 +1,142 @@
+/* hash_part.h - one hash table on (comm, source, tag) per side, a FIFO per
+ * key: the `hash` engine's structure and search, shared with the hash phase
+ * of `auto` (which enters it only when both MPI 4.0 assertions hold).
+ *
+ * Paper 002, Algorithm 1: with no_any_source and no_any_tag every receive
+ * names one key, so the earliest partner is always the head of one FIFO: a
+ * lookup, no search. The FIFOs live in the table slots (core/ftable.h): a
+ * match reads the slot and the partner element, two cache lines. Both tables
+ * hash with one secret seed, so a post computes one hash for the lookup in
+ * the UMQ and the insertion in the PRQ (and an arrival the reverse), unless
+ * a table has re-seeded itself against hostile keys. Link 0. */
+#ifndef MM_ENGINES_HASH_PART_H
+#define MM_ENGINES_HASH_PART_H
+
+#include "engine.h"
+#include "core/ftable.h"
+
+typedef struct mm_hash {
+    mm_ftable prq, umq;
+} mm_hash;
+
+/* Empty tables of cap_prq and cap_umq slots hashing with seed: 0, or
+ * MM_ENOMEM (nothing held). */
+static inline int mm_hash_init(mm_engine *e, mm_hash *H, uint32_t cap_prq, uint32_t cap_umq,
+                               uint64_t seed)
+{
+    if (mm_ftable_init(&H->prq, 0, cap_prq, seed, 0, &e->prq_mem) != 0)
+        return MM_ENOMEM;
+    if (mm_ftable_init(&H->umq, 0, cap_umq, seed, 0, &e->umq_mem) != 0) {
+        mm_ftable_destroy(&H->prq);
+        return MM_ENOMEM;
+    }
+    return 0;
+}
+
+static inline void mm_hash_fini(mm_hash *H)
+{
+    mm_ftable_destroy(&H->prq);
+    mm_ftable_destroy(&H->umq);
+}
+
+/* Release the tables and uncount their open FIFOs (the elements stay where
+ * they are, for another structure to take). */
+static inline void mm_hash_drop(mm_engine *e, mm_hash *H)
+{
+    mm_stat_queues(&e->st.prq, -(int64_t)(H->prq.count - H->prq.idle));
+    mm_stat_queues(&e->st.umq, -(int64_t)(H->umq.count - H->umq.idle));
+    mm_hash_fini(H);
+}
+
+/* Take (or, without remove, peek at) the head of key k's FIFO in t: the
+ * search of either side. Forced inline: it is most of the matching path. */
+MM_INLINE mm_elem *mm_hash_take_head(mm_ftable *t, mm_qstats *st, const mm_key *k, uint32_t h,
+                                     int remove)
+{
+    int closed;
+    mm_elem *head = mm_ftable_take(t, k, h, remove, &closed);
+    if (closed)
+        mm_stat_queues(st, -1);
+    mm_stat_search(st, head != NULL, head != NULL);
+    mm_stat_probes(st, mm_ftable_take_steps(t));
+    return head;
+}
+
+/* Account for an element pushed onto t (rc from mm_ftable_push*). */
+MM_INLINE int mm_hash_queued(mm_ftable *t, mm_qstats *st, int rc)
+{
+    uint64_t steps = mm_ftable_take_steps(t);
+    if (rc < 0) /* a failed call leaves the statistics as they were */
+        return MM_ENOMEM;
+    mm_stat_probes(st, steps);
+    if (rc)
+        mm_stat_queues(st, 1);
+    return MM_QUEUED;
+}
+
+/* x searches `other` and, unmatched, joins `own`. */
+MM_INLINE int mm_hash_search_or_queue(mm_ftable *other, mm_qstats *ost, mm_ftable *own,
+                                      mm_qstats *st, mm_elem *x, mm_elem **partner)
+{
+    const mm_key *k = &x->key;
+    uint32_t h = 0;
+    int hashed = 0;
+    mm_fslot *s = NULL;
+    if (other->count != other->idle) { /* else a miss without a probe */
+        s = mm_ftable_memo(other, k);
+        if (!s) {
+            h = mm_ftable_hash(own, k), hashed = 1;
+            s = mm_ftable_slot(other, k, other->seed == own->seed ? h : mm_ftable_hash(other, k));
+        }
+        if (s && !s->head) /* the key is idle there */
+            s = NULL;
+    }
+    if (s) {
+        int closed;
+        *partner = mm_ftable_pop(other, s, &closed);
+        if (closed)
+            mm_stat_queues(ost, -1);
+    }
+    mm_stat_search(ost, s != NULL, s != NULL);
+    mm_stat_probes(ost, mm_ftable_take_steps(other));
+    if (s)
+        return MM_MATCHED;
+    if (!mm_may_queue(x))
+        return MM_ENOMEM;
+    return mm_hash_queued(own, st, hashed ? mm_ftable_push(own, x, k, own->seed == other->seed ? h
+                                                           : mm_ftable_hash(own, k))
+                                          : mm_ftable_push_key(own, x, k));
+}
+
+MM_INLINE int mm_hash_post(mm_engine *e, mm_hash *H, mm_elem *r, mm_elem **partner)
+{
+    return mm_hash_search_or_queue(&H->umq, &e->st.umq, &H->prq, &e->st.prq, r, partner);
+}
+
+MM_INLINE int mm_hash_arrive(mm_engine *e, mm_hash *H, mm_elem *m, mm_elem **partner)
+{
+    return mm_hash_search_or_queue(&H->prq, &e->st.prq, &H->umq, &e->st.umq, m, partner);
+}
+
+static inline mm_elem *mm_hash_probe(mm_engine *e, mm_hash *H, const mm_key *k, int remove)
+{
+    return mm_hash_take_head(&H->umq, &e->st.umq, k, mm_ftable_hash(&H->umq, k), remove);
+}
+
+static inline void mm_hash_cancel(mm_engine *e, mm_hash *H, mm_elem *r)
+{
+    if (mm_ftable_remove(&H->prq, r, &r->key))
+        mm_stat_queues(&e->st.prq, -1);
+    mm_stat_probes(&e->st.prq, mm_ftable_take_steps(&H->prq));
+}
+
+/* Queue x (already known to have no partner) on its side, as a rebuild does:
+ * MM_QUEUED or MM_ENOMEM. */
+static inline int mm_hash_queue(mm_engine *e, mm_hash *H, mm_elem *x)
+{
+    int recv = (x->flags & MM_ELEM_RECV) != 0;
+    mm_ftable *t = recv ? &H->prq : &H->umq;
+    return mm_hash_queued(t, recv ? &e->st.prq : &e->st.umq, mm_ftable_push_key(t, x, &x->key));
+}
+
+#endif
