@@ -182,20 +182,25 @@ static mmfi_wire *tcp_reserve(mmfi_ep *ep, mmfi_conn *c, void **payload)
 {
     if (c->tx_err)
         return NULL;
-    if (c->txb_cap - (c->txb_tail - c->txb_head) < FRAME_MAX) {
+    /* room for a frame, and for the 7 bytes that keeping alignment may cost below */
+    if (c->txb_cap - (c->txb_tail - c->txb_head) < FRAME_MAX + 8) {
         if (flush(ep, c, 1)) {
             c->tx_err = 1;
             return NULL;
         }
-        if (c->txb_cap - (c->txb_tail - c->txb_head) < FRAME_MAX) {
+        if (c->txb_cap - (c->txb_tail - c->txb_head) < FRAME_MAX + 8) {
             ep->c.tcp_tx_full++;
             return NULL;
         }
     }
-    if (c->txb_cap - c->txb_tail < FRAME_MAX) { /* move the unsent bytes to the front */
-        memmove(c->txb, c->txb + c->txb_head, c->txb_tail - c->txb_head);
-        c->txb_tail -= c->txb_head;
-        c->txb_head = 0;
+    if (c->txb_cap - c->txb_tail < FRAME_MAX) {
+        /* Move the unsent bytes to the front. A partial write leaves the head
+         * anywhere, but frames start at multiples of 8 (the header is read in
+         * place): keep the head's offset mod 8, so the tail stays aligned. */
+        size_t keep = c->txb_head & 7u, n = c->txb_tail - c->txb_head;
+        memmove(c->txb + keep, c->txb + c->txb_head, n);
+        c->txb_head = keep;
+        c->txb_tail = keep + n;
     }
     char *p = c->txb + c->txb_tail;
     *payload = p + sizeof(mmfi_wire);
