@@ -174,7 +174,7 @@ def test_random_snapshots_change_nothing(built, tmp_path, program: str, np: int)
     moment its endpoint is enabled in MPI_Init) until the job ends: the same result line
     (the digest of every message received) as the run without signals, and snapshots
     were taken (a run that ended before any rank took one, on a loaded machine, is run
-    again, at most three times; every run must print the same digest). Sent to the
+    again, at most eight times; every run must print the same digest). Sent to the
     ranks, not to mpirun: Open MPI's mpirun, once its job is done, no longer forwards
     the signal and dies of it; the hang tests use mpirun's forwarding."""
     plain = mpistack.run(mpistack.provider_stack(), np, [built[program]], 60,
@@ -182,7 +182,7 @@ def test_random_snapshots_change_nothing(built, tmp_path, program: str, np: int)
     want = mpistack.result_line(plain)
     assert plain.returncode == 0 and want and want["verdict"] == "ok", plain.stdout[-1000:]
     rng = random.Random(f"{program}-{np}")
-    for attempt in range(3):
+    for attempt in range(8):
         dump = tmp_path / f"dump{attempt}"
         dump.mkdir()
         state = _signalled_run(built, program, np, rng, dump, want.group(0))
