@@ -50,6 +50,7 @@ typedef struct mmfi_settings {
     size_t   credit;       /* FI_MPIMATCH_CREDIT: eager bytes in flight per peer */
     uint32_t ring_cells;   /* FI_MPIMATCH_RING_CELLS                      */
     uint32_t seq_start;    /* FI_MPIMATCH_SEQ_START (tests: start near the wrap) */
+    uint32_t tcp_sndbuf;   /* FI_MPIMATCH_TCP_SNDBUF (tests: partial writes; 0 system's) */
     int      cma;          /* FI_MPIMATCH_CMA: 1 (default) kernel-assisted copy */
     int      layout;       /* FI_MPIMATCH_LAYOUT                          */
     int      max_peers;    /* FI_MPIMATCH_MAX_PEERS: engine source range  */

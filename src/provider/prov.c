@@ -54,6 +54,7 @@ static const struct { const char *name, *help; } params[] = {
     {"credit", "eager bytes one sender may have unconsumed at a receiver (default 4194304)"},
     {"ring_cells", "size of each peer ring in the shared-memory channel, in 4 KiB units (default 128, power of two)"},
     {"seq_start", "first wire sequence number (tests of the wrap; default 0)"},
+    {"tcp_sndbuf", "TCP channel: SO_SNDBUF of each sending socket in bytes, 0..67108864 (tests: a small one makes the socket take part of a frame; default 0, the system's)"},
     {"cma", "1 (default): large local messages are read with process_vm_readv; 0: segmented "
             "copy through the shared-memory ring"},
     {"layout", "tag layout decoded into engine keys: ompi (Open MPI mtl ofi, default) or none"},
@@ -390,6 +391,10 @@ int mmfi_settings_read(mmfi_settings *s)
     if (env_uint("seq_start", 0, UINT32_MAX, &x))
         return -FI_EINVAL;
     s->seq_start = (uint32_t)x;
+    x = 0;
+    if (env_uint("tcp_sndbuf", 0, 1u << 26, &x))
+        return -FI_EINVAL;
+    s->tcp_sndbuf = (uint32_t)x;
     x = 1;
     if (env_uint("cma", 0, 1, &x))
         return -FI_EINVAL;

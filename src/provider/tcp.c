@@ -145,6 +145,10 @@ static int tcp_connect(mmfi_ep *ep, mmfi_conn *c)
     int fd = nonblock_socket();
     if (fd < 0)
         return -FI_EIO;
+    int sndbuf = (int)ep->dom->set.tcp_sndbuf;
+    if (sndbuf && setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf) != 0)
+        MMFI_WARN(FI_LOG_EP_DATA, "FI_MPIMATCH_TCP_SNDBUF=%d: %s (the system's size is kept)\n",
+                  sndbuf, strerror(errno));
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = c->peer.port,
                              .sin_addr.s_addr = c->peer.ip};
     if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0 && errno != EINPROGRESS) {
