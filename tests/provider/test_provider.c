@@ -2,7 +2,7 @@
  * test_provider.c - the mpimatch libfabric provider through the libfabric API,
  * two processes on one machine (fork). Usage: test_provider [CASE] (all by
  * default). Cases: basic, wildcards, mpi_masks, mixed_masks, peek, cancel,
- * unexpected, packed, wrap, flood, bad_env, hints, peer_death, peer_exit, threads, engines,
+ * unexpected, packed, wrap, flood, crossflood, bad_env, hints, peer_death, peer_exit, threads, engines,
  * dump.
  */
 #include "fitest.h"
@@ -682,6 +682,67 @@ static void t_wrap(ft *f)
             FT_OK(fi_trecv(f->ep, &v, sizeof v, NULL, f->addr[other], otag(1, 0), O_SYNC | O_ANY, &c));
             FT_CHECK(ft_wait(f, &e, NULL, NULL));
             FT_EQ(v, round * 100 + i);
+        }
+    }
+    barrier_progress(f);
+}
+
+/* ---- crossflood: a control message due while the ring it needs is full ----
+ * Rank 1 sends rank 0 a rendezvous message (64 KiB); then rank 0 fills the ring
+ * to rank 1 with 1-byte injects until -FI_EAGAIN, and rank 1 sleeps 300 ms
+ * while rank 0 posts the receive of the rendezvous message: matching its RTS
+ * makes a control message (FIN after process_vm_readv, or CTS) for the ring to
+ * rank 1, which stays full until rank 1 wakes and drains it, so the message
+ * waits in the connection's control queue (xfer.c) and leaves at a later
+ * progress call. Every inject arrives in order, the rendezvous message
+ * completes on both sides, with its bytes. */
+#define CROSS_RDV 65536
+static void t_crossflood(ft *f)
+{
+    static unsigned char big[CROSS_RDV];
+    struct fi_context cs, cr, c1;
+    struct fi_cq_tagged_entry e;
+    int held = 0, theirs = 0;
+    if (f->rank == 1) {
+        fill(big, sizeof big, 41);
+        FT_OK(fi_tsend(f->ep, big, sizeof big, NULL, f->addr[0], otag(4, 1), &cs));
+    }
+    ft_xchg(f->sock, &held, &theirs, sizeof held); /* the RTS is in rank 0's ring */
+    if (f->rank == 0) {
+        for (; held < 100000; held++) {
+            unsigned char one = (unsigned char)held;
+            ssize_t rc = fi_tinject(f->ep, &one, 1, f->addr[1], otag(5, held));
+            if (rc == -FI_EAGAIN)
+                break;
+            FT_OK(rc);
+        }
+        FT_CHECK(held >= 4);
+    }
+    ft_xchg(f->sock, &held, &theirs, sizeof held);
+    if (f->rank == 0) {
+        memset(big, 0, sizeof big);
+        FT_OK(fi_trecv(f->ep, big, sizeof big, NULL, f->addr[1], otag(4, 1), 0, &cr));
+        FT_CHECK(ft_wait(f, &e, NULL, NULL));
+        FT_CHECK(e.op_context == &cr && e.len == sizeof big);
+        FT_CHECK(same(big, sizeof big, 41));
+    } else {
+        usleep(300000); /* rank 0 matches the RTS meanwhile; its ring to us is full */
+        int send_done = 0;
+        for (int i = 0; i < theirs && ft_failed <= 10; i++) {
+            unsigned char v = 0xee;
+            FT_OK(fi_trecv(f->ep, &v, 1, NULL, f->addr[0], otag(5, 0), O_ANY, &c1));
+            FT_CHECK(ft_wait(f, &e, NULL, NULL));
+            if (e.op_context == &cs) { /* the rendezvous send may complete first */
+                send_done++;
+                FT_CHECK(ft_wait(f, &e, NULL, NULL));
+            }
+            FT_CHECK(e.op_context == &c1);
+            FT_EQ(e.tag, otag(5, i));
+            FT_EQ(v, (unsigned char)i);
+        }
+        if (!send_done) {
+            FT_CHECK(ft_wait(f, &e, NULL, NULL));
+            FT_CHECK(e.op_context == &cs);
         }
     }
     barrier_progress(f);
@@ -1420,6 +1481,7 @@ int main(int argc, char **argv)
         unsetenv("FI_MPIMATCH_SEQ_START");
     }
     RUN("flood", with_stats("flood", t_flood, check_flood_stats));
+    RUN("crossflood", ft_run2("crossflood", t_crossflood, 60));
     RUN("bad_env", t_bad_env());
     RUN("polling", with_stats("polling", t_basic, check_polling_stats));
     if (!only || !strcmp(only, "tuning")) {
