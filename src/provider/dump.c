@@ -317,7 +317,7 @@ static void conn_json(FILE *f, mmfi_ep *ep, const mmfi_conn *c)
                 (unsigned long long)out);
     fprintf(f, "\"credit\": %llu, \"credit_owed\": %llu, \"held_bytes\": %llu, "
                "\"ctrl_queued\": %zu}", (unsigned long long)c->credit,
-            (unsigned long long)c->credit_owed, (unsigned long long)c->held_bytes, c->nctrl);
+            (unsigned long long)c->credit_owed, (unsigned long long)c->held_bytes, mm_fifo_len(&c->ctrl));
 }
 
 void mmfi_dump_write(mmfi_ep *ep)

@@ -36,6 +36,7 @@ static int conn_new(mmfi_ep *ep, const mmfi_addr *a, uint32_t *out)
     c->tx_seq = ep->dom->set.seq_start;
     c->rx_seq = ep->dom->set.seq_start;
     c->credit = ep->dom->set.credit;
+    mm_fifo_init(&c->ctrl, sizeof(mmfi_wire), 16, &ep->ctrl_mem);
     *out = (uint32_t)ep->nconns++;
     return 0;
 }
@@ -225,7 +226,7 @@ static int ep_close(struct fid *fid)
         if (ep->conns[i].ch)
             ep->conns[i].ch->disconnect(&ep->conns[i]);
         mmfi_tcp_conn_close(&ep->conns[i]);
-        free(ep->conns[i].ctrl);
+        mm_fifo_destroy(&ep->conns[i].ctrl);
     }
     free(ep->conns);
     free(ep->av_conn);

@@ -259,9 +259,8 @@ typedef struct mmfi_conn {
     uint64_t    credit;         /* eager bytes I may still send to the peer */
     uint64_t    credit_owed;    /* eager bytes of the peer consumed here, not yet returned */
     uint64_t    held_bytes;     /* unexpected eager payload from this peer held now */
-    /* control messages that did not fit the ring yet */
-    mmfi_wire  *ctrl;
-    size_t      nctrl, ctrl_cap;
+    /* control messages that did not fit the ring yet (mmfi_wire items) */
+    mm_fifo     ctrl;
 } mmfi_conn;
 
 /* ---- per-endpoint counters (statistics, docs/provider.md) ---- */
@@ -353,6 +352,7 @@ typedef struct mmfi_ep {
     /* connections */
     mmfi_conn      *conns;
     size_t          nconns, conns_cap;
+    mm_mem          ctrl_mem;   /* the connections' control FIFOs' bytes */
     uint32_t       *av_conn;      /* fi_addr -> conn index + 1 (0: none)   */
     size_t          av_conn_cap;
     uint64_t        av_gen;

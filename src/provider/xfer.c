@@ -130,20 +130,14 @@ static void send_ctrl(mmfi_ep *ep, uint32_t ci, const mmfi_wire *x)
     ep->c.ctrl_sent++;
     void *pl;
     mmfi_wire *w;
-    if (!c->nctrl && (w = c->ch->reserve(ep, c, &pl))) {
+    if (!mm_fifo_len(&c->ctrl) && (w = c->ch->reserve(ep, c, &pl))) {
         *w = *x;
         commit(ep, ci, w);
         return;
     }
-    if (c->nctrl == c->ctrl_cap) {
-        size_t cap = c->ctrl_cap ? c->ctrl_cap * 2 : 16;
-        mmfi_wire *n = realloc(c->ctrl, cap * sizeof *n);
-        if (!n)
-            return; /* out of memory: the peer will see a sequence gap */
-        c->ctrl = n;
-        c->ctrl_cap = cap;
-    }
-    c->ctrl[c->nctrl++] = *x;
+    mmfi_wire *q = mm_fifo_push(&c->ctrl);
+    if (q)
+        *q = *x; /* out of memory otherwise: the peer will see a sequence gap */
 }
 
 static void return_credit(mmfi_ep *ep, uint32_t ci, uint64_t bytes)
@@ -502,16 +496,12 @@ void mmfi_push_pending(mmfi_ep *ep)
 {
     for (size_t ci = 0; ci < ep->nconns; ci++) {
         mmfi_conn *c = &ep->conns[ci];
-        size_t k = 0;
         void *pl;
         mmfi_wire *w;
-        while (k < c->nctrl && !c->dead && (w = c->ch->reserve(ep, c, &pl))) {
-            *w = c->ctrl[k++];
+        while (mm_fifo_len(&c->ctrl) && !c->dead && (w = c->ch->reserve(ep, c, &pl))) {
+            *w = *(const mmfi_wire *)mm_fifo_front(&c->ctrl);
+            mm_fifo_pop(&c->ctrl);
             commit(ep, (uint32_t)ci, w);
-        }
-        if (k) {
-            memmove(c->ctrl, c->ctrl + k, (c->nctrl - k) * sizeof *c->ctrl);
-            c->nctrl -= k;
         }
     }
     mmfi_link *l = ep->sends.next;
