@@ -173,8 +173,9 @@ def test_random_snapshots_change_nothing(built, tmp_path, program: str, np: int)
     """SIGUSR2 every 2-30 ms to every rank that has the provider's handler (from the
     moment its endpoint is enabled in MPI_Init) until the job ends: the same result line
     (the digest of every message received) as the run without signals, and snapshots
-    were taken (a run that ended before any rank took one, on a loaded machine, is run
-    again, at most eight times; every run must print the same digest). Sent to the
+    were taken (a request pending at close is served then, so a run without a
+    snapshot is one whose signals all came after the endpoints closed, on a loaded
+    machine: it is run again, at most eight times; every run must print the same digest). Sent to the
     ranks, not to mpirun: Open MPI's mpirun, once its job is done, no longer forwards
     the signal and dies of it; the hang tests use mpirun's forwarding."""
     plain = mpistack.run(mpistack.provider_stack(), np, [built[program]], 60,
