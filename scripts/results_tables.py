@@ -135,7 +135,7 @@ def comparisons(recs: List[dict], k: int, pairs: Sequence[Tuple[str, str]] = ())
     for r in recs:
         d = (r.get("spread") or {}).get("vs_list")
         if d:
-            groups[d].append(f"{short(r)}{'' if one else ' on ' + row_key(r)} ({ratio_cell(r)})")
+            groups[d].append(f"{short(r)}{'' if one else ' on ' + line_key(r, recs)} ({ratio_cell(r)})")
     lines = []
     for word, what in groups.items():
         if what:
@@ -147,8 +147,19 @@ def comparisons(recs: List[dict], k: int, pairs: Sequence[Tuple[str, str]] = ())
         for key in OrderedDict.fromkeys(row_key(r) for r in recs):
             ra, rb = by.get((key, a)), by.get((key, b))
             if ra and rb:
-                lines.append(pair_line(ra, rb, key, k))
+                lines.append(pair_line(ra, rb, line_key(ra, recs), k))
     return "\n".join(lines)
+
+
+def line_key(r: dict, recs: Sequence[dict]) -> str:
+    """The workload as a comparison line names it: its row key, or its name alone
+    when the row key is the whole spec and no other workload has the name."""
+    key = row_key(r)
+    name = r["workload"]["name"]
+    if key == r["workload"]["spec"] and len({x["workload"]["spec"] for x in recs
+                                             if x["workload"]["name"] == name}) == 1:
+        return name
+    return key
 
 
 def short(r: dict) -> str:
@@ -419,6 +430,10 @@ def _when(text: Optional[str]) -> Optional[datetime.datetime]:
         return None
 
 
+def _nums(v) -> str:
+    return ", ".join(str(x) for x in v) if isinstance(v, list) else str(v)
+
+
 def loaded(docs: List[dict]) -> Tuple[Optional[float], int]:
     """The highest 1-minute load average the JSONs recorded (before, after, and
     at each run's start and end) and the machine's cores."""
@@ -453,7 +468,7 @@ def header(docs: List[dict], k: int) -> str:
     for d in docs:
         load = d.get("load_average") or {}
         if load:
-            loads.append(f"{load.get('before')} before, {load.get('after')} after")
+            loads.append(f"{_nums(load.get('before'))} before, {_nums(load.get('after'))} after")
         per = [f"run {i + 1}: {t['load_before'][0]} to {t['load_after'][0]}"
                for i, t in enumerate(d.get("run_times") or []) if t.get("load_before") and t.get("load_after")]
         if per:
@@ -512,7 +527,7 @@ def fds_why(recs: List[dict], target: float = 42.0) -> str:
     runs), list's time per element compared, col+pnp's time beyond walking its elements
     at that cost, and the list depth a 42x speed-up would need at these costs."""
     lines = ["| workload | side | list ns/search | list depth | col+pnp ns/search | col+pnp depth | "
-             "fewer elements | faster | list ns per element | col+pnp ns beyond its walk | "
+             "fewer elements | faster (by run) | list ns per element | col+pnp ns beyond its walk | "
              f"list depth for {target:.0f}x |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     by: Dict[str, Dict[str, dict]] = OrderedDict()
     for r in recs:
@@ -533,9 +548,10 @@ def fds_why(recs: List[dict], target: float = 42.0) -> str:
                 continue
             per = tl["median"] / dl
             beyond = tc["median"] - per * dc
+            up = multi.span(multi.pair_ratios(col, base, m))   # as the per-class table: by run
             lines.append(f"| fds n={n} | {side.upper()} | {tl['median']:.0f} | {dl:.1f} | {tc['median']:.0f} | "
-                         f"{dc:.1f} | {dl / dc:.1f}x | {tl['median'] / tc['median']:.2f}x | {per:.2f} | "
-                         f"{beyond:.0f} | {target * tc['median'] / per:.0f} |")
+                         f"{dc:.1f} | {dl / dc:.1f}x | {span_text(up, len(up['values']), 'x') if up else '-'} | "
+                         f"{per:.2f} | {beyond:.0f} | {target * tc['median'] / per:.0f} |")
     return "\n".join(lines) if len(lines) > 2 else "*No fds item with per-class timing in this run.*"
 
 
@@ -574,7 +590,7 @@ def render(template: str, docs: List[dict]) -> str:
         if what == "header":
             out.append(header(docs, k))
         elif what == "figure":
-            out.append(figure_text(arg, recs, k))
+            out.append(f"**{arg}**\n\n{figure_text(arg, recs, k)}")
         elif what == "fig5-share":
             out.append(fig5_share(recs, k))
         elif what == "fds-why":
