@@ -76,26 +76,31 @@ def walk(evs, per_group: int, queues: Sequence[str]):
     return first_len, compared, searches
 
 
+def table(per_group: int = 16, arrival: str = "sequential") -> str:
+    """The walk, queue by queue, as a Markdown table (with the stream's name above it)."""
+    evs = events(per_group, arrival)
+    out = [f"reverse_groups:per_group={per_group},arrival={arrival}: {len(evs)} events", "",
+           "| run | queue | length at the first receive | elements compared | of them Ps / Pm / Pl / Pvl "
+           "| UMQ searches | mean per search |", "|---|---|---|---|---|---|---|"]
+    for name, queues in CLUSTERINGS:
+        first, compared, searches = walk(evs, per_group, queues)
+        for i, q in enumerate(queues):
+            tot = sum(compared[i].values())
+            share = " / ".join(f"{100 * compared[i][g] / tot:.0f}%" if tot else "-" for g in GROUPS)
+            out.append(f"| {name} | {{{q.replace(' ', ',')}}} | {first[i]} | {tot} | {share} | {searches[i]} "
+                       f"| {tot / searches[i]:.1f} |")
+        total = sum(sum(c.values()) for c in compared)
+        out.append(f"| {name} | all | {sum(first)} | {total} | | {sum(searches)} | "
+                   f"{total / sum(searches):.1f} |")
+    return "\n".join(out)
+
+
 def main(argv: Sequence[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--per-group", type=int, default=16)
     ap.add_argument("--arrival", default="sequential", choices=("random", "roundrobin", "sequential"))
     a = ap.parse_args(argv)
-    evs = events(a.per_group, a.arrival)
-    print(f"reverse_groups:per_group={a.per_group},arrival={a.arrival}: {len(evs)} events\n")
-    print("| run | queue | length at the first receive | elements compared | of them Ps / Pm / Pl / Pvl "
-          "| UMQ searches | mean per search |")
-    print("|---|---|---|---|---|---|---|")
-    for name, queues in CLUSTERINGS:
-        first, compared, searches = walk(evs, a.per_group, queues)
-        for i, q in enumerate(queues):
-            tot = sum(compared[i].values())
-            share = " / ".join(f"{100 * compared[i][g] / tot:.0f}%" if tot else "-" for g in GROUPS)
-            print(f"| {name} | {{{q.replace(' ', ',')}}} | {first[i]} | {tot} | {share} | {searches[i]} "
-                  f"| {tot / searches[i]:.1f} |")
-        total = sum(sum(c.values()) for c in compared)
-        print(f"| {name} | all | {sum(first)} | {total} | | {sum(searches)} | "
-              f"{total / sum(searches):.1f} |")
+    print(table(a.per_group, a.arrival))
     return 0
 
 

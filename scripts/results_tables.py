@@ -17,10 +17,24 @@ runs' ratios (each run's list ran in the same pass) with its min-max, and the
 text under each table states a comparison only when it holds in every run
 ("within noise" otherwise); a speed target is met or missed only when it is so
 in every run, "mixed" otherwise.
+
+The whole of docs/RESULTS.md:
+
+    python scripts/results_tables.py --doc paper-out/results.json > docs/RESULTS.md
+
+fills the template scripts/RESULTS.template.md: its hand-written text (what the
+papers report, how we measure, no number of ours) around placeholders on lines of
+their own, `{{header}}` (command, machine, dates, duration, load average and
+whether the run was made under load), `{{figure NAME}}` (a figure's tables and
+comparison lines as above), `{{fig5-share}}`, `{{fds-why}}`, `{{queue-contents}}`,
+`{{paths}}`, `{{targets}}` and `{{unplaced}}` (every figure of the JSON the
+template does not name), so every number of ours on that page comes from the run.
 """
 from __future__ import annotations
 
+import datetime
 import json
+import re
 import sys
 from collections import OrderedDict
 from pathlib import Path
@@ -121,7 +135,7 @@ def comparisons(recs: List[dict], k: int, pairs: Sequence[Tuple[str, str]] = ())
     for r in recs:
         d = (r.get("spread") or {}).get("vs_list")
         if d:
-            groups[d].append(f"{short(r)}{'' if one else ' on ' + row_key(r)} ({ratio_cell(r)})")
+            groups[d].append(f"{short(r)}{'' if one else ' on ' + line_key(r, recs)} ({ratio_cell(r)})")
     lines = []
     for word, what in groups.items():
         if what:
@@ -133,8 +147,19 @@ def comparisons(recs: List[dict], k: int, pairs: Sequence[Tuple[str, str]] = ())
         for key in OrderedDict.fromkeys(row_key(r) for r in recs):
             ra, rb = by.get((key, a)), by.get((key, b))
             if ra and rb:
-                lines.append(pair_line(ra, rb, key, k))
+                lines.append(pair_line(ra, rb, line_key(ra, recs), k))
     return "\n".join(lines)
+
+
+def line_key(r: dict, recs: Sequence[dict]) -> str:
+    """The workload as a comparison line names it: its row key, or its name alone
+    when the row key is the whole spec and no other workload has the name."""
+    key = row_key(r)
+    name = r["workload"]["name"]
+    if key == r["workload"]["spec"] and len({x["workload"]["spec"] for x in recs
+                                             if x["workload"]["name"] == name}) == 1:
+        return name
+    return key
 
 
 def short(r: dict) -> str:
@@ -365,30 +390,260 @@ def targets(runs: Sequence[Sequence[dict]]) -> str:
     return "\n".join(out)
 
 
-def main(argv: List[str]) -> int:
-    if len(argv) < 2:
-        print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
-        return 2
+def load_docs(paths: Sequence[str]) -> List[dict]:
     docs = []
-    for path in argv[1:]:
+    for path in paths:
         try:
             with open(path, encoding="utf-8") as f:
                 docs.append(json.load(f))
         except (OSError, ValueError) as e:
-            print(f"{path}: {e}", file=sys.stderr)
-            return 2
+            raise SystemExit(f"{path}: {e}")
+    return docs
+
+
+def figure_text(fig: str, recs: List[dict], k: int) -> str:
+    """One figure's tables and the comparison lines under them."""
+    mine = [r for r in recs if fig in r["figures"]]
+    if not mine:
+        return f"*{fig} is not in this run.*"
+    if fig in TABLES:
+        return TABLES[fig](mine)
+    return (table(mine) + "\n\n" + comparisons(mine, k, PAIRS.get(fig, ()))).rstrip()
+
+
+def run_line(docs: List[dict], k: int) -> str:
     data = docs[0]
+    m = data.get("machine", {})
+    load = data.get("load_average") or {}
+    return (f"Run: suite {data.get('suite')}, {k} run{'s' if k > 1 else ''} ({len(docs)} JSON file"
+            f"{'s' if len(docs) > 1 else ''}), reps {data.get('reps')}, {data.get('started')} to "
+            f"{docs[-1].get('finished')}; CPU {m.get('cpu')}, {m.get('cores')} cores, {m.get('os')}, "
+            f"{m.get('compiler')}, build {m.get('build_type')}"
+            + (f"; load average (1, 5, 15 min) {load.get('before')} before, {load.get('after')} after"
+               if load else "") + ".")
+
+
+def _when(text: Optional[str]) -> Optional[datetime.datetime]:
+    try:
+        return datetime.datetime.fromisoformat(text) if text else None
+    except ValueError:
+        return None
+
+
+def _nums(v) -> str:
+    return ", ".join(str(x) for x in v) if isinstance(v, list) else str(v)
+
+
+def loaded(docs: List[dict]) -> Tuple[Optional[float], int]:
+    """The highest 1-minute load average the JSONs recorded (before, after, and
+    at each run's start and end) and the machine's cores."""
+    seen: List[float] = []
+    for d in docs:
+        load = d.get("load_average") or {}
+        for key in ("before", "after"):
+            if load.get(key):
+                seen.append(load[key][0])
+        for t in d.get("run_times") or []:
+            for key in ("load_before", "load_after"):
+                if t.get(key):
+                    seen.append(t[key][0])
+    cores = int((docs[0].get("machine") or {}).get("cores") or 1)
+    return (max(seen) if seen else None), cores
+
+
+def header(docs: List[dict], k: int) -> str:
+    """Where the numbers come from: command, machine, dates and duration, load."""
+    data = docs[0]
+    m = data.get("machine", {})
+    lines = [f"- **Command:** " + "; ".join(
+        f"`{c}`" for c in OrderedDict.fromkeys(d.get("command") or "(not recorded)" for d in docs))
+        + f", then `python scripts/results_tables.py --doc` on its JSON ({k} run{'s' if k > 1 else ''}"
+        f" of every item, {data.get('reps')} timed repetitions each)."]
+    lines.append(f"- **Machine:** CPU {m.get('cpu')}, {m.get('cores')} cores, {m.get('os')}, "
+                 f"{m.get('compiler')}, build {m.get('build_type')}.")
+    t0, t1 = _when(data.get("started")), _when(docs[-1].get("finished"))
+    took = f" ({(t1 - t0).total_seconds() / 60:.0f} min)" if t0 and t1 else ""
+    lines.append(f"- **Date:** {data.get('started')} to {docs[-1].get('finished')}{took}.")
+    loads = []
+    for d in docs:
+        load = d.get("load_average") or {}
+        if load:
+            loads.append(f"{_nums(load.get('before'))} before, {_nums(load.get('after'))} after")
+        per = [f"run {i + 1}: {t['load_before'][0]} to {t['load_after'][0]}"
+               for i, t in enumerate(d.get("run_times") or []) if t.get("load_before") and t.get("load_after")]
+        if per:
+            loads.append("1 min at each run's start and end: " + ", ".join(per))
+    top, cores = loaded(docs)
+    lines.append("- **Load average** (1, 5, 15 min): " + ("; ".join(loads) if loads else "not recorded") + ".")
+    if top is None:
+        lines.append("- The load was not recorded: read every timing comparison with care.")
+    elif top > 0.5 * cores:
+        lines.append(f"- **Made under load:** the 1-minute load average reached {top} on {cores} cores, "
+                     "so other jobs shared the machine while the engines were timed. Depths and queue "
+                     "counts do not depend on it; times and ratios do, and a comparison that does not "
+                     "hold in every run reads \"within noise\" below. Rerun the same command on a quiet "
+                     "machine before reading much into a ratio.")
+    else:
+        lines.append(f"- The machine was quiet: the 1-minute load average stayed at or under {top} "
+                     f"on {cores} cores.")
+    return "\n".join(lines)
+
+
+# Ghazimirsaeed et al., ParCo 2019 sec. 5.2: the latency reductions of Fig. 5, by
+# figure and process count (None: "up to", no process count given).
+PAPER_FIG5 = {"p000-fig5a": {1024: 1.5, 2048: 2.4, 4096: 5.4}, "p000-fig5b": {None: 1.16},
+              "p000-fig5c": {None: 1.26}}
+
+
+def fig5_share(recs: List[dict], k: int) -> str:
+    """The share f of the list's latency that matching would have to take for our
+    matching-only speed-up S to give the paper's latency reduction L:
+    L = 1 / ((1 - f) + f / S), so f = (1 - 1/L) / (1 - 1/S), per run."""
+    lines = ["| figure | workload | design | matching ×list: median (min–max) | paper's latency "
+             "reduction | matching's share of the latency it needs |", "|---|---|---|---|---|---|"]
+    for fig, paper in PAPER_FIG5.items():
+        for r in (x for x in recs if fig in x["figures"] and x["run"] != "list"):
+            n = (r["workload"].get("params") or {}).get("n")
+            L = paper.get(n, paper.get(None))
+            sp = (r.get("spread") or {}).get("speedup_vs_list") or {}
+            values = sp.get("values") or ([r["speedup_vs_list"]] if r.get("speedup_vs_list") else [])
+            if L is None or not values:
+                continue
+            if any(S <= L for S in values):
+                need = ("not reachable in every run: needs a speed-up of matching above the "
+                        f"paper's {L}x even if matching were all of the latency")
+            else:
+                f = multi.span([(1 - 1 / L) / (1 - 1 / S) for S in values])
+                need = (f"{100 * f['median']:.0f}% ({100 * f['min']:.0f}–{100 * f['max']:.0f}%)"
+                        if k > 1 else f"{100 * f['median']:.0f}%")
+            lines.append(f"| {fig} | {row_key(r)} | {r['run']} | {ratio_cell(r)} | "
+                         f"{'' if n in paper else 'up to '}{L}x | {need} |")
+    return "\n".join(lines) if len(lines) > 2 else "*Fig. 5 is not in this run.*"
+
+
+def fds_why(recs: List[dict], target: float = 42.0) -> str:
+    """Why our FDS collective speed-up falls short of the paper's ~42x: per side, list's
+    and col+pnp's time and elements compared per collective search (medians over the
+    runs), list's time per element compared, col+pnp's time beyond walking its elements
+    at that cost, and the list depth a 42x speed-up would need at these costs."""
+    lines = ["| workload | side | list ns/search | list depth | col+pnp ns/search | col+pnp depth | "
+             "fewer elements | faster (by run) | list ns per element | col+pnp ns beyond its walk | "
+             f"list depth for {target:.0f}x |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    by: Dict[str, Dict[str, dict]] = OrderedDict()
+    for r in recs:
+        if r.get("classes") and r["workload"]["name"] == "fds":
+            by.setdefault(r["workload"]["spec"], {})[r["run"]] = r
+    for spec, runs in by.items():
+        base, col = runs.get("list"), runs.get("col+pnp")
+        if not base or not col:
+            continue
+        n = (base["workload"].get("params") or {}).get("n")
+        for side in ("umq", "prq"):
+            m = class_measure("coll", side)
+            tl = multi.span([m(x) for x in base.get("per_run") or [base]])
+            tc = multi.span([m(x) for x in col.get("per_run") or [col]])
+            dl = (((base["classes"].get("by_class") or {}).get("coll") or {}).get(side) or {}).get("mean_depth")
+            dc = (((col["classes"].get("by_class") or {}).get("coll") or {}).get(side) or {}).get("mean_depth")
+            if not tl or not tc or not dl or not dc:
+                continue
+            per = tl["median"] / dl
+            beyond = tc["median"] - per * dc
+            up = multi.span(multi.pair_ratios(col, base, m))   # as the per-class table: by run
+            lines.append(f"| fds n={n} | {side.upper()} | {tl['median']:.0f} | {dl:.1f} | {tc['median']:.0f} | "
+                         f"{dc:.1f} | {dl / dc:.1f}x | {span_text(up, len(up['values']), 'x') if up else '-'} | "
+                         f"{per:.2f} | {beyond:.0f} | {target * tc['median'] / per:.0f} |")
+    return "\n".join(lines) if len(lines) > 2 else "*No fds item with per-class timing in this run.*"
+
+
+def queue_contents() -> str:
+    """Ghazimirsaeed and Afsahi's fig. 3 stream walked queue by queue (exact counts;
+    scripts/p001_queue_contents.py, which needs mpimatch-gen)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import p001_queue_contents as q                       # noqa: E402
+    try:
+        return q.table(16, "sequential")
+    except Exception as e:                                # the generator missing or failing
+        return f"*The queue contents could not be computed here: {e}.*"
+
+
+def paths_text(recs: List[dict]) -> str:
+    return "\n\n".join(f"### {title}\n\n{text}" for title, text in path_tables(recs))
+
+
+PLACEHOLDER = re.compile(r"^\{\{([a-z0-9-]+)(?: ([^}]+))?\}\}$")
+
+
+def render(template: str, docs: List[dict]) -> str:
+    """The template with every placeholder line replaced (module docstring)."""
+    runs = [run for d in docs for run in split_runs(d)]
+    recs, k = combine(runs), len(runs)
+    figs = [f for f in OrderedDict.fromkeys(f for r in recs for f in r["figures"]) if f != "targets"]
+    named = {m.group(2).strip() for line in template.splitlines()
+             if (m := PLACEHOLDER.match(line.strip())) and m.group(1) == "figure"}
+    out = []
+    for i, line in enumerate(template.splitlines(), 1):
+        m = PLACEHOLDER.match(line.strip())
+        if not m:
+            out.append(line)
+            continue
+        what, arg = m.group(1), (m.group(2) or "").strip()
+        if what == "header":
+            out.append(header(docs, k))
+        elif what == "figure":
+            out.append(f"**{arg}**\n\n{figure_text(arg, recs, k)}")
+        elif what == "fig5-share":
+            out.append(fig5_share(recs, k))
+        elif what == "fds-why":
+            out.append(fds_why(recs))
+        elif what == "queue-contents":
+            out.append(queue_contents())
+        elif what == "paths":
+            out.append(paths_text(recs) or "*No item timed by path in this run.*")
+        elif what == "targets":
+            out.append(targets(runs) or "*No speed target in this run.*")
+        elif what == "unplaced":
+            rest = [f for f in figs if f not in named]
+            out.append("\n\n".join(f"### {f}\n\n{figure_text(f, recs, k)}" for f in rest)
+                       if rest else "*Every figure of the run is placed above.*")
+        else:
+            raise SystemExit(f"template line {i}: unknown placeholder {{{{{what}}}}}")
+    return "\n".join(out).rstrip() + "\n"
+
+
+TEMPLATE = Path(__file__).resolve().parent / "RESULTS.template.md"
+
+
+def main(argv: List[str]) -> int:
+    args = argv[1:]
+    template: Optional[Path] = None
+    if args and args[0] == "--doc":
+        template, args = TEMPLATE, args[1:]
+        if args and args[0] == "--template" and len(args) > 1:
+            template, args = Path(args[1]), args[2:]
+    if not args:
+        print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
+        return 2
+    try:
+        docs = load_docs(args)
+    except SystemExit as e:
+        print(e, file=sys.stderr)
+        return 2
+    if template is not None:
+        try:
+            text = template.read_text(encoding="utf-8")
+        except OSError as e:
+            print(f"{template}: {e}", file=sys.stderr)
+            return 2
+        try:
+            sys.stdout.write(render(text, docs))
+        except SystemExit as e:
+            print(f"{template}: {e}", file=sys.stderr)
+            return 2
+        return 0
     runs = [run for d in docs for run in split_runs(d)]
     recs = combine(runs)
     k = len(runs)
-    m = data.get("machine", {})
-    load = data.get("load_average") or {}
-    print(f"Run: suite {data.get('suite')}, {k} run{'s' if k > 1 else ''} ({len(docs)} JSON file"
-          f"{'s' if len(docs) > 1 else ''}), reps {data.get('reps')}, {data.get('started')} to "
-          f"{docs[-1].get('finished')}; CPU {m.get('cpu')}, {m.get('cores')} cores, {m.get('os')}, "
-          f"{m.get('compiler')}, build {m.get('build_type')}"
-          + (f"; load average (1, 5, 15 min) {load.get('before')} before, {load.get('after')} after"
-             if load else "") + ".")
+    print(run_line(docs, k))
     commands = list(OrderedDict.fromkeys(d.get("command") for d in docs if d.get("command")))
     if commands:
         print("Command: " + "; ".join(f"`{c}`" for c in commands) + ".")
@@ -400,13 +655,7 @@ def main(argv: List[str]) -> int:
         if fig == "targets":
             continue
         print(f"### {fig}\n")
-        mine = [r for r in recs if fig in r["figures"]]
-        if fig in TABLES:
-            print(TABLES[fig](mine))
-        else:
-            print(table(mine))
-            print()
-            print(comparisons(mine, k, PAIRS.get(fig, ())))
+        print(figure_text(fig, recs, k))
         print()
     for title, text in path_tables(recs):
         print(f"### {title}\n")

@@ -424,6 +424,39 @@ static void test_profile_queues(void)
            mean(&r4, 1, 0), mean(&r1, 1, 0), 100 * share);
     CHECK(mean(&r4, 1, 0) > mean(&r1, 1, 0) * 1.3 && mean(&r4, 1, 0) <= 10);
     CHECK(share > 0.55 && share < 0.8);
+    /* exact messages into rank 0 (MPICH at 512 processes: recursive doubling,
+     * 9 steps of one receive per call; a binomial reduce brings 9 to the root) */
+    CHECK_EQ(t.by_op[MM_COLL_IALLGATHER], 400 * 4 * 9);
+    CHECK_EQ(t.by_op[MM_COLL_ALLREDUCE], 400 * 9);
+    CHECK_EQ(t.by_op[MM_COLL_REDUCE], 400 * 9);
+    mm_stream_free(&s);
+    /* why radix stays under the paper's "around 10 elements": a call is active
+     * for its 9 steps, so a pipeline one step apart never has more than 9
+     * calls' receives posted, however many are in flight; arrivals follow the
+     * posting order closely, so a search walks about half of them */
+    const char *many[] = {"inflight=64", "iters=50", NULL};
+    CHECK_EQ(build(&mm_gen_radix, many, 1, &s, err, sizeof err), MMS_OK);
+    depths r64 = depths_of(&s, "list");
+    printf("radix inflight 64: list coll PRQ %.2f, longest PRQ %llu\n", mean(&r64, 1, 0),
+           (unsigned long long)r64.max_prq);
+    CHECK_EQ(r64.max_prq, 9);
+    CHECK(mean(&r64, 1, 0) > 3 && mean(&r64, 1, 0) < 5);
+    mm_stream_free(&s);
+
+    /* miniamr: exact collective messages into rank 0 (recursive doubling, 9
+     * receives per call: 400 checksum and 8 x 80 count allreduces, 80
+     * allgathers, 8 reduces; rank 0 roots the bcast); blocking collectives one
+     * at a time post one receive per step, so collective searches stay at one
+     * element or less (the paper's "medium" traversals are not reproduced) */
+    CHECK_EQ(build(&mm_gen_miniamr, NULL, 1, &s, err, sizeof err), MMS_OK);
+    t = count(&s, 512);
+    CHECK_EQ(t.by_op[MM_COLL_ALLREDUCE], (400 + 8 * 80) * 9);
+    CHECK_EQ(t.by_op[MM_COLL_ALLGATHER], 80 * 9);
+    CHECK_EQ(t.by_op[MM_COLL_REDUCE], 8 * 9);
+    CHECK_EQ(t.by_op[MM_COLL_BCAST], 0);
+    depths ma = depths_of(&s, "list");
+    printf("miniamr: list coll PRQ %.2f UMQ %.2f\n", mean(&ma, 1, 0), mean(&ma, 1, 1));
+    CHECK(mean(&ma, 1, 0) <= 1.0 && mean(&ma, 1, 1) < 1.0);
     mm_stream_free(&s);
 
     /* fds: rank 0's mesh exchange and messages from every rank overlap the

@@ -51,6 +51,19 @@ EXPECTED_ENGINES |= {"pnp", "col+pnp", "col+ll", "ll+pnp"}  # Ghazimirsaeed et a
 UNAVAILABLE_KINDS = ("cpu", "kernel")
 
 
+def load_script(name: str):
+    """A module of scripts/ (scripts/NAME.py), imported from its file; scripts/ goes on
+    the path first, as when the script runs, for the modules it imports from there."""
+    import importlib.util
+    import sys
+    if str(REPO / "scripts") not in sys.path:
+        sys.path.insert(0, str(REPO / "scripts"))
+    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)  # type: ignore[union-attr]
+    return mod
+
+
 def skip_unavailable(reason: str, kind: str) -> None:
     """Skip for something this machine cannot have: kind 'cpu' or 'kernel'.
     The reason's form is what scripts/test_summary.py accepts as an allowed skip."""

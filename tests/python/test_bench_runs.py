@@ -128,6 +128,7 @@ def test_two_real_runs(tmp_path, replay_exe):
     assert doc["runs"] == 2 and len(doc["run_times"]) == 2
     assert doc["command"].startswith("mpimatch bench --workload shuffle:n=256,rounds=2")
     assert len(doc["load_average"]["before"]) == 3
+    assert all(len(t["load_before"]) == 3 and len(t["load_after"]) == 3 for t in doc["run_times"])
     assert "[4/4] run 2/2" in proc.stderr                   # progress: 2 runs of 2 replays
     h = next(r for r in doc["records"] if r["run"] == "hash")
     meds = [p["ns_per_event"]["median"] for p in h["per_run"]]
@@ -243,3 +244,100 @@ def test_csv_carries_the_spread():
     assert (h["runs"], h["vs_list"]) == ("3", "within noise")
     assert float(h["speedup_min"]) == pytest.approx(0.9) and float(h["speedup_max"]) == pytest.approx(100.0)
     assert CSV_COLUMNS[-4:] == ["runs", "speedup_min", "speedup_max", "vs_list"]
+
+
+# ---------------------------------------------------------------- docs/RESULTS.md generated whole
+
+def _results_tables():
+    from conftest import load_script
+    return load_script("results_tables")
+
+
+def _doc(load):
+    return dict(three_run_doc(), command="mpimatch bench --suite quick --runs 3",
+                load_average={"before": [load, 1.0, 1.0], "after": [load / 2, 1.0, 1.0]},
+                run_times=[{"started": "2026-01-01T00:00:00+00:00", "finished": "2026-01-01T00:02:00+00:00",
+                            "load_before": [load, 1.0, 1.0], "load_after": [0.1, 1.0, 1.0]}] * 3,
+                started="2026-01-01T00:00:00+00:00", finished="2026-01-01T00:06:00+00:00",
+                machine={"cpu": "X", "cores": 2, "os": "Linux", "compiler": "cc", "build_type": "Release"})
+
+
+def test_results_doc_fills_the_template_and_says_whether_it_ran_under_load(tmp_path):
+    import subprocess
+    import sys
+    from conftest import REPO
+    tpl = tmp_path / "t.md"
+    tpl.write_text("# R\n\n{{header}}\n\nText.\n\n{{figure f}}\n\n{{figure p000-fig5a}}\n\n"
+                   "{{targets}}\n\n{{unplaced}}\n")
+    for load, want in ((3.5, "**Made under load:** the 1-minute load average reached 3.5 on 2 cores"),
+                       (0.4, "The machine was quiet: the 1-minute load average stayed at or under 0.4")):
+        js = tmp_path / "r.json"
+        js.write_text(json.dumps(_doc(load)))
+        proc = subprocess.run([sys.executable, REPO / "scripts" / "results_tables.py", "--doc",
+                               "--template", tpl, js], capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        out = proc.stdout
+        assert want in out
+        assert "- **Command:** `mpimatch bench --suite quick --runs 3`" in out
+        assert "- **Date:** 2026-01-01T00:00:00+00:00 to 2026-01-01T00:06:00+00:00 (6 min)." in out
+        assert f"run 1: {load} to 0.1" in out
+        assert "| shuffle n=4096 | 1000.0 | 1.00 |" in out and "within noise" in out
+        assert "*p000-fig5a is not in this run.*" in out
+        assert "mixed: met in run 1 of 3" in out
+        assert "Every figure of the run is placed above." in out
+        assert "{{" not in out
+    rest = tmp_path / "rest.md"                             # a figure the template does not name
+    rest.write_text("{{unplaced}}\n")
+    proc = subprocess.run([sys.executable, REPO / "scripts" / "results_tables.py", "--doc",
+                           "--template", rest, js], capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stdout.startswith("### f\n\n| workload |")
+    bad = tmp_path / "bad.md"
+    bad.write_text("x\n{{nosuch}}\n")
+    proc = subprocess.run([sys.executable, REPO / "scripts" / "results_tables.py", "--doc",
+                           "--template", bad, js], capture_output=True, text=True)
+    assert proc.returncode == 2 and "line 2: unknown placeholder {{nosuch}}" in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_the_shipped_template_renders_every_placeholder(tmp_path):
+    rt = _results_tables()
+    text = rt.render(rt.TEMPLATE.read_text(encoding="utf-8"), [_doc(1.0)])
+    assert "{{" not in text and text.startswith("# Results")
+    assert "*p000-fig7-8 is not in this run.*" in text
+
+
+def _fig5(values):
+    return {"workload": {"name": "gather", "params": {"n": 2048}, "spec": "gather:n=2048"},
+            "x": "n", "run": "col+pnp:kc=1,kp=0", "figures": ["p000-fig5a"],
+            "speedup_vs_list": values[0],
+            "spread": {"speedup_vs_list": {"values": values, "median": sorted(values)[1],
+                                           "min": min(values), "max": max(values)}}}
+
+
+def test_fig5_share_is_the_arithmetic_of_the_paper_reduction():
+    rt = _results_tables()
+    out = rt.fig5_share([_fig5([6.0, 8.0, 10.0])], 3)
+    # L = 2.4 at 2048 processes: f = (1 - 1/2.4) / (1 - 1/S)
+    f = [(1 - 1 / 2.4) / (1 - 1 / s) for s in (6.0, 8.0, 10.0)]
+    assert (f"| 2.4x | {100 * f[1]:.0f}% ({100 * f[2]:.0f}–{100 * f[0]:.0f}%) |") in out
+    slow = rt.fig5_share([_fig5([3.0, 2.0, 5.0])], 3)
+    assert "not reachable in every run" in slow
+
+
+def _classes_run(name, umq_ns, prq_ns, umq_depth, prq_depth):
+    by = {"coll": {"by_path": {"success_from_recv": {"events": 10, "ns_total": 10 * umq_ns},
+                               "success_from_send": {"events": 10, "ns_total": 10 * prq_ns}},
+                   "umq": {"searches": 10, "mean_depth": umq_depth},
+                   "prq": {"searches": 10, "mean_depth": prq_depth}}}
+    return {"workload": {"name": "fds", "params": {"n": 1024}, "spec": "fds:n=1024"},
+            "run": name, "figures": ["p000-fig9"], "classes": {"by_class": by}}
+
+
+def test_fds_why_sets_the_fixed_cost_apart_from_the_walk():
+    rt = _results_tables()
+    out = rt.fds_why([_classes_run("list", 500.0, 400.0, 200.0, 100.0),
+                      _classes_run("col+pnp", 60.0, 50.0, 6.0, 4.0)])
+    # UMQ: 2.5 ns per element; col+pnp's 6 elements take 15 ns of its 60; 42 x 60 / 2.5 = 1008
+    assert "| fds n=1024 | UMQ | 500 | 200.0 | 60 | 6.0 | 33.3x | 8.33x | 2.50 | 45 | 1008 |" in out
+    # PRQ: 4 ns per element; 50 - 16 = 34; 42 x 50 / 4 = 525
+    assert "| fds n=1024 | PRQ | 400 | 100.0 | 50 | 4.0 | 25.0x | 8.00x | 4.00 | 34 | 525 |" in out

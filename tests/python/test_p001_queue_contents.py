@@ -3,17 +3,13 @@ with the engines' counters (mean UMQ depth of list and of the kmeans runs, as th
 bench reports them) and shows four queues comparing fewest."""
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from conftest import load_script
+
 
 
 def load():
-    spec = importlib.util.spec_from_file_location("p001q", ROOT / "scripts" / "p001_queue_contents.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)  # type: ignore[union-attr]
-    return mod
+    return load_script("p001_queue_contents")
 
 
 def test_walk_small(replay_exe):
@@ -30,3 +26,10 @@ def test_walk_small(replay_exe):
     assert means["clustering 5"] > means["clustering 4"]
     first, compared, _ = m.walk(evs, 2, ("Ps Pm Pl", "Pvl"))
     assert first == [2 * 62, 2 * 100] and set(compared[1]) == {"Pvl"}
+
+
+def test_table_is_what_the_script_prints(replay_exe):
+    m = load()
+    text = m.table(2, "sequential")
+    assert text.startswith("reverse_groups:per_group=2,arrival=sequential: ")
+    assert "| 4 queues | all | 324 |" in text

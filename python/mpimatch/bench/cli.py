@@ -298,10 +298,11 @@ def cmd_bench(args: argparse.Namespace, out: Console) -> int:
     with Display(len(runs) * k, args.quiet, k) as display:
         for i in range(1, k + 1):
             display.current = i
-            begun = core.now()
+            begun, load_then = core.now(), core.load_average()
             passes.append(core.execute(runs, reps, display.start, display.finish,
                                        files_dir=outdir / "clusters", seed=args.seed))
-            times.append({"started": begun, "finished": core.now()})
+            times.append({"started": begun, "finished": core.now(), "load_before": load_then,
+                          "load_after": core.load_average()})
     extra = {"command": "mpimatch " + " ".join(shlex.quote(str(a)) for a in getattr(args, "argv", sys.argv[1:])),
              "run_times": times, "load_average": {"before": load_before, "after": core.load_average()}}
     doc = core.document(suite, reps, generator, started, passes[0], args.seed, passes, extra)
