@@ -213,7 +213,7 @@ int mm_shards_create(mm_engine **out, const mm_engine_def *def, const mm_config 
     e->def = def;
     e->nprocs = cfg->nprocs;
     e->hints = cfg->hints;
-    e->locked = 1; /* off the unlocked fast path in api.c */
+    e->locked = 1; /* its entries are set by create (api.c: locked_enter_*) */
     memcpy(e->param, s->slot[0].s.e->param, sizeof e->param);
     e->shards = s;
     *out = e;
