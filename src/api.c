@@ -230,6 +230,9 @@ static int create(mm_engine **out, const mm_engine_def *def, const char *name,
     e->recv_pool = rlinks < def->ops->nlinks ? &e->recvs : &e->msgs;
     e->msg_size = (uint32_t)e->msgs.obj_size;
     e->recv_size = (uint32_t)e->recv_pool->obj_size;
+    /* Each side's account counts its queued elements (mem.h). */
+    mm_mem_count(&e->prq_mem, &e->st.prq.length, &e->st.prq.max_length, e->recv_size);
+    mm_mem_count(&e->umq_mem, &e->st.umq.length, &e->st.umq.max_length, e->msg_size);
     if (cfg->flags & MM_CFG_THREAD_SAFE) {
         if (pthread_mutex_init(&e->lock, NULL) != 0) {
             free_params(e);
@@ -344,9 +347,9 @@ MM_INLINE int check_recv_key(const mm_engine *e, int32_t comm, int32_t src, int3
 
 /* The matching path's helpers (mm_enter_fill, _pool, _release, _side_*)
  * are in enter.h, shared with the engines' own entries. */
-static inline void side_del(mm_qstats *q, mm_mem *m, const mm_pool *p)
+static inline void side_del(mm_qstats *q)
 {
-    mm_enter_side_del(q, m, p->obj_size);
+    mm_enter_side_del(q);
 }
 
 /* ---- operations ---- */
@@ -395,7 +398,7 @@ static int search_only(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *
         if (pflags)
             *pflags = other->flags;
         mm_enter_release(tp, other);
-        side_del(is_recv ? &e->st.umq : &e->st.prq, is_recv ? &e->umq_mem : &e->prq_mem, tp);
+        side_del(is_recv ? &e->st.umq : &e->st.prq);
         if (h)
             *h = (mm_handle){NULL, 0};
         if (partner)
@@ -527,7 +530,7 @@ static int probe(mm_engine *e, int32_t comm, int32_t src, int32_t tag, uintptr_t
     uintptr_t cookie = m ? m->cookie : 0;
     if (m && remove) {
         mm_enter_release(&e->msgs, m);
-        side_del(&e->st.umq, &e->umq_mem, &e->msgs);
+        side_del(&e->st.umq);
     }
     UNLOCK(e);
     if (m && found)
@@ -564,7 +567,7 @@ int mm_cancel(mm_engine *e, mm_handle h)
     } else {
         e->def->ops->cancel(e, r);
         mm_enter_release(e->recv_pool, r);
-        side_del(&e->st.prq, &e->prq_mem, e->recv_pool);
+        side_del(&e->st.prq);
         e->st.cancels++;
         rc = MM_MATCHED;
     }
@@ -582,9 +585,9 @@ int mm_get_stats(mm_engine *e, mm_stats *out)
     }
     LOCK(e);
     *out = e->st;
-    out->prq.bytes = e->prq_mem.bytes;
+    out->prq.bytes = mm_mem_total(&e->prq_mem);
     out->prq.peak_bytes = e->prq_mem.peak;
-    out->umq.bytes = e->umq_mem.bytes;
+    out->umq.bytes = mm_mem_total(&e->umq_mem);
     out->umq.peak_bytes = e->umq_mem.peak;
     out->bytes = e->mem.bytes;
     out->peak_bytes = e->mem.peak;
@@ -614,8 +617,8 @@ void mm_reset_stats(mm_engine *e)
     e->st.cancels = 0;
     e->st.overhead = (mm_overhead){0, 0, 0, 0};
     e->mem.peak = e->mem.bytes;
-    e->prq_mem.peak = e->prq_mem.bytes;
-    e->umq_mem.peak = e->umq_mem.bytes;
+    mm_mem_reset_peak(&e->prq_mem); /* after reset_side: max_length = length */
+    mm_mem_reset_peak(&e->umq_mem);
     UNLOCK(e);
 }
 

@@ -40,19 +40,18 @@ static inline void mm_enter_release(mm_pool *p, mm_elem *x)
     mm_pool_put(p, x);
 }
 
-/* An element joins or leaves side q (with its byte account m); the side's
- * elements are size bytes. */
-static inline void mm_enter_side_add(mm_qstats *q, mm_mem *m, uint64_t size)
+/* An element joins or leaves side q. Its bytes are counted in the side's
+ * account m from q->length (mem.h): one compare keeps max_length and the
+ * peak bytes. */
+static inline void mm_enter_side_add(mm_qstats *q, mm_mem *m)
 {
-    if (++q->length > q->max_length)
-        q->max_length = q->length;
-    mm_mem_charge(m, size);
+    if (MM_UNLIKELY(++q->length > m->mark))
+        mm_mem_count_grew(m);
 }
 
-static inline void mm_enter_side_del(mm_qstats *q, mm_mem *m, uint64_t size)
+static inline void mm_enter_side_del(mm_qstats *q)
 {
     q->length--;
-    mm_mem_uncharge(m, size);
 }
 
 typedef int (*mm_engine_fn)(mm_engine *e, mm_elem *x, mm_elem **partner);
@@ -107,8 +106,7 @@ MM_INLINE int mm_enter(mm_engine *e, const mm_entry *x, const int is_recv, mm_ha
             *pflags = other->flags;
         mm_enter_release(mm_enter_pool(e, !is_recv), other);
         mm_pool_put(mm_enter_pool(e, is_recv), self); /* never queued: no flags to clear */
-        mm_enter_side_del(theirs, is_recv ? &e->umq_mem : &e->prq_mem,
-                          is_recv ? e->msg_size : e->recv_size);
+        mm_enter_side_del(theirs);
         if (h)
             *h = (mm_handle){NULL, 0};
         if (partner)
@@ -117,8 +115,7 @@ MM_INLINE int mm_enter(mm_engine *e, const mm_entry *x, const int is_recv, mm_ha
     }
     if (MM_LIKELY(rc == MM_QUEUED)) {
         self->flags |= MM_ELEM_QUEUED;
-        mm_enter_side_add(is_recv ? &e->st.prq : &e->st.umq, is_recv ? &e->prq_mem : &e->umq_mem,
-                          is_recv ? e->recv_size : e->msg_size);
+        mm_enter_side_add(is_recv ? &e->st.prq : &e->st.umq, is_recv ? &e->prq_mem : &e->umq_mem);
         if (h)
             *h = (mm_handle){self, self->seq};
         return rc;

@@ -360,6 +360,7 @@ static int wild_op(struct mm_shards *s, int op, const mm_entry *x, const mm_key 
             ie->st.umq.probes = before[i].probes;
             ie->st.umq.max_probes = before[i].max_probes;
             ie->st.prq.max_length = before[i].prq_max_length;
+            mm_mem_remark(&ie->prq_mem); /* the mark may exceed the old maximum */
             ie->st.cancels = before[i].cancels; /* the copies taken back */
         }
     }
