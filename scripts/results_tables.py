@@ -381,7 +381,7 @@ def targets(runs: Sequence[Sequence[dict]]) -> str:
     for t in ts:
         if t["status"] == "not measured":
             continue
-        unit = " M events/s" if t["unit"] == "events/s" else "×"
+        unit = {"events/s": " M events/s", "ns/event": " ns/event", "B": " B"}.get(t["unit"], "×")
         scale = 1e-6 if t["unit"] == "events/s" else 1.0
         rng = (f" ({t['measured_min'] * scale:.2f}–{t['measured_max'] * scale:.2f})"
                if len(runs) > 1 else "")

@@ -156,6 +156,8 @@ static int parse_params(mm_engine *e, const mm_config *cfg, char *err, size_t er
 
 static int generic_enter_post(mm_engine *e, const mm_entry *x, mm_handle *h, uintptr_t *partner);
 static int generic_enter_arrive(mm_engine *e, const mm_entry *x, uintptr_t *partner);
+static int locked_enter_post(mm_engine *e, const mm_entry *x, mm_handle *h, uintptr_t *partner);
+static int locked_enter_arrive(mm_engine *e, const mm_entry *x, uintptr_t *partner);
 
 /* mm_create and mm_create_from: def is the engine (NULL: unknown name). */
 static int create(mm_engine **out, const mm_engine_def *def, const char *name,
@@ -187,8 +189,14 @@ static int create(mm_engine **out, const mm_engine_def *def, const char *name,
                 def->info.name, buf);
         return MM_EHINT;
     }
-    if (cfg->flags & MM_CFG_CONCURRENT)
-        return mm_shards_create(out, def, cfg, err, errlen);
+    if (cfg->flags & MM_CFG_CONCURRENT) {
+        int rc = mm_shards_create(out, def, cfg, err, errlen);
+        if (rc == 0) {
+            (*out)->enter_post = locked_enter_post;
+            (*out)->enter_arrive = locked_enter_arrive;
+        }
+        return rc;
+    }
     mm_mem mem = {0};
     mm_engine *e = mm_mem_calloc(&mem, 1, sizeof *e);
     if (!e) {
@@ -222,6 +230,9 @@ static int create(mm_engine **out, const mm_engine_def *def, const char *name,
     e->recv_pool = rlinks < def->ops->nlinks ? &e->recvs : &e->msgs;
     e->msg_size = (uint32_t)e->msgs.obj_size;
     e->recv_size = (uint32_t)e->recv_pool->obj_size;
+    /* Each side's account counts its queued elements (mem.h). */
+    mm_mem_count(&e->prq_mem, &e->st.prq.length, &e->st.prq.max_length, e->recv_size);
+    mm_mem_count(&e->umq_mem, &e->st.umq.length, &e->st.umq.max_length, e->msg_size);
     if (cfg->flags & MM_CFG_THREAD_SAFE) {
         if (pthread_mutex_init(&e->lock, NULL) != 0) {
             free_params(e);
@@ -230,6 +241,8 @@ static int create(mm_engine **out, const mm_engine_def *def, const char *name,
             return MM_ENOMEM;
         }
         e->locked = 1;
+        e->enter_post = locked_enter_post;
+        e->enter_arrive = locked_enter_arrive;
     }
     rc = def->ops->init(e, err, errlen);
     if (rc != 0) {
@@ -334,9 +347,9 @@ MM_INLINE int check_recv_key(const mm_engine *e, int32_t comm, int32_t src, int3
 
 /* The matching path's helpers (mm_enter_fill, _pool, _release, _side_*)
  * are in enter.h, shared with the engines' own entries. */
-static inline void side_del(mm_qstats *q, mm_mem *m, const mm_pool *p)
+static inline void side_del(mm_qstats *q)
 {
-    mm_enter_side_del(q, m, p->obj_size);
+    mm_enter_side_del(q);
 }
 
 /* ---- operations ---- */
@@ -385,7 +398,7 @@ static int search_only(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *
         if (pflags)
             *pflags = other->flags;
         mm_enter_release(tp, other);
-        side_del(is_recv ? &e->st.umq : &e->st.prq, is_recv ? &e->umq_mem : &e->prq_mem, tp);
+        side_del(is_recv ? &e->st.umq : &e->st.prq);
         if (h)
             *h = (mm_handle){NULL, 0};
         if (partner)
@@ -399,9 +412,11 @@ static int search_only(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *
 }
 
 /* The pool is empty: grow it and go on, or search only. */
-MM_COLD int mm_enter_slow(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *h,
-                      uintptr_t *partner, uint8_t xflags, uint8_t *pflags)
+MM_COLD int mm_enter_slow(mm_engine *e, const mm_entry *x, unsigned mode, mm_handle *h,
+                          uintptr_t *partner, uint8_t *pflags)
 {
+    const int is_recv = (int)(mode & 1);
+    const uint8_t xflags = (uint8_t)(mode >> 8);
     if (mm_pool_grow(mm_enter_pool(e, is_recv)) != 0)
         return search_only(e, x, is_recv, h, partner, xflags, pflags);
     return is_recv ? enter(e, x, 1, h, partner, xflags, pflags)
@@ -421,38 +436,59 @@ static int check_arrive(const mm_engine *e, const mm_entry *x)
     return 0;
 }
 
-/* Everything but the common case: collective annotations (checked in full),
- * or a thread-safe engine (the lock around the call). */
+/* The entries of an engine whose calls take its lock (MM_CFG_THREAD_SAFE)
+ * or go through its shards (MM_CFG_CONCURRENT): create() puts them in
+ * e->enter_post and enter_arrive, so the unlocked fast path of mm_post and
+ * mm_arrive never tests for either. Called with checked arguments. */
+static int locked_enter_post(mm_engine *e, const mm_entry *x, mm_handle *h, uintptr_t *partner)
+{
+    if (e->shards)
+        return mm_shards_enter(e, x, 1, h, partner);
+    const mm_engine_ops *ops = e->def->ops;
+    pthread_mutex_lock(&e->lock);
+    int rc = ops->enter_post ? ops->enter_post(e, x, h, partner)
+                             : generic_enter_post(e, x, h, partner);
+    pthread_mutex_unlock(&e->lock);
+    return rc;
+}
+
+static int locked_enter_arrive(mm_engine *e, const mm_entry *x, uintptr_t *partner)
+{
+    if (e->shards)
+        return mm_shards_enter(e, x, 0, NULL, partner);
+    const mm_engine_ops *ops = e->def->ops;
+    pthread_mutex_lock(&e->lock);
+    int rc = ops->enter_arrive ? ops->enter_arrive(e, x, partner)
+                               : generic_enter_arrive(e, x, partner);
+    pthread_mutex_unlock(&e->lock);
+    return rc;
+}
+
+/* Everything but the common case: collective annotations (checked in full).
+ * The entry takes the lock or the shards if the engine has them. */
 static MM_COLD int enter_other(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *h,
                                uintptr_t *partner)
 {
     int rc = is_recv ? check_post(e, x) : check_arrive(e, x);
     if (rc)
         return rc;
-    if (e->shards)
-        return mm_shards_enter(e, x, is_recv, h, partner);
-    if (e->locked)
-        pthread_mutex_lock(&e->lock);
-    rc = is_recv ? e->enter_post(e, x, h, partner) : e->enter_arrive(e, x, partner);
-    if (e->locked)
-        pthread_mutex_unlock(&e->lock);
-    return rc;
+    return is_recv ? e->enter_post(e, x, h, partner) : e->enter_arrive(e, x, partner);
 }
 
-/* The common case's word: zero for a point-to-point entry on an engine
- * without a lock (kind, coll_op, reserved: one 32-bit load). */
-MM_INLINE uint32_t uncommon(const mm_engine *e, const mm_entry *x)
+/* The common case's word: zero for a point-to-point entry (kind, coll_op,
+ * reserved: one 32-bit load). */
+MM_INLINE uint32_t uncommon(const mm_entry *x)
 {
     uint32_t annot;
     memcpy(&annot, &x->kind, sizeof annot);
-    return annot | (uint32_t)e->locked;
+    return annot;
 }
 
 int mm_post(mm_engine *e, const mm_entry *recv, mm_handle *h, uintptr_t *partner)
 {
     if (MM_UNLIKELY(!e || !recv))
         return MM_EINVAL;
-    if (MM_UNLIKELY(uncommon(e, recv)))
+    if (MM_UNLIKELY(uncommon(recv)))
         return enter_other(e, recv, 1, h, partner);
     int rc = check_recv_key(e, recv->comm, recv->src, recv->tag);
     return MM_LIKELY(rc == 0) ? e->enter_post(e, recv, h, partner) : rc;
@@ -462,7 +498,7 @@ int mm_arrive(mm_engine *e, const mm_entry *msg, uintptr_t *partner)
 {
     if (MM_UNLIKELY(!e || !msg))
         return MM_EINVAL;
-    if (MM_UNLIKELY(uncommon(e, msg)))
+    if (MM_UNLIKELY(uncommon(msg)))
         return enter_other(e, msg, 0, NULL, partner);
     if (msg->comm < 0 || (uint32_t)msg->src >= (uint32_t)e->nprocs || msg->tag == MM_ANY_TAG)
         return MM_EINVAL;
@@ -494,7 +530,7 @@ static int probe(mm_engine *e, int32_t comm, int32_t src, int32_t tag, uintptr_t
     uintptr_t cookie = m ? m->cookie : 0;
     if (m && remove) {
         mm_enter_release(&e->msgs, m);
-        side_del(&e->st.umq, &e->umq_mem, &e->msgs);
+        side_del(&e->st.umq);
     }
     UNLOCK(e);
     if (m && found)
@@ -531,7 +567,7 @@ int mm_cancel(mm_engine *e, mm_handle h)
     } else {
         e->def->ops->cancel(e, r);
         mm_enter_release(e->recv_pool, r);
-        side_del(&e->st.prq, &e->prq_mem, e->recv_pool);
+        side_del(&e->st.prq);
         e->st.cancels++;
         rc = MM_MATCHED;
     }
@@ -549,9 +585,9 @@ int mm_get_stats(mm_engine *e, mm_stats *out)
     }
     LOCK(e);
     *out = e->st;
-    out->prq.bytes = e->prq_mem.bytes;
+    out->prq.bytes = mm_mem_total(&e->prq_mem);
     out->prq.peak_bytes = e->prq_mem.peak;
-    out->umq.bytes = e->umq_mem.bytes;
+    out->umq.bytes = mm_mem_total(&e->umq_mem);
     out->umq.peak_bytes = e->umq_mem.peak;
     out->bytes = e->mem.bytes;
     out->peak_bytes = e->mem.peak;
@@ -581,8 +617,8 @@ void mm_reset_stats(mm_engine *e)
     e->st.cancels = 0;
     e->st.overhead = (mm_overhead){0, 0, 0, 0};
     e->mem.peak = e->mem.bytes;
-    e->prq_mem.peak = e->prq_mem.bytes;
-    e->umq_mem.peak = e->umq_mem.bytes;
+    mm_mem_reset_peak(&e->prq_mem); /* after reset_side: max_length = length */
+    mm_mem_reset_peak(&e->umq_mem);
     UNLOCK(e);
 }
 

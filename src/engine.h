@@ -60,7 +60,9 @@ typedef struct mm_engine_def {
 } mm_engine_def;
 
 struct mm_engine {
-    /* The matching path's fields first (api.c, enter.h): */
+    /* The matching path's fields first (api.c, enter.h). The entries are
+     * the ops' (or the API's generic path), or, for an engine with a lock
+     * or shards, the API's wrappers that take them: */
     int     (*enter_post)(mm_engine *e, const mm_entry *x, mm_handle *h, uintptr_t *partner);
     int     (*enter_arrive)(mm_engine *e, const mm_entry *x, uintptr_t *partner);
     int     (*post)(mm_engine *e, mm_elem *r, mm_elem **partner);   /* def->ops-> */

@@ -40,27 +40,28 @@ static inline void mm_enter_release(mm_pool *p, mm_elem *x)
     mm_pool_put(p, x);
 }
 
-/* An element joins or leaves side q (with its byte account m); the side's
- * elements are size bytes. */
-static inline void mm_enter_side_add(mm_qstats *q, mm_mem *m, uint64_t size)
+/* An element joins or leaves side q. Its bytes are counted in the side's
+ * account m from q->length (mem.h): one compare keeps max_length and the
+ * peak bytes. */
+static inline void mm_enter_side_add(mm_qstats *q, mm_mem *m)
 {
-    if (++q->length > q->max_length)
-        q->max_length = q->length;
-    mm_mem_charge(m, size);
+    if (MM_UNLIKELY(++q->length > m->mark))
+        mm_mem_count_grew(m);
 }
 
-static inline void mm_enter_side_del(mm_qstats *q, mm_mem *m, uint64_t size)
+static inline void mm_enter_side_del(mm_qstats *q)
 {
     q->length--;
-    mm_mem_uncharge(m, size);
 }
 
 typedef int (*mm_engine_fn)(mm_engine *e, mm_elem *x, mm_elem **partner);
 
 /* The pool is empty: grow it and go on, or search with an element the
- * engine may not queue (api.c). */
-int mm_enter_slow(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *h,
-                  uintptr_t *partner, uint8_t xflags, uint8_t *pflags);
+ * engine may not queue (api.c). mode is is_recv | xflags << 8: six
+ * arguments, so that the entries reach it with a jump (no stack argument,
+ * no frame kept for the call). */
+int mm_enter_slow(mm_engine *e, const mm_entry *x, unsigned mode, mm_handle *h,
+                  uintptr_t *partner, uint8_t *pflags);
 
 /* Post (is_recv) or arrive: search the other side, take the earliest
  * partner or queue self.
@@ -72,8 +73,10 @@ int mm_enter_slow(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *h,
  * are taken back, traversed, max_depth and the probe counts from the values
  * saved in e->undo_*. may_fail 0 promises that the engine fails only for an
  * element it may not queue (mm_may_queue), which this path never hands it
- * (mm_enter_slow's search-only call restores every statistic itself): then
- * nothing is saved.
+ * (mm_enter_slow's search-only call restores every statistic itself), or
+ * that a failure leaves traversed, max_depth and the probe counts as they
+ * were (counting the search's searches and misses only): then nothing is
+ * saved.
  *
  * xflags: MM_ELEM_* bits the new element carries besides the API's (0 on
  * the public path); pflags, if not NULL, receives a matched partner's flags
@@ -85,7 +88,7 @@ MM_INLINE int mm_enter(mm_engine *e, const mm_entry *x, const int is_recv, mm_ha
     mm_pool *mp = mm_enter_pool(e, is_recv);
     mm_elem *self = mp->free;
     if (MM_UNLIKELY(!self))
-        return mm_enter_slow(e, x, is_recv, h, partner, xflags, pflags);
+        return mm_enter_slow(e, x, (unsigned)is_recv | (unsigned)xflags << 8, h, partner, pflags);
     mp->free = *(void **)self;
     mm_qstats *theirs = is_recv ? &e->st.umq : &e->st.prq;
     if (may_fail) {
@@ -103,8 +106,7 @@ MM_INLINE int mm_enter(mm_engine *e, const mm_entry *x, const int is_recv, mm_ha
             *pflags = other->flags;
         mm_enter_release(mm_enter_pool(e, !is_recv), other);
         mm_pool_put(mm_enter_pool(e, is_recv), self); /* never queued: no flags to clear */
-        mm_enter_side_del(theirs, is_recv ? &e->umq_mem : &e->prq_mem,
-                          is_recv ? e->msg_size : e->recv_size);
+        mm_enter_side_del(theirs);
         if (h)
             *h = (mm_handle){NULL, 0};
         if (partner)
@@ -113,8 +115,7 @@ MM_INLINE int mm_enter(mm_engine *e, const mm_entry *x, const int is_recv, mm_ha
     }
     if (MM_LIKELY(rc == MM_QUEUED)) {
         self->flags |= MM_ELEM_QUEUED;
-        mm_enter_side_add(is_recv ? &e->st.prq : &e->st.umq, is_recv ? &e->prq_mem : &e->umq_mem,
-                          is_recv ? e->recv_size : e->msg_size);
+        mm_enter_side_add(is_recv ? &e->st.prq : &e->st.umq, is_recv ? &e->prq_mem : &e->umq_mem);
         if (h)
             *h = (mm_handle){self, self->seq};
         return rc;
@@ -136,7 +137,8 @@ MM_INLINE int mm_enter(mm_engine *e, const mm_entry *x, const int is_recv, mm_ha
 /* Defines NAME_enter_post and NAME_enter_arrive, the matching path with
  * POST and ARRIVE (the engine's mm_engine_ops functions) called directly,
  * for the ops' enter_post and enter_arrive. MAY_FAIL as for mm_enter (1
- * unless the engine's post and arrive fail only for !mm_may_queue). The
+ * unless the engine's post and arrive fail only for !mm_may_queue, or
+ * change no statistic but searches and misses when they fail). The
  * entries are flattened: everything they call in this file is inlined. */
 #if defined(__GNUC__) || defined(__clang__)
 #define MM_ENTER_FLATTEN __attribute__((flatten))

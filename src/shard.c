@@ -213,7 +213,7 @@ int mm_shards_create(mm_engine **out, const mm_engine_def *def, const mm_config 
     e->def = def;
     e->nprocs = cfg->nprocs;
     e->hints = cfg->hints;
-    e->locked = 1; /* off the unlocked fast path in api.c */
+    e->locked = 1; /* its entries are set by create (api.c: locked_enter_*) */
     memcpy(e->param, s->slot[0].s.e->param, sizeof e->param);
     e->shards = s;
     *out = e;
@@ -360,6 +360,7 @@ static int wild_op(struct mm_shards *s, int op, const mm_entry *x, const mm_key 
             ie->st.umq.probes = before[i].probes;
             ie->st.umq.max_probes = before[i].max_probes;
             ie->st.prq.max_length = before[i].prq_max_length;
+            mm_mem_remark(&ie->prq_mem); /* the mark may exceed the old maximum */
             ie->st.cancels = before[i].cancels; /* the copies taken back */
         }
     }

@@ -113,7 +113,7 @@ static void q_compact_into(simd_q *q, simd_q *to)
 
 /* Room for one more slot at the end: compact, or double. Timed as
  * allocation overhead. */
-static int q_make_room(mm_engine *e, simd_q *q)
+static MM_COLD int q_make_room(mm_engine *e, simd_q *q)
 {
     uint64_t t0 = mm_now_ns();
     uint32_t live = q->end - q->head - q->holes;
@@ -151,7 +151,7 @@ static int q_push(mm_engine *e, simd_q *q, mm_elem *x)
     return 0;
 }
 
-static void q_remove_slow(mm_engine *e, simd_q *q, uint32_t i);
+static MM_NOINLINE void q_remove_slow(mm_engine *e, simd_q *q, uint32_t i);
 
 /* Empty slot i. Taking the head (order-preserving traffic) only moves the
  * head past it and any holes behind it. */
@@ -171,7 +171,7 @@ static inline void q_remove(mm_engine *e, simd_q *q, uint32_t i)
         q->head = q->end = 0;  /* empty: every slot is a hole, restart at 0 */
 }
 
-static void q_remove_slow(mm_engine *e, simd_q *q, uint32_t i)
+static MM_NOINLINE void q_remove_slow(mm_engine *e, simd_q *q, uint32_t i)
 {
     q->comm[i] = -1;
     q->elem[i] = NULL;
@@ -194,29 +194,19 @@ static inline int pairs(const mm_elem *x, const mm_key *k, int recv_key)
     return recv_key ? mm_match(k, &x->key) : mm_match(&x->key, k);
 }
 
-/* First slot of q whose element pairs with key k (a receive key when
- * recv_key, else a message key), or MM_SIMD_NONE. Depth counts the slots the
- * scan passed, holes included: they were compared.
+/* First slot of q after slot i whose element pairs with key k (a receive
+ * key when recv_key, else a message key), or MM_SIMD_NONE.
  *
- * The head slot is checked first, with scalar loads: in order-preserving
- * traffic (a burst) the partner is the head, and a vector load there would
- * overlap the hole marker the previous match stored just before it, which
- * the CPU cannot forward (a store-forwarding stall on every search). Then,
- * for a specific tag, only the tag array is scanned (4 bytes per slot) and
+ * For a specific tag, only the tag array is scanned (4 bytes per slot) and
  * each candidate verified against its element; a hole has no element. An
  * ANY_TAG receive, for which most tags are candidates, scans all three key
- * arrays. */
-static inline __attribute__((always_inline)) uint32_t q_find(const simd_impl *S, const simd_q *q,
-                                                             const mm_key *k, int recv_key,
-                                                             mm_qstats *st)
+ * arrays. Out of line (one copy per side), so that the head-slot check of
+ * q_find, which settles a burst, keeps few registers and no stack frame
+ * for the vector pattern. */
+static inline __attribute__((always_inline)) uint32_t q_scan(const simd_impl *S, const simd_q *q,
+                                                             uint32_t i, const mm_key *k,
+                                                             int recv_key)
 {
-    uint32_t i = q->head;
-    if (i == q->end) { /* empty: the other side's turn in most traffic */
-        mm_stat_search(st, 0, 0);
-        return MM_SIMD_NONE;
-    }
-    if (q->elem[i] && pairs(q->elem[i], k, recv_key))
-        goto found;
     mm_simd_pat p = recv_key ? mm_simd_pat_recv(k) : mm_simd_pat_msg(k);
     if (!recv_key && S->no_any_tag)
         p.tag_alt = p.tag; /* no ANY_TAG receive to find: one tag compare per slot */
@@ -225,21 +215,56 @@ static inline __attribute__((always_inline)) uint32_t q_find(const simd_impl *S,
         while (i < q->end && (i = S->tagscan(q->tag, i, q->end, &p)) != MM_SIMD_NONE) {
             const mm_elem *x = q->elem[i];
             if (x && pairs(x, k, recv_key))
-                goto found;
+                return i;
             i++; /* a hole, or another comm or source: scan on */
         }
-        i = MM_SIMD_NONE;
     } else {
         while (i < q->end && (i = S->scan(q->comm, q->src, q->tag, i, q->end, &p)) != MM_SIMD_NONE) {
             if (pairs(q->elem[i], k, recv_key))
-                goto found;
+                return i;
             i++; /* a probable match that is not one: scan on */
         }
-        i = MM_SIMD_NONE;
     }
-found:;
-    uint64_t depth = (i == MM_SIMD_NONE ? q->end : i + 1) - q->head;
-    mm_stat_search(st, depth, i != MM_SIMD_NONE);
+    return MM_SIMD_NONE;
+}
+
+static MM_NOINLINE uint32_t q_scan_recv(const simd_impl *S, const simd_q *q, uint32_t i,
+                                        const mm_key *k)
+{
+    return q_scan(S, q, i, k, 1);
+}
+
+static MM_NOINLINE uint32_t q_scan_msg(const simd_impl *S, const simd_q *q, uint32_t i,
+                                       const mm_key *k)
+{
+    return q_scan(S, q, i, k, 0);
+}
+
+/* First slot of q whose element pairs with key k (as for q_scan), or
+ * MM_SIMD_NONE; *depth = the slots the search passed, holes included: they
+ * were compared. The caller counts the search (mm_stat_search).
+ *
+ * The head slot is checked first, with scalar loads: in order-preserving
+ * traffic (a burst) the partner is the head, and a vector load there would
+ * overlap the hole marker the previous match stored just before it, which
+ * the CPU cannot forward (a store-forwarding stall on every search). The
+ * head is never a hole (q_remove moves the head past holes), so it has an
+ * element. */
+static inline __attribute__((always_inline)) uint32_t q_find(const simd_impl *S, const simd_q *q,
+                                                             const mm_key *k, int recv_key,
+                                                             uint64_t *depth)
+{
+    uint32_t i = q->head;
+    if (i == q->end) { /* empty: the other side's turn in most traffic */
+        *depth = 0;
+        return MM_SIMD_NONE;
+    }
+    if (MM_LIKELY(pairs(q->elem[i], k, recv_key))) {
+        *depth = 1;
+        return i;
+    }
+    i = recv_key ? q_scan_recv(S, q, i, k) : q_scan_msg(S, q, i, k);
+    *depth = (i == MM_SIMD_NONE ? q->end : i + 1) - q->head;
     return i;
 }
 
@@ -278,17 +303,29 @@ static int simd_init(mm_engine *e, char *err, size_t errlen)
 }
 
 /* Search the other side for x's earliest partner and take it, or queue x on
- * its own side. The same path serves posts and arrivals. */
+ * its own side. The same path serves posts and arrivals.
+ *
+ * A miss counts its depth only once x is queued: when the queue cannot
+ * grow, the search is counted with depth 0 (the API takes back searches
+ * and misses), so a failed call changes no statistic and the entries need
+ * no undo copies (MM_ENGINE_ENTER's MAY_FAIL 0). */
 static int search_or_queue(mm_engine *e, simd_q *q, mm_qstats *st, mm_elem *x, int x_is_recv,
                            simd_q *own, mm_elem **partner)
 {
-    uint32_t i = q_find(e->impl, q, &x->key, x_is_recv, st);
+    uint64_t depth;
+    uint32_t i = q_find(e->impl, q, &x->key, x_is_recv, &depth);
     if (i != MM_SIMD_NONE) {
+        mm_stat_search(st, depth, 1);
         *partner = q->elem[i];
         q_remove(e, q, i);
         return MM_MATCHED;
     }
-    return mm_may_queue(x) && q_push(e, own, x) == 0 ? MM_QUEUED : MM_ENOMEM;
+    if (mm_may_queue(x) && q_push(e, own, x) == 0) {
+        mm_stat_search(st, depth, 0);
+        return MM_QUEUED;
+    }
+    mm_stat_search(st, 0, 0);
+    return MM_ENOMEM;
 }
 
 static int simd_post(mm_engine *e, mm_elem *r, mm_elem **partner)
@@ -306,7 +343,9 @@ static int simd_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
 static mm_elem *simd_probe(mm_engine *e, const mm_key *k, int remove)
 {
     simd_impl *S = e->impl;
-    uint32_t i = q_find(S, &S->umq, k, 1, &e->st.umq);
+    uint64_t depth;
+    uint32_t i = q_find(S, &S->umq, k, 1, &depth);
+    mm_stat_search(&e->st.umq, depth, i != MM_SIMD_NONE);
     if (i == MM_SIMD_NONE)
         return NULL;
     mm_elem *m = S->umq.elem[i];
@@ -321,7 +360,10 @@ static void simd_cancel(mm_engine *e, mm_elem *r)
     q_remove(e, &S->prq, slot_of(r));
 }
 
-MM_ENGINE_ENTER(simd, simd_post, simd_arrive, 1)
+/* post and arrive fail only for an element they may not queue, or when the
+ * queue cannot grow, and then leave every statistic as it was but the
+ * search's count, which the API takes back (search_or_queue). */
+MM_ENGINE_ENTER(simd, simd_post, simd_arrive, 0)
 
 static const mm_engine_ops simd_ops = {
     .nlinks = 1, /* not a list link: holds the element's slot */

@@ -215,31 +215,37 @@ def test_skip_reason_once_hints_are_known():
 # ---------------------------------------------------------------- records, targets, outputs
 
 def replay_json(engine: str, ns: float, events: int = 8192, params: Dict = None,
-                prq_depth: float = 1.0) -> Dict[str, Any]:
+                prq_depth: float = 1.0, floor: float = 2.0, peak: int = 5000,
+                max_length: int = 4096) -> Dict[str, Any]:
     """What mpimatch-replay --json writes for one engine (tools/replay_report.c)."""
     q = {"searches": 10, "hits": 10, "misses": 0, "traversed": 10, "mean_depth": prq_depth,
-         "max_depth": 4, "length": 0, "max_length": 4096, "queues": 1, "max_queues": 1,
+         "max_depth": 4, "length": 0, "max_length": max_length, "queues": 1, "max_queues": 1,
          "bytes": 0, "peak_bytes": 1000,
          # hash-table slots inspected: hash and nm have tables, the others none
          "probes": 15 if engine in ("hash", "nm") else 0,
          "max_probes": 3 if engine in ("hash", "nm") else 0}
     return {"tool": "mpimatch-replay", "events": events, "np": 2, "reps": 5,
-            "hints": ["no_any_source", "no_any_tag"],
+            "hints": ["no_any_source", "no_any_tag"], "floor_ns_per_event": floor,
             "results": [{"engine": engine, "params": params or {},
                          "ns_per_event": {"median": ns, "q1": ns * 0.9, "q3": ns * 1.1, "min": ns * 0.8},
+                         "floor_ns_per_event": floor, "engine_ns_per_event": None if floor is None else ns - floor,
                          "events_per_second": 1e9 / ns, "outcomes": {"matches": 4096},
                          "stats": {"prq": q, "umq": dict(q, mean_depth=0.0, max_length=0),
-                                   "bytes": 0, "peak_bytes": 5000}}],
+                                   "bytes": 0, "peak_bytes": peak}}],
             "skipped": []}
 
 
-def fake_outcomes(times: Dict[str, Dict[str, float]], cat: bench.Catalogues = CAT) -> List[bench.Outcome]:
+def fake_outcomes(times: Dict[str, Dict[str, float]], cat: bench.Catalogues = CAT,
+                  **replay: Any) -> List[bench.Outcome]:
+    """replay: further replay_json arguments; a dict value is per engine."""
     items = [Item(f"{wl}:n={n}", tuple(times[f"{wl}:{n}"]), figure="f", x="n")
              for wl, n in (k.split(":") for k in times)]
     out = []
     for r in bench.plan(items, cat):
         ns = times[f"{r.source.name}:{r.source.params['n']}"][r.label]
-        out.append(bench.Outcome(r, record=bench.make_record(r, replay_json(r.engine, ns), 0.5)))
+        kw = {k: v[r.engine] if isinstance(v, dict) else v for k, v in replay.items()
+              if not isinstance(v, dict) or r.engine in v}
+        out.append(bench.Outcome(r, record=bench.make_record(r, replay_json(r.engine, ns, **kw), 0.5)))
     bench.set_speedups([o.record for o in out])
     return out
 
@@ -268,6 +274,52 @@ def test_records_speedups_and_targets():
     assert targets["shuffle-hash-rate"]["measured"] == pytest.approx(1e8)
     assert targets["shuffle-nm-speedup"]["met"] is None
     assert targets["shuffle-nm-speedup"]["note"].startswith("not measured")
+    assert rec["floor_ns_per_event"] == 2.0
+    assert targets["shuffle-hash-ns"]["measured"] == pytest.approx(10.0)
+    assert targets["shuffle-hash-ns"]["met"] is False
+    assert targets["shuffle-hash-engine-ns"]["measured"] == pytest.approx(8.0)
+    assert targets["shuffle-hash-engine-ns"]["met"] is False
+
+
+def test_issue13_targets_on_made_up_numbers():
+    """ns per event through the API, engine-only (less the same run's floor), burst
+    hash/list at 1.1x, and the worst bytes per queued element of any engine at n=4096."""
+    outs = fake_outcomes({"shuffle:4096": {"list": 1000.0, "hash": 8.0, "bins": 50.0},
+                          "burst:4096": {"list": 20.0, "hash": 21.0},
+                          "burst:64": {"list": 20.0, "hash": 21.0}},
+                         floor={"hash": 3.5, "list": 3.0}, max_length=1000,
+                         peak={"list": 64000, "hash": 79000, "bins": 81000})
+    targets = {t["name"]: t for t in bench.check_targets([o.record for o in outs])}
+    assert targets["shuffle-hash-ns"]["measured"] == pytest.approx(8.0)
+    assert targets["shuffle-hash-ns"]["met"] is True
+    assert targets["shuffle-hash-engine-ns"]["measured"] == pytest.approx(4.5)
+    assert targets["shuffle-hash-engine-ns"]["met"] is True
+    assert targets["burst-hash-slowdown"]["measured"] == pytest.approx(1.05)
+    assert targets["burst-hash-slowdown"]["met"] is True and targets["burst-hash-slowdown"]["wanted"] == 1.1
+    b = targets["bytes-per-queued"]
+    assert b["measured"] == pytest.approx(81.0) and b["met"] is False   # bins, the worst
+    assert b["workload"] == "shuffle:n=4096,rounds=8,seed=1 (bins)"
+    # bins not run: list and hash meet it; a run at another n is not counted
+    outs = fake_outcomes({"shuffle:4096": {"list": 1000.0, "hash": 8.0},
+                          "burst:64": {"list": 20.0, "hash": 21.0}},
+                         max_length=1000, peak={"list": 64000, "hash": 79000})
+    small = dict(outs[-1].record, peak_bytes=500000)
+    assert small["workload"]["params"]["n"] == 64
+    targets = {t["name"]: t for t in bench.check_targets([o.record for o in outs[:-1]] + [small])}
+    assert targets["bytes-per-queued"]["measured"] == pytest.approx(79.0)
+    assert targets["bytes-per-queued"]["met"] is True
+    assert targets["burst-hash-slowdown"]["met"] is None
+    # the larger side counts: a UMQ of 2000 beside a PRQ of 1000 gives 79000 / 2000
+    rec = dict(outs[0].record, umq=dict(outs[0].record["umq"], max_length=2000))
+    assert bench.bytes_per_queued(rec) == pytest.approx(32.0)
+    # no floor in the replay JSON: engine-only time is not measured; nothing queued: no bytes
+    outs = fake_outcomes({"shuffle:4096": {"list": 1000.0, "hash": 8.0}}, floor=None, max_length=0)
+    targets = {t["name"]: t for t in bench.check_targets([o.record for o in outs])}
+    assert targets["shuffle-hash-engine-ns"]["met"] is None
+    assert targets["shuffle-hash-engine-ns"]["note"] == ("not measured: the suite has no shuffle "
+                                                         "n=4096 run of hash with a harness floor")
+    assert targets["bytes-per-queued"]["met"] is None
+    assert targets["bytes-per-queued"]["note"].startswith("not measured")
 
 
 def test_auto_targets_take_the_worst_workload():
@@ -334,7 +386,8 @@ def test_terminal_report_states_missed_targets():
     console = Console(width=250, record=True, file=io.StringIO())
     console.print(terminal_report(fake_doc()))
     text = console.export_text()
-    assert "MISSED" in text and "burst n=4096: hash at most 1.5x slower" in text
+    assert "MISSED" in text and "burst n=4096: hash at most 1.1x slower" in text
+    assert "10.00 ns" in text and "8.00 ns" in text and "1.2 B" in text   # ns/event, bytes
     assert "100.00×" in text and "not measured" in text
     # probes/op: both sides' slots / both sides' searches, and the most in one operation
     assert "probes/op" in text and "1.50/3" in text

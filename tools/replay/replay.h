@@ -50,9 +50,16 @@ typedef struct mm_replay_result {
  * before the clock starts (the loop passes a pointer, copies nothing), plus
  * what the loop needs to dispatch it; 48 bytes against mm_event's 72, so that
  * streaming through the events evicts less of the engine's working set. */
+/* The timed loop's event types, decoded once at mm_replay_init: a receive
+ * whose handle a C needs is its own type, so the loop tests no ref for the
+ * others. In the order the loop tests them. */
+enum mm_tev_type {
+    MM_TEV_MSG, MM_TEV_RECV, MM_TEV_RECV_REF, MM_TEV_PROBE, MM_TEV_MPROBE, MM_TEV_CANCEL
+};
+
 typedef struct mm_timed_event {
     mm_entry en;        /* R/M: the entry, cookie = event index; P/X: the key */
-    uint8_t  type;      /* enum mm_event_type                                 */
+    uint8_t  type;      /* enum mm_tev_type (decoded from mm_event_type)      */
     uint32_t ref;       /* R: cancel-handle slot + 1 (0: none); C: R's slot   */
 } mm_timed_event;
 

@@ -81,6 +81,10 @@ def target_value(t: Mapping[str, Any], key: str) -> str:
     def one(v: Any) -> str:
         if t["unit"] == "events/s":
             return "-" if v is None else f"{human_rate(v)}ev/s"
+        if t["unit"] == "ns/event":
+            return "-" if v is None else f"{v:.2f} ns"
+        if t["unit"] == "B":
+            return "-" if v is None else f"{v:.1f} B"
         return "-" if v is None else f"{v:.2f}×"
     lo, hi = t.get(f"{key}_min"), t.get(f"{key}_max")
     if t.get(key) is not None and len(t.get("per_run") or ()) > 1 and lo is not None:

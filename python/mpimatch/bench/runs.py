@@ -24,7 +24,7 @@ from ..errors import EXIT_FAILURE, MpimatchError
 
 # What changes from one run to the next: kept per run; the rest is the same in every run.
 TIMING_KEYS = ("ns_per_event", "events_per_second", "speedup_vs_list", "paired_list",
-               "wall_seconds", "paths", "classes", "overhead")
+               "floor_ns_per_event", "wall_seconds", "paths", "classes", "overhead")
 FASTER, SLOWER, NOISE = "faster", "slower", "within noise"
 
 
@@ -93,6 +93,9 @@ def combine_records(recs: Sequence[Mapping[str, Any]]) -> Dict[str, Any]:
     out["events_per_second"] = 1e9 / med if med else None
     ups = [r.get("speedup_vs_list") for r in recs]
     out["speedup_vs_list"] = statistics.median(ups) if all(u is not None for u in ups) else None  # type: ignore[type-var]
+    floors = [r.get("floor_ns_per_event") for r in recs]
+    out["floor_ns_per_event"] = (statistics.median(floors)  # type: ignore[type-var]
+                                 if all(f is not None for f in floors) else None)
     if all("paired_list" in r for r in recs):
         out["paired_list"] = {"ns_per_event": {"median": statistics.median(
             r["paired_list"]["ns_per_event"]["median"] for r in recs)}}
