@@ -88,7 +88,7 @@ MM_INLINE int mm_hash_search_or_queue(mm_ftable *other, mm_qstats *ost, mm_ftabl
             h = mm_ftable_hash(own, k), hashed = 1;
             s = mm_ftable_slot(other, k, other->seed == own->seed ? h : mm_ftable_hash(other, k));
         }
-        if (s && !s->head) /* the key is idle there */
+        if (s && !mm_fslot_head(s)) /* the key is idle there */
             s = NULL;
     }
     if (s) {
