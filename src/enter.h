@@ -72,8 +72,9 @@ int mm_enter_slow(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *h,
  * are taken back, traversed, max_depth and the probe counts from the values
  * saved in e->undo_*. may_fail 0 promises that the engine fails only for an
  * element it may not queue (mm_may_queue), which this path never hands it
- * (mm_enter_slow's search-only call restores every statistic itself): then
- * nothing is saved.
+ * (mm_enter_slow's search-only call restores every statistic itself), or
+ * fails having changed no statistic but the search and miss taken back here
+ * (hash_part.h): then nothing is saved.
  *
  * xflags: MM_ELEM_* bits the new element carries besides the API's (0 on
  * the public path); pflags, if not NULL, receives a matched partner's flags
