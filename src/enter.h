@@ -75,8 +75,8 @@ int mm_enter_slow(mm_engine *e, const mm_entry *x, unsigned mode, mm_handle *h,
  * element it may not queue (mm_may_queue), which this path never hands it
  * (mm_enter_slow's search-only call restores every statistic itself), or
  * that a failure leaves traversed, max_depth and the probe counts as they
- * were (counting the search's searches and misses only): then nothing is
- * saved.
+ * were (counting the search's searches and misses only, which are taken back
+ * here: simd.c, hash_part.h): then nothing is saved.
  *
  * xflags: MM_ELEM_* bits the new element carries besides the API's (0 on
  * the public path); pflags, if not NULL, receives a matched partner's flags

@@ -1,12 +1,23 @@
 #include <string.h>
 #include "core/ftable.h"
 
-/* cap empty slots (comm == -1), or NULL. */
-static mm_fslot *alloc_slots(mm_mem *mem, uint32_t cap)
+enum { LINE = 64 };
+
+static size_t block_size(uint32_t cap)
 {
-    mm_fslot *s = mm_mem_alloc(mem, (size_t)cap * sizeof *s);
-    if (s)
-        memset(s, 0xff, (size_t)cap * sizeof *s);
+    return (size_t)cap * sizeof(mm_fslot) + LINE;
+}
+
+/* cap empty slots (all ones: tag MM_FSLOT_EMPTY) starting on a cache line
+ * inside a new block (*block), or NULL. */
+static mm_fslot *alloc_slots(mm_mem *mem, uint32_t cap, void **block)
+{
+    char *b = mm_mem_alloc(mem, block_size(cap));
+    if (!b)
+        return NULL;
+    mm_fslot *s = (mm_fslot *)(b + (LINE - (uintptr_t)b % LINE) % LINE);
+    memset(s, 0xff, (size_t)cap * sizeof *s);
+    *block = b;
     return s;
 }
 
@@ -16,7 +27,7 @@ int mm_ftable_init(mm_ftable *t, unsigned li, uint32_t capacity, uint64_t seed, 
     uint32_t cap = 16;
     while (cap < capacity && cap < (1u << 30))
         cap <<= 1;
-    t->slots = alloc_slots(mem, cap);
+    t->slots = alloc_slots(mem, cap, &t->block);
     if (!t->slots)
         return -1;
     t->mask = cap - 1;
@@ -25,7 +36,12 @@ int mm_ftable_init(mm_ftable *t, unsigned li, uint32_t capacity, uint64_t seed, 
     t->li = li;
     t->reseeds = 0;
     t->last = 0;
+    t->last_key = (mm_key){-1, -1, -1};
     t->proj = proj;
+    /* the compare masks: all ones in the fields the table keeps */
+    mm_key keep = {-1, (proj & MM_FTABLE_ANY_SRC) ? 0 : -1, (proj & MM_FTABLE_ANY_TAG) ? 0 : -1};
+    memcpy(&t->m8, &keep, 8);
+    memcpy(&t->m4, (const char *)&keep + 8, 4);
     t->seed = seed;
     t->steps = 0;
     t->mem = mem;
@@ -36,18 +52,21 @@ void mm_ftable_destroy(mm_ftable *t)
 {
     if (!t->slots)
         return;
-    mm_mem_free(t->mem, t->slots, ((size_t)t->mask + 1) * sizeof *t->slots);
+    mm_mem_free(t->mem, t->block, block_size(t->mask + 1));
     t->slots = NULL;
+    t->block = NULL;
 }
 
-/* Put key k (hash h, FIFO head) in the first empty slot from h's home;
- * returns the slot's index. */
-static uint32_t place(mm_fslot *slots, uint32_t mask, const mm_key *k, uint32_t h, mm_elem *head)
+/* Put a live key with hash h and FIFO head in the first empty slot from h's
+ * home; returns the slot's index. */
+static uint32_t place(mm_fslot *slots, uint32_t mask, uint32_t h, mm_elem *head)
 {
     uint32_t i = h & mask;
-    while (slots[i].key.comm != -1)
+    while (slots[i].tag != MM_FSLOT_EMPTY)
         i = (i + 1) & mask;
-    slots[i] = (mm_fslot){*k, h, head};
+    slots[i].tag = h;
+    slots[i].comm = 0;
+    slots[i].u.head = head;
     return i;
 }
 
@@ -57,23 +76,30 @@ static uint32_t place(mm_fslot *slots, uint32_t mask, const mm_key *k, uint32_t 
 static int rebuild(mm_ftable *t, uint32_t cap, uint64_t seed)
 {
     uint32_t oldcap = t->mask + 1;
-    mm_fslot *slots = alloc_slots(t->mem, cap);
+    void *block;
+    mm_fslot *slots = alloc_slots(t->mem, cap, &block);
     if (!slots)
         return -1;
     for (uint32_t i = 0; i < oldcap; i++) {
         const mm_fslot *s = &t->slots[i];
-        if (s->key.comm == -1 || !s->head)
+        if (s->tag & MM_FSLOT_IDLE) /* empty or idle */
             continue;
-        place(slots, cap - 1, &s->key, seed == t->seed ? s->hash : mm_khash(&s->key, seed),
-              s->head);
+        uint32_t h = s->tag;
+        if (seed != t->seed) {
+            mm_key k = mm_ftable_key(t, &s->u.head->key);
+            h = mm_ftable_hash_seed(&k, seed);
+        }
+        place(slots, cap - 1, h, s->u.head);
     }
-    mm_mem_free(t->mem, t->slots, (size_t)oldcap * sizeof *slots);
+    mm_mem_free(t->mem, t->block, block_size(oldcap));
     t->slots = slots;
+    t->block = block;
     t->mask = cap - 1;
     t->count -= t->idle;
     t->idle = 0;
     t->seed = seed;
     t->last = 0;
+    t->last_key = (mm_key){-1, -1, -1};
     return 0;
 }
 
@@ -86,11 +112,12 @@ int mm_ftable_insert(mm_ftable *t, const mm_key *k, mm_elem *x, uint32_t h)
         if (want > (1u << 30) || rebuild(t, want, t->seed) != 0)
             return -1;
     }
-    uint32_t at = place(t->slots, t->mask, k, h, x);
+    uint32_t at = place(t->slots, t->mask, h, x);
     uint32_t run = (at - h) & t->mask;
     t->steps += run + 1;
     t->count++;
     t->last = at;
+    t->last_key = *k;
     if (run > mm_ftable_max_run(t->mask + 1)) {
         /* A run this long is all but impossible for keys the seed spreads:
          * the keys were chosen against it (or the table is crowded). Spread

@@ -1,22 +1,27 @@
 /* ftable.h - a FIFO of elements per key (comm, src, tag), in a seeded hash
- * table whose slot holds the key and the FIFO itself.
+ * table whose 16-byte slot holds the FIFO or, while the FIFO is empty, the
+ * key itself.
  *
- * A slot is 24 bytes: the key, its seeded hash and a pointer to the FIFO's
- * head element. A lookup compares keys in the slot array and reads an
- * element only to take it, so a match reads the slot's cache line and the
- * partner element's: two lines, no key entry in between. The FIFO is
- * threaded through element link li: next runs from head to tail; prev runs
- * back, except that the head's prev points at the tail, so that appending
- * needs nothing but the head.
+ * A slot is a 32-bit tag (the key's seeded hash, 30 bits, with the IDLE bit
+ * while the key has no element queued) and 12 bytes: the FIFO's head
+ * element while the key is live (the key is then read from the head: it is
+ * the element a match takes), the key while it is idle. Four slots fill a
+ * cache line exactly and the slot array starts on one, so a match reads the
+ * slot's line and the partner element's: two lines, no key entry in
+ * between, and the key comparison reads nothing the match does not. The
+ * FIFO is threaded through element link li: next runs from head to tail;
+ * prev runs back, except that the head's prev points at the tail, so that
+ * appending needs nothing but the head.
  *
- *     slot [key | hash | head] --> e1 --next--> e2 --next--> e3 (next NULL)
- *                                  e1.prev = e3, e2.prev = e1, e3.prev = e2
+ *     live slot [hash | . | head] --> e1 --next--> e2 --next--> e3 (next NULL)
+ *                                     e1.prev = e3, e2.prev = e1, e3.prev = e2
+ *     idle slot [hash|IDLE | comm src tag]
  *
- * Open addressing with linear probing; an empty slot has comm == -1. A key
- * whose FIFO empties keeps its slot, idle (head NULL), for its next use: MPI
- * programs use the same keys round after round, and re-inserting a key
- * costs more than the match. Idle slots never make the table grow: when an
- * insertion would pass half load they are dropped first, and the table
+ * Open addressing with linear probing; an empty slot has tag
+ * MM_FSLOT_EMPTY. A key whose FIFO empties keeps its slot, idle, for its next
+ * use: MPI programs use the same keys round after round, and re-inserting a
+ * key costs more than the match. Idle slots never make the table grow: when
+ * an insertion would pass half load they are dropped first, and the table
  * doubles only if the live keys alone need it (so memory follows the live
  * keys; the table never shrinks).
  *
@@ -29,18 +34,35 @@
 #ifndef MM_CORE_FTABLE_H
 #define MM_CORE_FTABLE_H
 
+#include <stddef.h>
 #include <string.h>
 #include "core/elem.h"
 #include "core/khash.h"
 #include "core/mem.h"
 
+/* Tags: an empty slot is all ones (tag MM_FSLOT_EMPTY, comm -1); hashes
+ * have 30 bits (mm_ftable_hash), so no used slot's tag is EMPTY. */
+#define MM_FSLOT_IDLE  0x80000000u
+#define MM_FSLOT_EMPTY 0xFFFFFFFFu
+
 typedef struct mm_fslot {
-    mm_key   key;      /* comm == -1: empty slot                         */
-    uint32_t hash;
-    mm_elem *head;     /* NULL in a used slot: the key is idle           */
+    uint32_t tag;       /* MM_FSLOT_EMPTY, or hash | (idle ? MM_FSLOT_IDLE : 0) */
+    int32_t  comm;      /* idle: the key's comm                             */
+    union {
+        mm_elem *head;  /* live: the FIFO's head (the earliest element)     */
+        struct {
+            int32_t src, tag;
+        } k;            /* idle: the rest of the key                        */
+    } u;
 } mm_fslot;
 
-_Static_assert(sizeof(mm_fslot) == 24, "an ftable slot is 24 bytes");
+_Static_assert(sizeof(mm_fslot) == 16, "an ftable slot is 16 bytes: four to a cache line");
+
+/* The head of slot s's FIFO, or NULL when the key is idle. */
+static inline mm_elem *mm_fslot_head(const mm_fslot *s)
+{
+    return (s->tag & MM_FSLOT_IDLE) ? NULL : s->u.head;
+}
 
 /* The longest probe run an insertion accepts in a table of cap slots:
  * 8 log2(cap). Random keys at half load make runs of about 5 log2(cap) at
@@ -52,15 +74,19 @@ static inline uint32_t mm_ftable_max_run(uint32_t cap)
 }
 
 typedef struct mm_ftable {
-    mm_fslot *slots;
+    mm_fslot *slots;   /* on a cache line, inside block                  */
+    void     *block;   /* the allocation (the slots and one line more)   */
     uint32_t  mask;    /* capacity - 1 (a power of two)                 */
     uint32_t  count;   /* used slots: live and idle keys                 */
     uint32_t  idle;    /* keys with an empty FIFO                        */
     uint32_t  li;      /* element link of the FIFOs                      */
     uint32_t  reseeds; /* rebuilds under a new seed                      */
-    uint32_t  last;    /* slot of the last key found or inserted (a hint,
-                          checked against the slot's key before use)     */
+    uint32_t  last;    /* slot of the last key found or inserted, whose  */
+    mm_key    last_key; /* key is this (comm -1: none): the slot keeps
+                          its key until a rebuild, which clears it       */
     unsigned  proj;    /* MM_FTABLE_ANY_*                                */
+    uint32_t  m4;      /* key compare masks: the bits of key bytes 8..11 */
+    uint64_t  m8;      /* and 0..7 that proj keeps (all, when proj is 0) */
     uint64_t  seed;
     uint64_t  steps;   /* slots inspected since the last take_steps      */
     mm_mem   *mem;
@@ -98,9 +124,32 @@ static inline int mm_ftable_key_eq(const mm_key *a, const mm_key *b)
     return ((a8 ^ b8) | (a4 ^ b4)) == 0;
 }
 
+/* Is k (a key filed in t: projected) the key of used slot s, live or idle?
+ * The key is read from the slot while idle, from the head while live; the
+ * fields t projects away are masked out of the compare, so a live slot
+ * compares its head's own key and an idle one keeps its last element's key
+ * unprojected. One 8-byte and one 4-byte compare, without branches. */
+static inline int mm_fslot_is(const mm_ftable *t, const mm_fslot *s, const mm_key *k)
+{
+    const char *p = (s->tag & MM_FSLOT_IDLE) ? (const char *)s + offsetof(mm_fslot, comm)
+                                             : (const char *)&s->u.head->key;
+    uint64_t a8, b8;
+    uint32_t a4, b4;
+    memcpy(&a8, p, 8), memcpy(&b8, k, 8);
+    memcpy(&a4, p + 8, 4), memcpy(&b4, (const char *)k + 8, 4);
+    return (((a8 ^ b8) & t->m8) | ((a4 ^ b4) & t->m4)) == 0;
+}
+
+/* The key's hash in t: 30 bits of mm_khash (tables have at most 2^30
+ * slots), so that no tag is MM_FSLOT_EMPTY. */
+static inline uint32_t mm_ftable_hash_seed(const mm_key *k, uint64_t seed)
+{
+    return mm_khash(k, seed) >> 2;
+}
+
 static inline uint32_t mm_ftable_hash(const mm_ftable *t, const mm_key *k)
 {
-    return mm_khash(k, t->seed);
+    return mm_ftable_hash_seed(k, t->seed);
 }
 
 /* Slots inspected since the last call (for mm_qstats.probes), and reset. */
@@ -122,12 +171,13 @@ static inline mm_fslot *mm_ftable_slot(mm_ftable *t, const mm_key *k, uint32_t h
     uint32_t home = h & t->mask;
     for (uint32_t i = home;; i = (i + 1) & t->mask) {
         mm_fslot *s = &t->slots[i];
-        if (s->hash == h && mm_ftable_key_eq(&s->key, k)) {
+        if ((s->tag & ~MM_FSLOT_IDLE) == h && mm_fslot_is(t, s, k)) {
             t->steps += ((i - home) & t->mask) + 1;
             t->last = i;
+            t->last_key = *k;
             return s;
         }
-        if (s->key.comm == -1) {
+        if (s->tag == MM_FSLOT_EMPTY) {
             t->steps += ((i - home) & t->mask) + 1;
             return NULL;
         }
@@ -141,19 +191,19 @@ static inline mm_fslot *mm_ftable_find(mm_ftable *t, const mm_key *k, uint32_t h
     if (t->count == t->idle) /* one side empty is the common case: no probe */
         return NULL;
     mm_fslot *s = mm_ftable_slot(t, k, h);
-    return s && s->head ? s : NULL;
+    return s && mm_fslot_head(s) ? s : NULL;
 }
 
 /* The slot of key k, live or idle, if it is the last key found or
- * inserted, else NULL: one slot inspected, no hash computed. Runs of the
- * same key (a burst of receives, then of their messages) take this path. */
+ * inserted, else NULL: no hash computed, and only the table's own copy of
+ * the key compared (no slot or element read to say no). Runs of the same
+ * key (a burst of receives, then of their messages) take this path. */
 static inline mm_fslot *mm_ftable_memo(mm_ftable *t, const mm_key *k)
 {
-    mm_fslot *s = &t->slots[t->last];
-    if (!mm_ftable_key_eq(&s->key, k))
+    if (!mm_ftable_key_eq(&t->last_key, k))
         return NULL;
     t->steps++;
-    return s;
+    return &t->slots[t->last];
 }
 
 /* Insert a new key k whose FIFO is x alone (k absent). 0, or -1 when out
@@ -165,13 +215,14 @@ static inline int mm_ftable_append(mm_ftable *t, mm_fslot *s, mm_elem *x)
 {
     mm_link *l = mm_ftable_link(t, x);
     l->next = NULL;
-    if (!s->head) {
+    if (s->tag & MM_FSLOT_IDLE) {
         l->prev = l;
-        s->head = x;
+        s->tag &= ~MM_FSLOT_IDLE;
+        s->u.head = x;
         t->idle--;
         return 1;
     }
-    mm_link *hl = mm_ftable_link(t, s->head);
+    mm_link *hl = mm_ftable_link(t, s->u.head);
     mm_link *tail = hl->prev;
     tail->next = l;
     l->prev = tail;
@@ -211,22 +262,25 @@ static inline mm_fslot *mm_ftable_find_key(mm_ftable *t, const mm_key *k)
     mm_fslot *s = mm_ftable_memo(t, k);
     if (!s)
         s = mm_ftable_slot(t, k, mm_ftable_hash(t, k));
-    return s && s->head ? s : NULL;
+    return s && mm_fslot_head(s) ? s : NULL;
 }
 
 /* Take the head of live slot s's FIFO (returned). *closed tells whether
- * that emptied the FIFO (the key stays, idle). */
+ * that emptied the FIFO: the key stays, idle, in the slot (the element's
+ * own key, which mm_fslot_is compares under t's projection; the element is
+ * the one the caller reads anyway). */
 static inline mm_elem *mm_ftable_pop(mm_ftable *t, mm_fslot *s, int *closed)
 {
-    mm_elem *x = s->head;
+    mm_elem *x = s->u.head;
     mm_link *l = mm_ftable_link(t, x);
     mm_link *n = l->next;
     if (n) {
         n->prev = l->prev;
-        s->head = mm_elem_of(n, t->li);
+        s->u.head = mm_elem_of(n, t->li);
         *closed = 0;
     } else {
-        s->head = NULL;
+        s->tag |= MM_FSLOT_IDLE;
+        memcpy((char *)s + offsetof(mm_fslot, comm), &x->key, sizeof x->key);
         t->idle++;
         *closed = 1;
     }
@@ -243,7 +297,7 @@ static inline mm_elem *mm_ftable_take(mm_ftable *t, const mm_key *k, uint32_t h,
     *closed = 0;
     if (!s)
         return NULL;
-    return remove ? mm_ftable_pop(t, s, closed) : s->head;
+    return remove ? mm_ftable_pop(t, s, closed) : s->u.head;
 }
 
 /* Unlink x, filed under key k = mm_ftable_key(t, &x->key), from its FIFO,
@@ -266,7 +320,7 @@ static inline int mm_ftable_remove(mm_ftable *t, mm_elem *x, const mm_key *k)
         return closed;
     }
     /* the tail, behind a head */
-    mm_ftable_link(t, s->head)->prev = l->prev;
+    mm_ftable_link(t, s->u.head)->prev = l->prev;
     l->prev->next = NULL;
     l->next = l->prev = NULL;
     return 0;

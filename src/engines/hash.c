@@ -60,7 +60,9 @@ static void hash_cancel(mm_engine *e, mm_elem *r)
     mm_hash_cancel(e, e->impl, r);
 }
 
-MM_ENGINE_ENTER(hash, hash_post, hash_arrive, 1)
+/* may_fail 0: a failed post or arrival (out of memory for a table) leaves
+ * only the search count and miss that mm_enter takes back (hash_part.h). */
+MM_ENGINE_ENTER(hash, hash_post, hash_arrive, 0)
 
 static const mm_engine_ops hash_ops = {
     .nlinks = 1,

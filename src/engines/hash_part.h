@@ -74,7 +74,11 @@ MM_INLINE int mm_hash_queued(mm_ftable *t, mm_qstats *st, int rc)
     return MM_QUEUED;
 }
 
-/* x searches `other` and, unmatched, joins `own`. */
+/* x searches `other` and, unmatched, joins `own`. A call that fails (out of
+ * memory for own's table) has changed no statistic but the search count
+ * and miss that mm_enter takes back: the search's probes are recorded only
+ * once x is matched or queued, so the engine's entries need not save and
+ * restore the others (MM_ENGINE_ENTER's may_fail 0). */
 MM_INLINE int mm_hash_search_or_queue(mm_ftable *other, mm_qstats *ost, mm_ftable *own,
                                       mm_qstats *st, mm_elem *x, mm_elem **partner)
 {
@@ -88,24 +92,29 @@ MM_INLINE int mm_hash_search_or_queue(mm_ftable *other, mm_qstats *ost, mm_ftabl
             h = mm_ftable_hash(own, k), hashed = 1;
             s = mm_ftable_slot(other, k, other->seed == own->seed ? h : mm_ftable_hash(other, k));
         }
-        if (s && !s->head) /* the key is idle there */
+        if (s && !mm_fslot_head(s)) /* the key is idle there */
             s = NULL;
     }
+    uint64_t osteps = mm_ftable_take_steps(other);
+    mm_stat_search(ost, s != NULL, s != NULL);
     if (s) {
         int closed;
         *partner = mm_ftable_pop(other, s, &closed);
         if (closed)
             mm_stat_queues(ost, -1);
-    }
-    mm_stat_search(ost, s != NULL, s != NULL);
-    mm_stat_probes(ost, mm_ftable_take_steps(other));
-    if (s)
+        mm_stat_probes(ost, osteps);
         return MM_MATCHED;
-    if (!mm_may_queue(x))
+    }
+    if (!mm_may_queue(x)) {
+        mm_stat_probes(ost, osteps);
         return MM_ENOMEM;
-    return mm_hash_queued(own, st, hashed ? mm_ftable_push(own, x, k, own->seed == other->seed ? h
-                                                           : mm_ftable_hash(own, k))
-                                          : mm_ftable_push_key(own, x, k));
+    }
+    int rc = hashed ? mm_ftable_push(own, x, k, own->seed == other->seed ? h
+                                                : mm_ftable_hash(own, k))
+                    : mm_ftable_push_key(own, x, k);
+    if (rc >= 0)
+        mm_stat_probes(ost, osteps);
+    return mm_hash_queued(own, st, rc);
 }
 
 MM_INLINE int mm_hash_post(mm_engine *e, mm_hash *H, mm_elem *r, mm_elem **partner)

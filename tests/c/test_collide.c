@@ -208,7 +208,7 @@ static void test_known_seed(void)
     uint64_t found = 0;
     for (int i = 0; i < NW; i++) {
         mm_fslot *s = mm_ftable_find(&t, &keys[i], mm_ftable_hash(&t, &keys[i]));
-        found += s && s->head->seq == (uint64_t)i + 1;
+        found += s && mm_fslot_head(s)->seq == (uint64_t)i + 1;
     }
     uint64_t lookups = mm_ftable_take_steps(&t);
     CHECK_EQ(found, NW);
