@@ -291,6 +291,8 @@ typedef struct mmfi_domain {
     struct fid_domain dom;
     mmfi_fabric      *fab;
     pthread_mutex_t   lock;
+    int               locking;  /* 0: the application serializes every call
+                                 * (FI_THREAD_DOMAIN): the data path takes no lock */
     mmfi_settings     set;
     int               refs;
     uint64_t          cq_data_size;
@@ -340,6 +342,7 @@ typedef struct mmfi_ep {
     mm_engine      *eng;
     int32_t         eng_nprocs;   /* sources 0..eng_nprocs-2 are fi_addrs; the last: not in the AV */
     int             generic;      /* the generic path is in use (docs/provider.md) */
+    int             profiling;    /* FI_MPIMATCH_PROFILE is set                 */
     FILE           *prof;         /* FI_MPIMATCH_PROFILE stream (stats.c), or NULL */
     uint64_t        prof_ids;     /* events written to it                   */
     int             prof_failed;  /* could not write it: no more tries      */
@@ -357,10 +360,14 @@ typedef struct mmfi_ep {
     size_t          av_conn_cap;
     uint64_t        av_gen;
     size_t          local_procs;  /* AV addresses on this host (FI_MPIMATCH_YIELD=auto) */
+    int             yield;        /* mmfi_ep_wants_yield, kept up to date with the AV */
     /* shm channel: my inbox */
     void           *inbox;
     size_t          inbox_len;
     int32_t        *slot_conn;    /* inbox slot -> conn index (-1)          */
+    char           *slot0;        /* the inbox's first slot, its stride and ring */
+    size_t          slot_stride;  /* mask: mmfi_shm_poll computes nothing else  */
+    uint64_t        ring_mask;
     int             inbox_linked; /* the inbox still has its name           */
     size_t          expect_attach;/* same-host addresses in the AV          */
     int             cma_off;      /* process_vm_readv refused here: segmented copy */
@@ -369,6 +376,11 @@ typedef struct mmfi_ep {
     int            *tcp_pend;     /* accepted fds waiting for the peer's address */
     size_t          ntcp_pend;
     size_t          tcp_conns;    /* connections with a socket                */
+    int             tcp_possible; /* the AV holds a peer reached over TCP (or
+                                   * FI_MPIMATCH_FORCE_TCP=all): the listener is
+                                   * polled with the sockets; otherwise only at
+                                   * the liveness checks (ep.c) */
+    size_t          ctrl_queued;  /* control cells waiting in the connections' FIFOs */
     uint64_t        tcp_calls;    /* mmfi_tcp_poll calls (the listener: every 64th) */
     uint64_t        polls;        /* progress calls                         */
     mmfi_poll       poll;         /* polling scheme and its counters (poll.h) */
@@ -383,6 +395,21 @@ typedef struct mmfi_ep {
     int             sample_fd;    /* FI_MPIMATCH_STATS_INTERVAL's file, or -1 */
     uint64_t        nsamples;
 } mmfi_ep;
+
+/* The domain lock around the data path (sends, receives, CQ reads, cancel):
+ * taken unless the domain was opened with FI_THREAD_DOMAIN, under which the
+ * application serializes every call into the domain (fi_domain(3)); Open
+ * MPI's mtl ofi asks for it unless MPI_THREAD_MULTIPLE. */
+static inline void mmfi_lock(mmfi_domain *d)
+{
+    if (d->locking)
+        pthread_mutex_lock(&d->lock);
+}
+static inline void mmfi_unlock(mmfi_domain *d)
+{
+    if (d->locking)
+        pthread_mutex_unlock(&d->lock);
+}
 
 /* ---- prov.c ---- */
 int  mmfi_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *context);
@@ -475,6 +502,8 @@ void mmfi_tcp_conn_close(mmfi_conn *c);
 void mmfi_tcp_drain(mmfi_ep *ep, uint32_t ci); /* read what ci's socket holds now */
 /* The channel for a peer: TCP for other hosts and FI_MPIMATCH_FORCE_TCP. */
 const mmfi_chan *mmfi_chan_for(mmfi_ep *ep, const mmfi_conn *c);
+/* Whether any peer of the AV is (or may be) reached over TCP. */
+int  mmfi_tcp_possible(mmfi_ep *ep);
 /* The peer closed its endpoint in order (either channel said so). */
 int  mmfi_peer_closed(const mmfi_conn *c);
 int  mmfi_same_host(const mmfi_conn *c);
@@ -490,6 +519,11 @@ void mmfi_stats_write(mmfi_ep *ep);
  * of the receive with that id, a comment line, and the close that renames
  * the complete file into place. */
 uint64_t mmfi_profile_event(mmfi_ep *ep, int type, const mm_entry *k, uint64_t bytes);
+/* The same, a test and no call when not profiling (every post and arrival). */
+static inline uint64_t mmfi_profile(mmfi_ep *ep, int type, const mm_entry *k, uint64_t bytes)
+{
+    return ep->profiling ? mmfi_profile_event(ep, type, k, bytes) : 0;
+}
 void mmfi_profile_cancel(mmfi_ep *ep, uint64_t id);
 void mmfi_profile_note(mmfi_ep *ep, const char *text);
 void mmfi_profile_close(mmfi_ep *ep);
