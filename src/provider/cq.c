@@ -33,22 +33,6 @@ static struct fi_ops cq_fi_ops = {
     .ops_open = mmfi_no_ops_open,
 };
 
-int mmfi_cq_push(mmfi_cq *cq, void *context, uint64_t flags, size_t len, void *buf,
-                 uint64_t data, uint64_t tag, fi_addr_t src)
-{
-    mmfi_cqe *e = mm_fifo_push(&cq->ent);
-    if (!e)
-        return -FI_ENOMEM;
-    e->e.op_context = context;
-    e->e.flags = flags;
-    e->e.len = len;
-    e->e.buf = buf;
-    e->e.data = data;
-    e->e.tag = tag;
-    e->src = src;
-    return 0;
-}
-
 int mmfi_cq_push_err(mmfi_cq *cq, void *context, uint64_t flags, size_t len, size_t olen,
                      uint64_t data, uint64_t tag, int err)
 {

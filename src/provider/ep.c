@@ -121,40 +121,6 @@ int mmfi_conn_for_addr(mmfi_ep *ep, fi_addr_t a, uint32_t *out)
     return 0;
 }
 
-/* ---- completions ---- */
-
-static int want(uint64_t bind, uint64_t flags)
-{
-    return !(bind & FI_SELECTIVE_COMPLETION) || (flags & FI_COMPLETION);
-}
-
-void mmfi_report_recv(mmfi_ep *ep, mmfi_rec *r, uint64_t len, uint64_t tag, uint64_t data,
-                      int has_data, fi_addr_t src, int err, uint64_t olen)
-{
-    if (!ep->rx_cq)
-        return;
-    uint64_t fl = FI_RECV | (r->tagged ? FI_TAGGED : FI_MSG) | (has_data ? FI_REMOTE_CQ_DATA : 0);
-    if (err) {
-        mmfi_cq_push_err(ep->rx_cq, r->context, fl, len, olen, has_data ? data : 0, tag, err);
-        return;
-    }
-    if (!want(ep->rx_bind, r->flags))
-        return;
-    mmfi_cq_push(ep->rx_cq, r->context, fl, len, NULL, has_data ? data : 0, tag,
-                 ep->caps & FI_SOURCE ? src : FI_ADDR_NOTAVAIL);
-}
-
-void mmfi_report_send(mmfi_ep *ep, void *context, uint64_t flags, int tagged, int err)
-{
-    if (!ep->tx_cq)
-        return;
-    uint64_t fl = FI_SEND | (tagged ? FI_TAGGED : FI_MSG);
-    if (err)
-        mmfi_cq_push_err(ep->tx_cq, context, fl, 0, 0, 0, 0, err);
-    else if (want(ep->tx_bind, flags))
-        mmfi_cq_push(ep->tx_cq, context, fl, 0, NULL, 0, 0, FI_ADDR_NOTAVAIL);
-}
-
 /* ---- progress ---- */
 
 #define LIVENESS_NS 100000000u /* check peers' processes every 100 ms */

@@ -430,8 +430,22 @@ fi_addr_t mmfi_av_find(mmfi_av *av, const mmfi_addr *a);
 /* ---- cq.c ---- */
 int  mmfi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
                   struct fid_cq **cq, void *context);
-int  mmfi_cq_push(mmfi_cq *cq, void *context, uint64_t flags, size_t len, void *buf,
-                  uint64_t data, uint64_t tag, fi_addr_t src);
+/* A completion (inline: one per message on both sides). */
+static inline int mmfi_cq_push(mmfi_cq *cq, void *context, uint64_t flags, size_t len, void *buf,
+                               uint64_t data, uint64_t tag, fi_addr_t src)
+{
+    mmfi_cqe *e = mm_fifo_push(&cq->ent);
+    if (MM_UNLIKELY(!e))
+        return -FI_ENOMEM;
+    e->e.op_context = context;
+    e->e.flags = flags;
+    e->e.len = len;
+    e->e.buf = buf;
+    e->e.data = data;
+    e->e.tag = tag;
+    e->src = src;
+    return 0;
+}
 int  mmfi_cq_push_err(mmfi_cq *cq, void *context, uint64_t flags, size_t len, size_t olen,
                       uint64_t data, uint64_t tag, int err);
 
@@ -445,9 +459,41 @@ void mmfi_ep_progress(mmfi_ep *ep);
 int mmfi_ep_wants_yield(const mmfi_ep *ep);
 int  mmfi_conn_for_addr(mmfi_ep *ep, fi_addr_t a, uint32_t *out);
 int  mmfi_conn_for_name(mmfi_ep *ep, const mmfi_addr *a, uint32_t *out);
-void mmfi_report_recv(mmfi_ep *ep, mmfi_rec *r, uint64_t len, uint64_t tag, uint64_t data,
-                      int has_data, fi_addr_t src, int err, uint64_t olen);
-void mmfi_report_send(mmfi_ep *ep, void *context, uint64_t flags, int tagged, int err);
+
+/* ---- completions (inline: every message reports one) ---- */
+
+static inline int mmfi_want_completion(uint64_t bind, uint64_t flags)
+{
+    return !(bind & FI_SELECTIVE_COMPLETION) || (flags & FI_COMPLETION);
+}
+
+static inline void mmfi_report_recv(mmfi_ep *ep, mmfi_rec *r, uint64_t len, uint64_t tag,
+                                    uint64_t data, int has_data, fi_addr_t src, int err,
+                                    uint64_t olen)
+{
+    if (!ep->rx_cq)
+        return;
+    uint64_t fl = FI_RECV | (r->tagged ? FI_TAGGED : FI_MSG) | (has_data ? FI_REMOTE_CQ_DATA : 0);
+    if (err) {
+        mmfi_cq_push_err(ep->rx_cq, r->context, fl, len, olen, has_data ? data : 0, tag, err);
+        return;
+    }
+    if (!mmfi_want_completion(ep->rx_bind, r->flags))
+        return;
+    mmfi_cq_push(ep->rx_cq, r->context, fl, len, NULL, has_data ? data : 0, tag,
+                 ep->caps & FI_SOURCE ? src : FI_ADDR_NOTAVAIL);
+}
+
+static inline void mmfi_report_send(mmfi_ep *ep, void *context, uint64_t flags, int tagged, int err)
+{
+    if (!ep->tx_cq)
+        return;
+    uint64_t fl = FI_SEND | (tagged ? FI_TAGGED : FI_MSG);
+    if (err)
+        mmfi_cq_push_err(ep->tx_cq, context, fl, 0, 0, 0, 0, err);
+    else if (mmfi_want_completion(ep->tx_bind, flags))
+        mmfi_cq_push(ep->tx_cq, context, fl, 0, NULL, 0, 0, FI_ADDR_NOTAVAIL);
+}
 
 /* ---- match.c: the keyed and generic paths ---- */
 int  mmfi_match_open(mmfi_ep *ep);
