@@ -351,10 +351,8 @@ int mmfi_match_post(mmfi_ep *ep, mmfi_rec *r)
         if (rc == MM_MATCHED) {
             m = (mmfi_rec *)partner;
             m->in_engine = 0;
-        } else {
-            r->key = key;
-            r->in_engine = 1;
-        }
+        } else
+            r->in_engine = 1; /* (its key is not kept: a receive leaves the engine by handle) */
     } else
         m = generic_find(&ep->unexp, r, 1);
     if (m) {

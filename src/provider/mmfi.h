@@ -114,6 +114,9 @@ enum { REC_NONE = 0, REC_POSTED, REC_UNEXP, REC_CLAIMED, REC_RDV_WAIT, REC_DONE 
 #define MMFI_INLINE (MMFI_IOV_MAX * sizeof(struct iovec))
 
 typedef struct mmfi_rec {
+    /* What a receive touches at its post and its match comes first: the
+     * first two cache lines (link to iov[0]); the message and rendezvous
+     * fields, the engine key and the timestamps after them. */
     mmfi_link  link;       /* posted or unexpected list (or none)         */
     uint8_t    kind;       /* REC_RECV / REC_MSG                          */
     uint8_t    state;
@@ -127,21 +130,19 @@ typedef struct mmfi_rec {
     uint64_t   tag, ignore;
     fi_addr_t  addr;       /* receive: source filter; message: sender's fi_addr */
     uint32_t   conn;       /* message: connection it came on              */
-    mm_entry   key;        /* the engine key (keyed path)                 */
     mm_handle  h;          /* receive queued in the engine                */
-    uint64_t   prof_id;    /* receive: its id in the FI_MPIMATCH_PROFILE stream */
     /* receive */
     void      *context;
     uint64_t   flags;      /* op flags: FI_COMPLETION, FI_CLAIM ...       */
     size_t     cap;        /* total buffer bytes                          */
     union {
         struct {           /* receive: the buffer                         */
-            struct iovec iov[MMFI_IOV_MAX];
             size_t       iov_count;
+            struct iovec iov[MMFI_IOV_MAX];
         };
         struct {           /* rendezvous message: the sender's buffer (cma.c) */
-            struct iovec riov[MMFI_IOV_MAX];
             uint8_t      riov_n;
+            struct iovec riov[MMFI_IOV_MAX];
         };
     };
     union {
@@ -156,8 +157,15 @@ typedef struct mmfi_rec {
             uint8_t   msg_has_data;
         };
     };
+    mm_entry   key;        /* message: the engine key (keyed path)        */
+    uint64_t   prof_id;    /* receive: its id in the FI_MPIMATCH_PROFILE stream */
     uint64_t   t_ns;       /* posted / arrived (only with FI_MPIMATCH_DUMP or samples) */
 } mmfi_rec;
+
+_Static_assert(offsetof(mmfi_rec, iov) + sizeof(struct iovec) <= 128,
+               "a receive's post and match touch two cache lines");
+_Static_assert(offsetof(mmfi_rec, iov_count) == offsetof(mmfi_rec, riov_n),
+               "clearing iov_count clears riov_n (mmfi_rec_alloc)");
 
 /* ---- wire: one cell of a ring ---- */
 enum {
