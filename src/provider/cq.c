@@ -33,22 +33,6 @@ static struct fi_ops cq_fi_ops = {
     .ops_open = mmfi_no_ops_open,
 };
 
-int mmfi_cq_push(mmfi_cq *cq, void *context, uint64_t flags, size_t len, void *buf,
-                 uint64_t data, uint64_t tag, fi_addr_t src)
-{
-    mmfi_cqe *e = mm_fifo_push(&cq->ent);
-    if (!e)
-        return -FI_ENOMEM;
-    e->e.op_context = context;
-    e->e.flags = flags;
-    e->e.len = len;
-    e->e.buf = buf;
-    e->e.data = data;
-    e->e.tag = tag;
-    e->src = src;
-    return 0;
-}
-
 int mmfi_cq_push_err(mmfi_cq *cq, void *context, uint64_t flags, size_t len, size_t olen,
                      uint64_t data, uint64_t tag, int err)
 {
@@ -106,10 +90,13 @@ static void copy_out(enum fi_cq_format f, void *dst, const struct fi_cq_tagged_e
     }
 }
 
-static ssize_t cq_readfrom(struct fid_cq *fcq, void *buf, size_t count, fi_addr_t *src)
+/* fi_cq_read and fi_cq_readfrom: one body, inlined into both (the idle read
+ * of a waiting caller is the hottest call of all). */
+MM_INLINE ssize_t cq_read_common(struct fid_cq *fcq, void *buf, size_t count,
+                                 fi_addr_t *src)
 {
     mmfi_cq *cq = container_of(fcq, mmfi_cq, cq);
-    pthread_mutex_lock(&cq->dom->lock);
+    mmfi_lock(cq->dom);
     if (!mm_fifo_len(&cq->ent) && !mm_fifo_len(&cq->err))
         for (int i = 0; i < cq->neps; i++)
             mmfi_ep_progress(cq->eps[i]);
@@ -123,7 +110,7 @@ static ssize_t cq_readfrom(struct fid_cq *fcq, void *buf, size_t count, fi_addr_
          * progress call, never opal_progress's yield): after the spin budget, hand
          * the processor to a peer that may share it (docs/provider.md). */
         cq->idle += cq->idle < UINT32_MAX;
-        if (cq->neps && cq->idle > cq->dom->set.spin && mmfi_ep_wants_yield(cq->eps[0])) {
+        if (cq->idle > cq->dom->set.spin && cq->neps && cq->eps[0]->yield) {
             cq->eps[0]->c.yields++;
             yield = 1;
         }
@@ -140,22 +127,27 @@ static ssize_t cq_readfrom(struct fid_cq *fcq, void *buf, size_t count, fi_addr_
     }
     if (mm_fifo_len(&cq->err))
         cq->idle = 0;
-    pthread_mutex_unlock(&cq->dom->lock);
+    mmfi_unlock(cq->dom);
     if (yield)
         sched_yield();
     return rc;
 }
 
+static ssize_t cq_readfrom(struct fid_cq *fcq, void *buf, size_t count, fi_addr_t *src)
+{
+    return cq_read_common(fcq, buf, count, src);
+}
+
 static ssize_t cq_read(struct fid_cq *fcq, void *buf, size_t count)
 {
-    return cq_readfrom(fcq, buf, count, NULL);
+    return cq_read_common(fcq, buf, count, NULL);
 }
 
 static ssize_t cq_readerr(struct fid_cq *fcq, struct fi_cq_err_entry *buf, uint64_t flags)
 {
     (void)flags;
     mmfi_cq *cq = container_of(fcq, mmfi_cq, cq);
-    pthread_mutex_lock(&cq->dom->lock);
+    mmfi_lock(cq->dom);
     ssize_t rc = -FI_EAGAIN;
     struct fi_cq_err_entry *e = mm_fifo_front(&cq->err);
     if (e) {
@@ -167,7 +159,7 @@ static ssize_t cq_readerr(struct fid_cq *fcq, struct fi_cq_err_entry *buf, uint6
         mm_fifo_pop(&cq->err);
         rc = 1;
     }
-    pthread_mutex_unlock(&cq->dom->lock);
+    mmfi_unlock(cq->dom);
     return rc;
 }
 

@@ -99,6 +99,7 @@ int mmfi_domain_open(struct fid_fabric *fabric, struct fi_info *info,
         return rc;
     }
     pthread_mutex_init(&d->lock, NULL);
+    d->locking = !(info && info->domain_attr && info->domain_attr->threading == FI_THREAD_DOMAIN);
     d->fab = container_of(fabric, mmfi_fabric, fabric);
     d->cq_data_size = 8;
     d->dom.fid.fclass = FI_CLASS_DOMAIN;

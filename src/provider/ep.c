@@ -11,8 +11,8 @@
 
 #include "mmfi.h"
 
-#define LOCK(ep)   pthread_mutex_lock(&(ep)->dom->lock)
-#define UNLOCK(ep) pthread_mutex_unlock(&(ep)->dom->lock)
+#define LOCK(ep)   mmfi_lock((ep)->dom)
+#define UNLOCK(ep) mmfi_unlock((ep)->dom)
 
 /* ---- connections ---- */
 
@@ -54,14 +54,22 @@ int mmfi_conn_for_name(mmfi_ep *ep, const mmfi_addr *a, uint32_t *out)
 }
 
 /* Refresh the fi_addr of every connection after the AV changed. */
-static void sync_av(mmfi_ep *ep)
+static void sync_av_changed(mmfi_ep *ep);
+
+static inline void sync_av(mmfi_ep *ep)
 {
-    if (!ep->av || ep->av_gen == ep->av->gen)
-        return;
+    if (MM_UNLIKELY(ep->av && ep->av_gen != ep->av->gen))
+        sync_av_changed(ep);
+}
+
+static void sync_av_changed(mmfi_ep *ep)
+{
     ep->av_gen = ep->av->gen;
+    ep->tcp_possible = mmfi_tcp_possible(ep);
     ep->local_procs = 0;
     for (fi_addr_t a = 0; a < ep->av->count; a++)
         ep->local_procs += ep->av->valid[a] && ep->av->addrs[a].host == ep->name.host;
+    ep->yield = mmfi_ep_wants_yield(ep);
     for (size_t i = 0; i < ep->nconns; i++)
         ep->conns[i].fiaddr = mmfi_av_find(ep->av, &ep->conns[i].peer);
     if (ep->av_conn_cap < ep->av->count) {
@@ -113,40 +121,6 @@ int mmfi_conn_for_addr(mmfi_ep *ep, fi_addr_t a, uint32_t *out)
     return 0;
 }
 
-/* ---- completions ---- */
-
-static int want(uint64_t bind, uint64_t flags)
-{
-    return !(bind & FI_SELECTIVE_COMPLETION) || (flags & FI_COMPLETION);
-}
-
-void mmfi_report_recv(mmfi_ep *ep, mmfi_rec *r, uint64_t len, uint64_t tag, uint64_t data,
-                      int has_data, fi_addr_t src, int err, uint64_t olen)
-{
-    if (!ep->rx_cq)
-        return;
-    uint64_t fl = FI_RECV | (r->tagged ? FI_TAGGED : FI_MSG) | (has_data ? FI_REMOTE_CQ_DATA : 0);
-    if (err) {
-        mmfi_cq_push_err(ep->rx_cq, r->context, fl, len, olen, has_data ? data : 0, tag, err);
-        return;
-    }
-    if (!want(ep->rx_bind, r->flags))
-        return;
-    mmfi_cq_push(ep->rx_cq, r->context, fl, len, NULL, has_data ? data : 0, tag,
-                 ep->caps & FI_SOURCE ? src : FI_ADDR_NOTAVAIL);
-}
-
-void mmfi_report_send(mmfi_ep *ep, void *context, uint64_t flags, int tagged, int err)
-{
-    if (!ep->tx_cq)
-        return;
-    uint64_t fl = FI_SEND | (tagged ? FI_TAGGED : FI_MSG);
-    if (err)
-        mmfi_cq_push_err(ep->tx_cq, context, fl, 0, 0, 0, 0, err);
-    else if (want(ep->tx_bind, flags))
-        mmfi_cq_push(ep->tx_cq, context, fl, 0, NULL, 0, 0, FI_ADDR_NOTAVAIL);
-}
-
 /* ---- progress ---- */
 
 #define LIVENESS_NS 100000000u /* check peers' processes every 100 ms */
@@ -162,12 +136,15 @@ void mmfi_ep_progress(mmfi_ep *ep)
      * at every call (rr) or every ratio-th (static, dynamic). */
     mmfi_poll_looked(&ep->poll, MMFI_CH_SHM, mmfi_shm_poll(ep, 64));
     if (mmfi_poll_net_due(&ep->poll)) {
-        int got = mmfi_tcp_poll(ep, 0);
+        /* (mmfi_tcp_poll looks at nothing without a socket or a TCP peer) */
+        int got = ep->tcp_conns || ep->ntcp_pend || ep->tcp_possible ? mmfi_tcp_poll(ep, 0) : -1;
         if (got >= 0)
             mmfi_poll_looked(&ep->poll, MMFI_CH_NET, got);
-    } else
+    } else if (ep->tcp_conns)
         mmfi_tcp_flush(ep);
-    mmfi_push_pending(ep);
+    /* control cells that waited for room, rendezvous sends (xfer.c) */
+    if (ep->ctrl_queued || !mmfi_list_empty(&ep->sends))
+        mmfi_push_pending(ep);
     mmfi_dump_poll(ep);
     if ((++ep->polls & 255) == 0) {
         uint64_t now = mmfi_now_ns();
@@ -457,7 +434,14 @@ static ssize_t post_recv(mmfi_ep *ep, const struct iovec *iov, size_t count, fi_
         UNLOCK(ep);
         return -FI_EOPBADSTATE;
     }
-    mmfi_ep_progress(ep);
+    /* A probe answers from what has arrived: progress first. A receive does
+     * not need it: a message still in a ring meets the receive when progress
+     * reads it (the receive is then queued, earlier than any receive posted
+     * after that read), exactly as if it had been read first and waited. */
+    if (flags & FI_PEEK)
+        mmfi_ep_progress(ep);
+    else
+        sync_av(ep); /* attach to new peers now, as progress would (a test when none) */
     mmfi_rec *r = mmfi_rec_alloc(ep); /* from the free list: a freed receive is reused */
     if (!r) {
         UNLOCK(ep);
@@ -644,6 +628,8 @@ int mmfi_ep_open(struct fid_domain *domain, struct fi_info *info, struct fid_ep 
         return -FI_ENOMEM;
     ep->dom = d;
     ep->sample_fd = -1;
+    ep->profiling = d->set.profile_dir[0] != 0;
+    ep->yield = d->set.yield == MMFI_YIELD_ALWAYS;
     mmfi_poll_init(&ep->poll, d->set.poll, d->set.poll_ratio, d->set.poll_history);
     ep->caps = info->caps ? info->caps : (FI_TAGGED | FI_MSG | FI_DIRECTED_RECV | FI_SOURCE);
     ep->tx_op_flags = info->tx_attr ? info->tx_attr->op_flags : 0;

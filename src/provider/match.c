@@ -48,17 +48,32 @@ int mmfi_engine_create(const mmfi_settings *s, int32_t nprocs, mm_engine **out,
 #define L_ANYTAG 0x7fffffffull
 #define L_CIDMAX 0x3fffffffull
 
+/* A record from the free list (or a new one). Not cleared whole (328 bytes
+ * at every post and arrival): the fields read before the receive or message
+ * path writes them are zeroed here; the iovs, the message fields and the
+ * rendezvous fields are always written first (ep.c post_recv, xfer.c). */
 mmfi_rec *mmfi_rec_alloc(mmfi_ep *ep)
 {
     mmfi_rec *r;
-    if (!mmfi_list_empty(&ep->free_recs)) {
+    if (MM_LIKELY(!mmfi_list_empty(&ep->free_recs))) {
         r = (mmfi_rec *)ep->free_recs.next;
         mmfi_list_del(&r->link);
-        memset(r, 0, sizeof *r);
-    } else
-        r = calloc(1, sizeof *r);
-    if (r)
+    } else {
+        r = malloc(sizeof *r);
+        if (!r)
+            return NULL;
         mmfi_list_init(&r->link);
+    }
+    memset(&r->kind, 0, offsetof(mmfi_rec, tag) - offsetof(mmfi_rec, kind)); /* the flag bytes */
+    r->tag = r->ignore = 0;
+    r->h = (mm_handle){0};
+    r->prof_id = 0;
+    r->context = NULL;
+    r->flags = 0;
+    r->cap = 0;
+    r->iov_count = 0; /* also riov_n: a rendezvous message without the sender's iov */
+    r->payload = NULL;
+    r->t_ns = 0;
     return r;
 }
 
@@ -252,7 +267,7 @@ static int peek(mmfi_ep *ep, mmfi_rec *r, int keyed, const mm_entry *key)
         int ret;
         if (engine_refused(ep, r, rc, &ret))
             return ret;
-        mmfi_profile_event(ep, take ? 'X' : 'P', key, 0);
+        mmfi_profile(ep, take ? 'X' : 'P', key, 0);
         if (rc == MM_MATCHED) {
             m = (mmfi_rec *)found;
             if (take)
@@ -332,14 +347,12 @@ int mmfi_match_post(mmfi_ep *ep, mmfi_rec *r)
         int ret;
         if (engine_refused(ep, r, rc, &ret))
             return ret;
-        r->prof_id = mmfi_profile_event(ep, 'R', &key, r->cap);
+        r->prof_id = mmfi_profile(ep, 'R', &key, r->cap);
         if (rc == MM_MATCHED) {
             m = (mmfi_rec *)partner;
             m->in_engine = 0;
-        } else {
-            r->key = key;
-            r->in_engine = 1;
-        }
+        } else
+            r->in_engine = 1; /* (its key is not kept: a receive leaves the engine by handle) */
     } else
         m = generic_find(&ep->unexp, r, 1);
     if (m) {
@@ -366,7 +379,7 @@ int mmfi_match_arrive(mmfi_ep *ep, mmfi_rec *m, mmfi_rec **recv_out)
             int rc = mm_arrive(ep->eng, &key, &partner);
             if (rc < 0)
                 return rc == MM_ENOMEM ? -FI_ENOMEM : -FI_EINVAL;
-            mmfi_profile_event(ep, 'M', &key, m->len);
+            mmfi_profile(ep, 'M', &key, m->len);
             if (rc == MM_MATCHED) {
                 mmfi_rec *r = (mmfi_rec *)partner;
                 r->in_engine = 0;

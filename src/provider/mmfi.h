@@ -114,6 +114,9 @@ enum { REC_NONE = 0, REC_POSTED, REC_UNEXP, REC_CLAIMED, REC_RDV_WAIT, REC_DONE 
 #define MMFI_INLINE (MMFI_IOV_MAX * sizeof(struct iovec))
 
 typedef struct mmfi_rec {
+    /* What a receive touches at its post and its match comes first: the
+     * first two cache lines (link to iov[0]); the message and rendezvous
+     * fields, the engine key and the timestamps after them. */
     mmfi_link  link;       /* posted or unexpected list (or none)         */
     uint8_t    kind;       /* REC_RECV / REC_MSG                          */
     uint8_t    state;
@@ -127,21 +130,19 @@ typedef struct mmfi_rec {
     uint64_t   tag, ignore;
     fi_addr_t  addr;       /* receive: source filter; message: sender's fi_addr */
     uint32_t   conn;       /* message: connection it came on              */
-    mm_entry   key;        /* the engine key (keyed path)                 */
     mm_handle  h;          /* receive queued in the engine                */
-    uint64_t   prof_id;    /* receive: its id in the FI_MPIMATCH_PROFILE stream */
     /* receive */
     void      *context;
     uint64_t   flags;      /* op flags: FI_COMPLETION, FI_CLAIM ...       */
     size_t     cap;        /* total buffer bytes                          */
     union {
         struct {           /* receive: the buffer                         */
-            struct iovec iov[MMFI_IOV_MAX];
             size_t       iov_count;
+            struct iovec iov[MMFI_IOV_MAX];
         };
         struct {           /* rendezvous message: the sender's buffer (cma.c) */
-            struct iovec riov[MMFI_IOV_MAX];
             uint8_t      riov_n;
+            struct iovec riov[MMFI_IOV_MAX];
         };
     };
     union {
@@ -156,8 +157,15 @@ typedef struct mmfi_rec {
             uint8_t   msg_has_data;
         };
     };
+    mm_entry   key;        /* message: the engine key (keyed path)        */
+    uint64_t   prof_id;    /* receive: its id in the FI_MPIMATCH_PROFILE stream */
     uint64_t   t_ns;       /* posted / arrived (only with FI_MPIMATCH_DUMP or samples) */
 } mmfi_rec;
+
+_Static_assert(offsetof(mmfi_rec, iov) + sizeof(struct iovec) <= 128,
+               "a receive's post and match touch two cache lines");
+_Static_assert(offsetof(mmfi_rec, iov_count) == offsetof(mmfi_rec, riov_n),
+               "clearing iov_count clears riov_n (mmfi_rec_alloc)");
 
 /* ---- wire: one cell of a ring ---- */
 enum {
@@ -291,6 +299,8 @@ typedef struct mmfi_domain {
     struct fid_domain dom;
     mmfi_fabric      *fab;
     pthread_mutex_t   lock;
+    int               locking;  /* 0: the application serializes every call
+                                 * (FI_THREAD_DOMAIN): the data path takes no lock */
     mmfi_settings     set;
     int               refs;
     uint64_t          cq_data_size;
@@ -340,6 +350,7 @@ typedef struct mmfi_ep {
     mm_engine      *eng;
     int32_t         eng_nprocs;   /* sources 0..eng_nprocs-2 are fi_addrs; the last: not in the AV */
     int             generic;      /* the generic path is in use (docs/provider.md) */
+    int             profiling;    /* FI_MPIMATCH_PROFILE is set                 */
     FILE           *prof;         /* FI_MPIMATCH_PROFILE stream (stats.c), or NULL */
     uint64_t        prof_ids;     /* events written to it                   */
     int             prof_failed;  /* could not write it: no more tries      */
@@ -357,10 +368,14 @@ typedef struct mmfi_ep {
     size_t          av_conn_cap;
     uint64_t        av_gen;
     size_t          local_procs;  /* AV addresses on this host (FI_MPIMATCH_YIELD=auto) */
+    int             yield;        /* mmfi_ep_wants_yield, kept up to date with the AV */
     /* shm channel: my inbox */
     void           *inbox;
     size_t          inbox_len;
     int32_t        *slot_conn;    /* inbox slot -> conn index (-1)          */
+    char           *slot0;        /* the inbox's first slot, its stride and ring */
+    size_t          slot_stride;  /* mask: mmfi_shm_poll computes nothing else  */
+    uint64_t        ring_mask;
     int             inbox_linked; /* the inbox still has its name           */
     size_t          expect_attach;/* same-host addresses in the AV          */
     int             cma_off;      /* process_vm_readv refused here: segmented copy */
@@ -369,6 +384,11 @@ typedef struct mmfi_ep {
     int            *tcp_pend;     /* accepted fds waiting for the peer's address */
     size_t          ntcp_pend;
     size_t          tcp_conns;    /* connections with a socket                */
+    int             tcp_possible; /* the AV holds a peer reached over TCP (or
+                                   * FI_MPIMATCH_FORCE_TCP=all): the listener is
+                                   * polled with the sockets; otherwise only at
+                                   * the liveness checks (ep.c) */
+    size_t          ctrl_queued;  /* control cells waiting in the connections' FIFOs */
     uint64_t        tcp_calls;    /* mmfi_tcp_poll calls (the listener: every 64th) */
     uint64_t        polls;        /* progress calls                         */
     mmfi_poll       poll;         /* polling scheme and its counters (poll.h) */
@@ -383,6 +403,21 @@ typedef struct mmfi_ep {
     int             sample_fd;    /* FI_MPIMATCH_STATS_INTERVAL's file, or -1 */
     uint64_t        nsamples;
 } mmfi_ep;
+
+/* The domain lock around the data path (sends, receives, CQ reads, cancel):
+ * taken unless the domain was opened with FI_THREAD_DOMAIN, under which the
+ * application serializes every call into the domain (fi_domain(3)); Open
+ * MPI's mtl ofi asks for it unless MPI_THREAD_MULTIPLE. */
+static inline void mmfi_lock(mmfi_domain *d)
+{
+    if (d->locking)
+        pthread_mutex_lock(&d->lock);
+}
+static inline void mmfi_unlock(mmfi_domain *d)
+{
+    if (d->locking)
+        pthread_mutex_unlock(&d->lock);
+}
 
 /* ---- prov.c ---- */
 int  mmfi_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *context);
@@ -403,8 +438,22 @@ fi_addr_t mmfi_av_find(mmfi_av *av, const mmfi_addr *a);
 /* ---- cq.c ---- */
 int  mmfi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
                   struct fid_cq **cq, void *context);
-int  mmfi_cq_push(mmfi_cq *cq, void *context, uint64_t flags, size_t len, void *buf,
-                  uint64_t data, uint64_t tag, fi_addr_t src);
+/* A completion (inline: one per message on both sides). */
+static inline int mmfi_cq_push(mmfi_cq *cq, void *context, uint64_t flags, size_t len, void *buf,
+                               uint64_t data, uint64_t tag, fi_addr_t src)
+{
+    mmfi_cqe *e = mm_fifo_push(&cq->ent);
+    if (MM_UNLIKELY(!e))
+        return -FI_ENOMEM;
+    e->e.op_context = context;
+    e->e.flags = flags;
+    e->e.len = len;
+    e->e.buf = buf;
+    e->e.data = data;
+    e->e.tag = tag;
+    e->src = src;
+    return 0;
+}
 int  mmfi_cq_push_err(mmfi_cq *cq, void *context, uint64_t flags, size_t len, size_t olen,
                       uint64_t data, uint64_t tag, int err);
 
@@ -418,9 +467,41 @@ void mmfi_ep_progress(mmfi_ep *ep);
 int mmfi_ep_wants_yield(const mmfi_ep *ep);
 int  mmfi_conn_for_addr(mmfi_ep *ep, fi_addr_t a, uint32_t *out);
 int  mmfi_conn_for_name(mmfi_ep *ep, const mmfi_addr *a, uint32_t *out);
-void mmfi_report_recv(mmfi_ep *ep, mmfi_rec *r, uint64_t len, uint64_t tag, uint64_t data,
-                      int has_data, fi_addr_t src, int err, uint64_t olen);
-void mmfi_report_send(mmfi_ep *ep, void *context, uint64_t flags, int tagged, int err);
+
+/* ---- completions (inline: every message reports one) ---- */
+
+static inline int mmfi_want_completion(uint64_t bind, uint64_t flags)
+{
+    return !(bind & FI_SELECTIVE_COMPLETION) || (flags & FI_COMPLETION);
+}
+
+static inline void mmfi_report_recv(mmfi_ep *ep, mmfi_rec *r, uint64_t len, uint64_t tag,
+                                    uint64_t data, int has_data, fi_addr_t src, int err,
+                                    uint64_t olen)
+{
+    if (!ep->rx_cq)
+        return;
+    uint64_t fl = FI_RECV | (r->tagged ? FI_TAGGED : FI_MSG) | (has_data ? FI_REMOTE_CQ_DATA : 0);
+    if (err) {
+        mmfi_cq_push_err(ep->rx_cq, r->context, fl, len, olen, has_data ? data : 0, tag, err);
+        return;
+    }
+    if (!mmfi_want_completion(ep->rx_bind, r->flags))
+        return;
+    mmfi_cq_push(ep->rx_cq, r->context, fl, len, NULL, has_data ? data : 0, tag,
+                 ep->caps & FI_SOURCE ? src : FI_ADDR_NOTAVAIL);
+}
+
+static inline void mmfi_report_send(mmfi_ep *ep, void *context, uint64_t flags, int tagged, int err)
+{
+    if (!ep->tx_cq)
+        return;
+    uint64_t fl = FI_SEND | (tagged ? FI_TAGGED : FI_MSG);
+    if (err)
+        mmfi_cq_push_err(ep->tx_cq, context, fl, 0, 0, 0, 0, err);
+    else if (mmfi_want_completion(ep->tx_bind, flags))
+        mmfi_cq_push(ep->tx_cq, context, fl, 0, NULL, 0, 0, FI_ADDR_NOTAVAIL);
+}
 
 /* ---- match.c: the keyed and generic paths ---- */
 int  mmfi_match_open(mmfi_ep *ep);
@@ -475,6 +556,8 @@ void mmfi_tcp_conn_close(mmfi_conn *c);
 void mmfi_tcp_drain(mmfi_ep *ep, uint32_t ci); /* read what ci's socket holds now */
 /* The channel for a peer: TCP for other hosts and FI_MPIMATCH_FORCE_TCP. */
 const mmfi_chan *mmfi_chan_for(mmfi_ep *ep, const mmfi_conn *c);
+/* Whether any peer of the AV is (or may be) reached over TCP. */
+int  mmfi_tcp_possible(mmfi_ep *ep);
 /* The peer closed its endpoint in order (either channel said so). */
 int  mmfi_peer_closed(const mmfi_conn *c);
 int  mmfi_same_host(const mmfi_conn *c);
@@ -490,6 +573,11 @@ void mmfi_stats_write(mmfi_ep *ep);
  * of the receive with that id, a comment line, and the close that renames
  * the complete file into place. */
 uint64_t mmfi_profile_event(mmfi_ep *ep, int type, const mm_entry *k, uint64_t bytes);
+/* The same, a test and no call when not profiling (every post and arrival). */
+static inline uint64_t mmfi_profile(mmfi_ep *ep, int type, const mm_entry *k, uint64_t bytes)
+{
+    return ep->profiling ? mmfi_profile_event(ep, type, k, bytes) : 0;
+}
 void mmfi_profile_cancel(mmfi_ep *ep, uint64_t id);
 void mmfi_profile_note(mmfi_ep *ep, const char *text);
 void mmfi_profile_close(mmfi_ep *ep);

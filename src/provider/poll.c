@@ -35,21 +35,6 @@ void mmfi_poll_init(mmfi_poll *p, int scheme, uint32_t ratio, uint32_t history)
     p->ratio_min_seen = p->ratio_max_seen = p->ratio;
 }
 
-int mmfi_poll_net_due(mmfi_poll *p)
-{
-    if (++p->since_net < p->ratio)
-        return 0;
-    p->since_net = 0;
-    return 1;
-}
-
-void mmfi_poll_looked(mmfi_poll *p, int ch, int found)
-{
-    p->ch[ch].polls++;
-    if (found <= 0)
-        p->ch[ch].empty++;
-}
-
 static int log2_bin(uint64_t x)
 {
     int b = 0;
@@ -58,10 +43,11 @@ static int log2_bin(uint64_t x)
     return b < MMFI_POLL_HIST_BINS ? b : MMFI_POLL_HIST_BINS - 1;
 }
 
-void mmfi_poll_found(mmfi_poll *p, int ch, uint64_t disc_ns)
+/* mmfi_poll_found's rare part (poll.h counted the message): its discovery
+ * time, and the dynamic scheme's window. */
+void mmfi_poll_found_slow(mmfi_poll *p, int ch, uint64_t disc_ns)
 {
     mmfi_chan_polls *c = &p->ch[ch];
-    c->found++;
     if (disc_ns != UINT64_MAX) {
         c->disc_n++;
         c->disc_sum_ns += disc_ns;

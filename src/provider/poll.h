@@ -55,13 +55,35 @@ typedef struct mmfi_poll {
 uint32_t mmfi_poll_rule(uint32_t m, uint32_t n);
 /* scheme MMFI_POLL_*, ratio (static; 1..MMFI_POLL_RATIO_MAX), history (dynamic). */
 void mmfi_poll_init(mmfi_poll *p, int scheme, uint32_t ratio, uint32_t history);
+/* The three calls below run at every progress call or message: inline, the
+ * rare parts (discovery times, the dynamic update) out of line in poll.c. */
+
 /* At each progress call: whether this call polls the network too. */
-int  mmfi_poll_net_due(mmfi_poll *p);
+static inline int mmfi_poll_net_due(mmfi_poll *p)
+{
+    if (++p->since_net < p->ratio)
+        return 0;
+    p->since_net = 0;
+    return 1;
+}
+
 /* After a poll of channel ch that looked (found: cells taken, 0 = empty). */
-void mmfi_poll_looked(mmfi_poll *p, int ch, int found);
+static inline void mmfi_poll_looked(mmfi_poll *p, int ch, int found)
+{
+    p->ch[ch].polls++;
+    p->ch[ch].empty += found <= 0;
+}
+
+void mmfi_poll_found_slow(mmfi_poll *p, int ch, uint64_t disc_ns);
+
 /* A message found on channel ch; disc_ns its discovery time, or UINT64_MAX if unknown.
  * Under the dynamic scheme this may update the ratio. */
-void mmfi_poll_found(mmfi_poll *p, int ch, uint64_t disc_ns);
+static inline void mmfi_poll_found(mmfi_poll *p, int ch, uint64_t disc_ns)
+{
+    p->ch[ch].found++;
+    if (disc_ns != UINT64_MAX || p->scheme == MMFI_POLL_DYNAMIC)
+        mmfi_poll_found_slow(p, ch, disc_ns);
+}
 /* Approximate quantile q (0..1) of the discovery times of ch, from the histogram:
  * the upper bound of the bin holding it (0 when there are none). */
 uint64_t mmfi_poll_disc_quantile(const mmfi_poll *p, int ch, double q);

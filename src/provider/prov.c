@@ -490,7 +490,10 @@ static struct fi_info *make_info(const struct fi_info *hints, const mmfi_setting
     fi->ep_attr->rx_ctx_cnt = 1;
     struct fi_domain_attr *d = fi->domain_attr;
     d->name = strdup(MMFI_NAME);
-    d->threading = FI_THREAD_SAFE;
+    /* FI_THREAD_DOMAIN when asked (the data path then takes no lock, domain.c),
+     * else FI_THREAD_SAFE, which satisfies every other level */
+    d->threading = hints && hints->domain_attr && hints->domain_attr->threading == FI_THREAD_DOMAIN
+                   ? FI_THREAD_DOMAIN : FI_THREAD_SAFE;
     d->control_progress = FI_PROGRESS_MANUAL;
     d->data_progress = FI_PROGRESS_MANUAL;
     d->resource_mgmt = FI_RM_ENABLED;

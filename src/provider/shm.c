@@ -198,6 +198,9 @@ int mmfi_shm_open(mmfi_ep *ep)
     h->magic = SEG_MAGIC;
     ep->inbox = p;
     ep->inbox_len = len;
+    ep->slot0 = (char *)slot_at(p, 0);
+    ep->slot_stride = slot_size(ncells);
+    ep->ring_mask = ring_bytes(ncells) - 1;
     ep->inbox_linked = 1;
     ep->slot_conn = malloc(MMFI_SHM_SLOTS * sizeof *ep->slot_conn);
     if (!ep->slot_conn) {
@@ -338,12 +341,16 @@ int mmfi_shm_poll(mmfi_ep *ep, int budget)
     uint32_t n = atomic_load_explicit(&h->nactive, memory_order_acquire);
     int done = 0;
     for (uint32_t i = 0; i < n; i++) {
-        slot_hdr *s = slot_at(ep->inbox, i);
-        if (ep->slot_conn[i] < 0 && !atomic_load_explicit(&s->ready, memory_order_acquire))
-            continue;
-        uint64_t head = atomic_load_explicit(&s->head, memory_order_relaxed);
+        /* An empty ring first (the idle poll: two loads). A slot not claimed
+         * yet is all zeros, so it looks empty; once its tail moved, the
+         * acquire load of tail makes the sender's earlier stores (peer,
+         * ready) visible too. */
+        slot_hdr *s = (slot_hdr *)(ep->slot0 + (size_t)i * ep->slot_stride);
         uint64_t tail = atomic_load_explicit(&s->tail, memory_order_acquire);
+        uint64_t head = atomic_load_explicit(&s->head, memory_order_relaxed);
         if (head == tail)
+            continue;
+        if (ep->slot_conn[i] < 0 && !atomic_load_explicit(&s->ready, memory_order_acquire))
             continue;
         if (ep->slot_conn[i] < 0) {
             uint32_t ci;
@@ -358,7 +365,7 @@ int mmfi_shm_poll(mmfi_ep *ep, int budget)
             continue;
         uint64_t takes = atomic_load_explicit(&s->takes, memory_order_relaxed);
         for (int k = 0; head != tail && k < budget; k++) {
-            const char *rec = rec_at(s, h->ncells, head);
+            const char *rec = (const char *)s + SLOT_HDR + (size_t)(head & ep->ring_mask);
             const mmfi_wire *w = (const mmfi_wire *)rec;
             size_t plen = w->plen;
             if (plen > mmfi_shm_payload_max() || rec_size(plen) > tail - head) {

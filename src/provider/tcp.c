@@ -60,6 +60,20 @@ const mmfi_chan *mmfi_chan_for(mmfi_ep *ep, const mmfi_conn *c)
     return &mmfi_chan_shm;
 }
 
+int mmfi_tcp_possible(mmfi_ep *ep)
+{
+    const mmfi_settings *s = &ep->dom->set;
+    if (s->force_tcp == 1)
+        return 1;
+    if (s->force_tcp == 2 && ep->av && listed(s, mmfi_av_find(ep->av, &ep->name)))
+        return 1;
+    uint32_t host = ep->name.host;
+    for (fi_addr_t a = 0; ep->av && a < ep->av->count; a++)
+        if (ep->av->valid[a] && (ep->av->addrs[a].host != host || (s->force_tcp == 2 && listed(s, a))))
+            return 1;
+    return 0;
+}
+
 static int nonblock_socket(void)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -368,9 +382,13 @@ int mmfi_tcp_poll(mmfi_ep *ep, int force)
 {
     if (ep->tcp_lfd < 0)
         return -1;
-    /* Only the listener so far: look at it now and then, so that an endpoint
-     * whose peers are all on shared memory pays no system call per poll. */
-    if (!force && !ep->tcp_conns && !ep->ntcp_pend && (ep->tcp_calls++ & 63))
+    /* Only the listener so far: look at it every 64th call while a peer of
+     * the AV is reached over TCP, else not at all (the liveness check, ep.c,
+     * still looks every 100 ms with force, for a peer whose AV has us but not
+     * ours it): an endpoint whose peers are all on shared memory makes no
+     * system call in its progress loop. */
+    if (!force && !ep->tcp_conns && !ep->ntcp_pend &&
+        (!ep->tcp_possible || (ep->tcp_calls++ & 63)))
         return -1;
     size_t n = 1 + ep->ntcp_pend + ep->nconns;
     struct pollfd stackp[64], *pf = n <= 64 ? stackp : malloc(n * sizeof *pf);

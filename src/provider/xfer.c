@@ -52,12 +52,24 @@ static size_t iov_copy(const struct iovec *iov, size_t count, uint64_t off, void
 size_t mmfi_copy_to_iov(const struct iovec *iov, size_t count, uint64_t off,
                         const void *src, size_t len)
 {
+    if (MM_LIKELY(count == 1 && off == 0)) { /* one buffer: the common case */
+        size_t n = len < iov[0].iov_len ? len : iov[0].iov_len;
+        if (n) /* (a 0-byte buffer may be NULL) */
+            memcpy(iov[0].iov_base, src, n);
+        return n;
+    }
     return iov_copy(iov, count, off, (void *)src, len, 1);
 }
 
 static size_t copy_from_iov(void *dst, const struct iovec *iov, size_t count, uint64_t off,
                             size_t len)
 {
+    if (MM_LIKELY(count == 1 && off == 0)) {
+        size_t n = len < iov[0].iov_len ? len : iov[0].iov_len;
+        if (n)
+            memcpy(dst, iov[0].iov_base, n);
+        return n;
+    }
     return iov_copy(iov, count, off, dst, len, 0);
 }
 
@@ -136,8 +148,10 @@ static void send_ctrl(mmfi_ep *ep, uint32_t ci, const mmfi_wire *x)
         return;
     }
     mmfi_wire *q = mm_fifo_push(&c->ctrl);
-    if (q)
-        *q = *x; /* out of memory otherwise: the peer will see a sequence gap */
+    if (q) {
+        *q = *x;
+        ep->ctrl_queued++;
+    } /* out of memory otherwise: the peer will see a sequence gap */
 }
 
 static void return_credit(mmfi_ep *ep, uint32_t ci, uint64_t bytes)
@@ -175,13 +189,8 @@ ssize_t mmfi_send_common(mmfi_ep *ep, const struct iovec *iov, size_t count, fi_
         mmfi_wire *w = reserve(ep, ci, &pl);
         if (!w)
             return ep->conns[ci].dead ? -FI_EIO : -FI_EAGAIN;
-        memset(w, 0, sizeof *w);
-        w->type = W_EAGER;
-        w->flags = wf;
-        w->len = len;
-        w->tag = tag;
-        w->data = data;
-        w->t_post = stamp(ep);
+        *w = (mmfi_wire){.type = W_EAGER, .flags = wf, .len = len, .tag = tag, .data = data,
+                         .t_post = stamp(ep)};
         copy_from_iov(pl, iov, count, 0, len);
         commit(ep, ci, w);
         ep->conns[ci].credit -= len + WIRE_COST;
@@ -492,17 +501,25 @@ int mmfi_handle_wire(mmfi_ep *ep, uint32_t ci, const mmfi_wire *w, const void *p
     }
 }
 
+/* Control cells that waited for room, then rendezvous data. Progress calls
+ * it only when one of them is pending (ep->ctrl_queued, ep->sends). */
 void mmfi_push_pending(mmfi_ep *ep)
 {
-    for (size_t ci = 0; ci < ep->nconns; ci++) {
-        mmfi_conn *c = &ep->conns[ci];
-        void *pl;
-        mmfi_wire *w;
-        while (mm_fifo_len(&c->ctrl) && !c->dead && (w = c->ch->reserve(ep, c, &pl))) {
-            *w = *(const mmfi_wire *)mm_fifo_front(&c->ctrl);
-            mm_fifo_pop(&c->ctrl);
-            commit(ep, (uint32_t)ci, w);
+    if (ep->ctrl_queued) {
+        size_t left = 0;
+        for (size_t ci = 0; ci < ep->nconns; ci++) {
+            mmfi_conn *c = &ep->conns[ci];
+            void *pl;
+            mmfi_wire *w;
+            while (mm_fifo_len(&c->ctrl) && !c->dead && (w = c->ch->reserve(ep, c, &pl))) {
+                *w = *(const mmfi_wire *)mm_fifo_front(&c->ctrl);
+                mm_fifo_pop(&c->ctrl);
+                commit(ep, (uint32_t)ci, w);
+            }
+            if (!c->dead)
+                left += mm_fifo_len(&c->ctrl); /* a dead peer's wait for nothing */
         }
+        ep->ctrl_queued = left;
     }
     mmfi_link *l = ep->sends.next;
     while (l != &ep->sends) {

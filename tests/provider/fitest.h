@@ -85,6 +85,10 @@ static inline struct fi_info *ft_hints(void)
     h->tx_attr->op_flags = FI_COMPLETION;
     h->rx_attr->op_flags = FI_COMPLETION;
     h->fabric_attr->prov_name = strdup("mpimatch");
+    /* FT_THREAD_DOMAIN=1: ask what Open MPI's mtl ofi asks without
+     * MPI_THREAD_MULTIPLE (the provider's data path then takes no lock) */
+    if (getenv("FT_THREAD_DOMAIN"))
+        h->domain_attr->threading = FI_THREAD_DOMAIN;
     return h;
 }
 
@@ -117,6 +121,8 @@ static inline void ft_open(ft *f, int rank, int sock)
     f->rank = rank;
     f->sock = sock;
     FT_OK(ft_getinfo(&f->info));
+    FT_EQ(f->info->domain_attr->threading,
+          getenv("FT_THREAD_DOMAIN") ? FI_THREAD_DOMAIN : FI_THREAD_SAFE);
     FT_OK(fi_fabric(f->info->fabric_attr, &f->fabric, NULL));
     FT_OK(fi_domain(f->fabric, f->info, &f->domain, NULL));
     struct fi_av_attr aa = {.type = FI_AV_TABLE, .count = 4};
