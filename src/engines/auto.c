@@ -48,6 +48,7 @@
 #include "engines/bins_part.h"
 #include "engines/nm_part.h"
 #include "engines/hash_part.h"
+#include "enter.h"
 
 enum { PH_LIST, PH_BINS, PH_NM, PH_HASH, NPHASE };
 enum { HOLD = 4 }; /* windows over which bins <-> nm is decided */
@@ -418,13 +419,16 @@ static void auto_fini(mm_engine *e)
 static MM_NOINLINE int keyed_post(mm_engine *e, auto_impl *A, mm_elem *r, mm_elem **partner)
 {
     int rc;
+    mm_enter_undo_save(e, &e->st.umq);
     switch (A->phase) {
     case PH_BINS: rc = mm_bins_post(e, &A->u.B, r, partner); break;
     case PH_NM:   rc = mm_nm_post(e, &A->u.N, r, partner); break;
     default:      rc = mm_hash_post(e, &A->u.H, r, partner); break;
     }
-    if (MM_UNLIKELY(rc < 0))
+    if (MM_UNLIKELY(rc < 0)) {
+        mm_enter_undo_restore(e, &e->st.umq); /* the API takes back the rest */
         return rc;
+    }
     if (A->phase == PH_NM) {
         int wild = mm_key_wild(&r->key);
         A->est += wild ? e->st.umq.length : e->st.umq.length / A->nbins;
@@ -437,13 +441,16 @@ static MM_NOINLINE int keyed_post(mm_engine *e, auto_impl *A, mm_elem *r, mm_ele
 static MM_NOINLINE int keyed_arrive(mm_engine *e, auto_impl *A, mm_elem *m, mm_elem **partner)
 {
     int rc;
+    mm_enter_undo_save(e, &e->st.prq);
     switch (A->phase) {
     case PH_BINS: rc = mm_bins_arrive(e, &A->u.B, m, partner); break;
     case PH_NM:   rc = mm_nm_arrive(e, &A->u.N, m, partner); break;
     default:      rc = mm_hash_arrive(e, &A->u.H, m, partner); break;
     }
-    if (MM_UNLIKELY(rc < 0))
+    if (MM_UNLIKELY(rc < 0)) {
+        mm_enter_undo_restore(e, &e->st.prq);
         return rc;
+    }
     if (A->phase == PH_NM) {
         A->est += A->wq + e->st.prq.length / A->nbins;
         A->wq -= rc == MM_MATCHED && mm_key_wild(&(*partner)->key);
@@ -503,11 +510,19 @@ static void auto_cancel(mm_engine *e, mm_elem *r)
     }
 }
 
+/* The matching path with auto's post and arrive compiled in (enter.h): in the
+ * list phase, the same path as `list`'s plus the rule's compare and count.
+ * may_fail 0: the list fails only for an element it may not queue; the keyed
+ * structures, which may also fail to allocate where they queue, give back
+ * their search's counters themselves (keyed_post, keyed_arrive). */
+MM_ENGINE_ENTER(auto, auto_post, auto_arrive, 0)
+
 static const mm_engine_ops auto_ops = {
     .nlinks = MM_NM_NPAT, /* the most any structure needs: nm's messages */
     .nlinks_recv = 1,     /* every structure files a receive through link 0 */
     .init = auto_init, .fini = auto_fini,
     .post = auto_post, .arrive = auto_arrive,
+    .enter_post = auto_enter_post, .enter_arrive = auto_enter_arrive,
     .probe = auto_probe, .cancel = auto_cancel,
 };
 
