@@ -246,50 +246,46 @@ static void auto_round(mm_engine *e, int K, int wild, int *order)
     }
 }
 
-/* Without hints, K ANY_SOURCE receives a round, matched in random order:
- * leaving the list, the K queued wildcard receives (bins would walk them
- * all, its wildcard list) call for nm at once, nm holding one (*,tag) FIFO
- * per queued receive; every match the earliest. */
-static void auto_nm_for_wildcards(void)
+/* Without hints, ROUNDS shuffled rounds of K receives (auto_round), the
+ * first `specific` of them from one source, the others ANY_SOURCE; `first`
+ * switch events after round `specific` (the first wildcard round, or the
+ * first round when specific = 0); at the end nm holds one (*,tag) FIFO per
+ * queued receive, after `events` switch events in all; every match the
+ * earliest. */
+static void auto_wild_rounds(int K, int rounds, int specific, uint64_t first, uint64_t events)
 {
-    enum { K = 128, ROUNDS = 12 };
     mm_engine *e = make_auto(0);
-    int order[K];
+    int order[256];
+    CHECK(K <= 256);
     for (int i = 0; i < K; i++)
         order[i] = i;
-    for (int round = 0; round < ROUNDS; round++) {
-        auto_round(e, K, 1, order);
-        if (round == 0)
-            CHECK_EQ(stats(e).overhead.events, 2u); /* list -> nm, not through bins */
+    for (int round = 0; round < rounds; round++) {
+        auto_round(e, K, round >= specific, order);
+        if (round == (specific ? specific - 1 : 0))
+            CHECK_EQ(stats(e).overhead.events, first);
     }
     for (int t = 0; t < K; t++)
         CHECK_EQ(post(e, 0, MM_ANY_SOURCE, t, 100 + (uintptr_t)t, NULL), MM_QUEUED);
     CHECK_EQ(stats(e).prq.queues, (uint64_t)K); /* nm: (*,tag) FIFOs */
-    CHECK_EQ(stats(e).overhead.events, 2u);     /* and it stays */
+    CHECK_EQ(stats(e).overhead.events, events);
     mm_destroy(e);
 }
 
-/* Specific receives first (list -> bins: a key per bin), then rounds of
- * ANY_SOURCE receives: bins' wildcard list grows as deep as a list (K^2/4
- * elements a round, more than nm = 24 per call over HOLD windows), and bins
- * -> nm. */
+/* K = 128 ANY_SOURCE receives a round: leaving the list, the queued
+ * wildcard receives (bins would walk them all, its wildcard list) call for
+ * nm at once (list -> nm, not through bins), and it stays. */
+static void auto_nm_for_wildcards(void)
+{
+    auto_wild_rounds(128, 12, 0, 2, 2);
+}
+
+/* Two rounds of specific receives first (list -> bins: a key per bin),
+ * then K = 256 ANY_SOURCE receives a round: bins' wildcard list grows as
+ * deep as a list (K^2/4 elements a round, more than nm = 24 per call over
+ * HOLD windows), and bins -> nm, where it stays. */
 static void auto_bins_then_nm(void)
 {
-    enum { K = 256, ROUNDS = 8 };
-    mm_engine *e = make_auto(0);
-    int order[K];
-    for (int i = 0; i < K; i++)
-        order[i] = i;
-    for (int round = 0; round < ROUNDS; round++) {
-        auto_round(e, K, round >= 2, order);
-        if (round == 1)
-            CHECK_EQ(stats(e).overhead.events, 2u); /* list -> bins */
-    }
-    for (int t = 0; t < K; t++)
-        CHECK_EQ(post(e, 0, MM_ANY_SOURCE, t, 100 + (uintptr_t)t, NULL), MM_QUEUED);
-    CHECK_EQ(stats(e).prq.queues, (uint64_t)K); /* nm: (*,tag) FIFOs */
-    CHECK_EQ(stats(e).overhead.events, 4u);     /* list -> bins -> nm, and it stays */
-    mm_destroy(e);
+    auto_wild_rounds(256, 8, 2, 2, 4);
 }
 
 static void auto_params_checked(void)
