@@ -81,7 +81,11 @@ static const mm_param_info auto_params[] = {
 };
 
 typedef struct auto_impl {
+    /* What the list phase reads at every call, in its first cache line: the
+     * phase, the window's count and trip point, and the list's two queues. */
     int      phase;
+    uint32_t left;                  /* calls left in the window (1 under force: every call) */
+    uint64_t trip;                  /* t0 + budget: a list traversal past it switches */
     union {
         mm_list L;
         mm_bins B;
@@ -89,7 +93,6 @@ typedef struct auto_impl {
         mm_hash H;
     } u;
     /* the current window */
-    uint32_t left;                  /* calls left in it (1 under force: every call) */
     uint64_t est;                   /* nm phase: what bins would traverse, over HOLD windows */
     uint64_t wq;                    /* nm phase: wildcard receives queued */
     /* bins <-> nm is decided over HOLD windows: */
@@ -98,7 +101,6 @@ typedef struct auto_impl {
     uint64_t lmax;                  /* most elements queued at a call (keyed phases) */
     uint64_t peak;                  /* the same since the last switch */
     uint64_t t0;                    /* elements traversed (both sides) at its start */
-    uint64_t trip;                  /* t0 + budget: a list traversal past it switches */
     uint64_t budget;                /* up x window */
     uint64_t nm_budget;             /* nm x window */
     uint64_t nm_depth;              /* nm */
