@@ -54,6 +54,29 @@ static inline void mm_enter_side_del(mm_qstats *q)
     q->length--;
 }
 
+/* The searched side's counters that a failed call gives back (besides its
+ * search and miss counts): saved before the engine's call, restored after
+ * its failure. An engine whose entries promise may_fail 0 but whose rarer
+ * paths may still fail (auto's keyed structures) saves and restores them
+ * itself on those paths only. The saving costs a store-forwarding stall on
+ * counters the previous call has just written, which is why `list`'s path
+ * does without it. */
+static inline void mm_enter_undo_save(mm_engine *e, const mm_qstats *theirs)
+{
+    e->undo_traversed = theirs->traversed;
+    e->undo_max_depth = theirs->max_depth;
+    e->undo_probes = theirs->probes;
+    e->undo_max_probes = theirs->max_probes;
+}
+
+static inline void mm_enter_undo_restore(const mm_engine *e, mm_qstats *theirs)
+{
+    theirs->traversed = e->undo_traversed;
+    theirs->max_depth = e->undo_max_depth;
+    theirs->probes = e->undo_probes;
+    theirs->max_probes = e->undo_max_probes;
+}
+
 typedef int (*mm_engine_fn)(mm_engine *e, mm_elem *x, mm_elem **partner);
 
 /* The pool is empty: grow it and go on, or search with an element the
@@ -91,12 +114,8 @@ MM_INLINE int mm_enter(mm_engine *e, const mm_entry *x, const int is_recv, mm_ha
         return mm_enter_slow(e, x, (unsigned)is_recv | (unsigned)xflags << 8, h, partner, pflags);
     mp->free = *(void **)self;
     mm_qstats *theirs = is_recv ? &e->st.umq : &e->st.prq;
-    if (may_fail) {
-        e->undo_traversed = theirs->traversed;
-        e->undo_max_depth = theirs->max_depth;
-        e->undo_probes = theirs->probes;
-        e->undo_max_probes = theirs->max_probes;
-    }
+    if (may_fail)
+        mm_enter_undo_save(e, theirs);
     mm_enter_fill(self, x, ++e->seq, (uint8_t)((is_recv ? MM_ELEM_RECV : 0) | xflags));
     mm_elem *other;
     int rc = is_recv ? post(e, self, &other) : arrive(e, self, &other);
@@ -125,12 +144,8 @@ MM_INLINE int mm_enter(mm_engine *e, const mm_entry *x, const int is_recv, mm_ha
     e->seq--;
     theirs->searches--;
     theirs->misses--;
-    if (may_fail) {
-        theirs->traversed = e->undo_traversed;
-        theirs->max_depth = e->undo_max_depth;
-        theirs->probes = e->undo_probes;
-        theirs->max_probes = e->undo_max_probes;
-    }
+    if (may_fail)
+        mm_enter_undo_restore(e, theirs);
     return rc;
 }
 

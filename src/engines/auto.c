@@ -30,10 +30,14 @@
  * List -> keyed as soon as the window's depth exceeds up x window, that is
  * when D over a full window would exceed `up` (checked at every call, so a
  * deep queue costs at most one window of list searches). Keyed is hash with
- * both hints, else bins. Bins -> nm when D over the last HOLD (4) windows
- * exceeds `nm`; nm -> bins when Dnm over the last HOLD windows is at most
- * nm / 2 and Wq <= `down` (wildcard traffic comes in bursts and phases:
- * receives posted in one window, matched in the next).
+ * both hints; else nm when bins would traverse more than `nm` per search
+ * with the queues moved (receives per bin plus the wildcard receives), else
+ * bins. Bins -> nm when D over the last HOLD (4) windows exceeds `nm`; nm ->
+ * bins when Dnm over the last HOLD windows is at most nm / 2, Wq <= `down`,
+ * and the most elements queued since the switch, per bin, at most nm / 2
+ * (wildcard traffic comes in bursts and phases: receives posted in one
+ * window, matched in the next; a queue drains within a round and fills in
+ * the next).
  * Keyed -> list at the end of a window whose Lmax <= `down`: no list search
  * can then walk more than `down` elements. With down < up, the band between
  * them is the hysteresis: a window with Lmax <= down has D <= down < up, so
@@ -48,8 +52,10 @@
 #include "engines/bins_part.h"
 #include "engines/nm_part.h"
 #include "engines/hash_part.h"
+#include "enter.h"
 
 enum { PH_LIST, PH_BINS, PH_NM, PH_HASH, NPHASE };
+enum { PH_KEYED = NPHASE }; /* leaving the list: the keyed structure for the queues moved */
 enum { HOLD = 4 }; /* windows over which bins <-> nm is decided */
 
 enum { P_WINDOW, P_UP, P_DOWN, P_NM, P_BINS, P_SEED, P_FORCE };
@@ -61,9 +67,12 @@ static const mm_param_info auto_params[] = {
               "over a window exceed this", 6, 1, 1 << 20},
     [P_DOWN] = {"down", "go back to the list after a window in which at most this many elements "
                 "were queued (PRQ and UMQ together) at every call; -1: never", 4, -1, 1 << 20},
-    [P_NM] = {"nm", "leave bins for nm when the elements traversed per search over 4 windows "
-              "exceed this; back to bins when bins would traverse at most half of it and at "
-              "most `down` wildcard receives are queued", 12, 1, 1 << 20},
+    [P_NM] = {"nm", "leave the list for nm instead of bins when bins would traverse more than "
+              "this per search (the queued receives per bin plus the queued wildcard "
+              "receives); leave bins for nm when the elements traversed per search over 4 "
+              "windows exceed it; back to bins when bins would traverse at most half of it, "
+              "at the nm phase's peak too, and at most `down` wildcard receives are queued",
+              24, 1, 1 << 20},
     [P_BINS] = {"bins", "number of hash bins of each side in the bins structure", 256, 1, 1 << 20},
     [P_SEED] = {"seed", "seed of the key hash of bins, nm and hash (and of the forced switches): "
                 "0 draws a secret one from the OS at creation; N >= 1 fixes it", 0, 0, INT64_MAX},
@@ -72,7 +81,11 @@ static const mm_param_info auto_params[] = {
 };
 
 typedef struct auto_impl {
+    /* What the list phase reads at every call, in its first cache line: the
+     * phase, the window's count and trip point, and the list's two queues. */
     int      phase;
+    uint32_t left;                  /* calls left in the window (1 under force: every call) */
+    uint64_t trip;                  /* t0 + budget: a list traversal past it switches */
     union {
         mm_list L;
         mm_bins B;
@@ -80,17 +93,17 @@ typedef struct auto_impl {
         mm_hash H;
     } u;
     /* the current window */
-    uint32_t left;                  /* calls left in it (1 under force: every call) */
     uint64_t est;                   /* nm phase: what bins would traverse, over HOLD windows */
     uint64_t wq;                    /* nm phase: wildcard receives queued */
     /* bins <-> nm is decided over HOLD windows: */
     uint32_t lwin;                  /* windows since the last decision */
     uint64_t lt0;                   /* elements traversed at its start */
     uint64_t lmax;                  /* most elements queued at a call (keyed phases) */
+    uint64_t peak;                  /* the same since the last switch */
     uint64_t t0;                    /* elements traversed (both sides) at its start */
-    uint64_t trip;                  /* t0 + budget: a list traversal past it switches */
     uint64_t budget;                /* up x window */
     uint64_t nm_budget;             /* nm x window */
+    uint64_t nm_depth;              /* nm */
     /* parameters */
     uint32_t window, nbins;
     int64_t  down;
@@ -234,8 +247,24 @@ static size_t gather_side(mm_engine *e, auto_impl *A, int recv, seqd *v, size_t 
     return g.n;
 }
 
-/* Move every queued element into a new structure of phase p, in sequence
- * order. On failure to allocate the element lists, nothing changes; on
+/* Leaving the list, the keyed structure for the queues it holds (nr
+ * receives, wild of them with a wildcard, nm messages): hash with both
+ * hints; else nm when bins would traverse more than `nm` per search at the
+ * start (an arrival its bin of receives and every wildcard receive, a
+ * receive its bin of messages; with more live keys than bins, or many
+ * wildcard receives, bins searches like a list), else bins. Deciding here
+ * saves the HOLD windows of deep bins searches and a second move of every
+ * queued element (any n=16384: list, bins, nm in each round before). */
+static int keyed_for(const auto_impl *A, size_t nr, size_t nm, uint64_t wild)
+{
+    if (A->hinted)
+        return PH_HASH;
+    uint64_t arrive = nr / A->nbins + wild, post = nm / A->nbins;
+    return (arrive > post ? arrive : post) > A->nm_depth ? PH_NM : PH_BINS;
+}
+
+/* Move every queued element into a new structure of phase p (PH_KEYED:
+ * keyed_for's choice), in sequence order. On failure to allocate the element lists, nothing changes; on
  * failure to build p, the engine becomes a list (which allocates nothing). */
 static MM_COLD void switch_to(mm_engine *e, auto_impl *A, int p, const mm_elem *skip,
                               mm_elem *add)
@@ -249,6 +278,11 @@ static MM_COLD void switch_to(mm_engine *e, auto_impl *A, int p, const mm_elem *
     }
     size_t nr = gather_side(e, A, 1, v, cr, skip, add);
     size_t nm = gather_side(e, A, 0, v + nr, cr + cm - nr, skip, add);
+    uint64_t wild = 0;
+    for (size_t i = 0; i < nr; i++)
+        wild += (uint64_t)mm_key_wild(&v[i].x->key);
+    if (p == PH_KEYED)
+        p = keyed_for(A, nr, nm, wild);
     close_phase(e, A);
     uint64_t ta = mm_now_ns();
     int rc = open_phase(e, A, p, nr, nm), opened = rc == 0;
@@ -262,24 +296,26 @@ static MM_COLD void switch_to(mm_engine *e, auto_impl *A, int p, const mm_elem *
         for (size_t i = 0; i < nr + nm; i++)
             file(e, A, v[i].x);
     }
-    A->wq = 0;
+    A->wq = wild;
+    A->peak = 0;
     A->lwin = 0;
     A->lt0 = traversed(e);
     A->est = 0;
-    for (size_t i = 0; i < nr; i++)
-        A->wq += (uint64_t)mm_key_wild(&v[i].x->key);
     mm_mem_free(&e->mem, v, (cr + cm) * sizeof *v);
     window_start(e, A);
     mm_overhead_add(e, &e->st.overhead.extract_ns, t0);
 }
 
-/* The keyed structure the window's features call for, leaving the list or
- * at the end of a keyed window: hash with both hints; else bins, except
- * that bins searching deeper than `nm` per search (wildcard receives on its
- * wildcard list or searching its arrival list, or more keys than bins)
- * calls for nm. In nm, what bins would traverse is estimated (Dnm, an upper
- * bound); nm stays unless that is at most half of `nm` per call and at most
- * `down` wildcard receives are queued. */
+/* At the end of a keyed window (HOLD of them), the keyed structure the
+ * features call for: hash with both hints; else bins, except that bins
+ * searching deeper than `nm` per search (wildcard receives on its wildcard
+ * list or searching its arrival list, or more keys than bins) calls for nm.
+ * In nm, what bins would traverse is estimated (Dnm, an upper bound); nm
+ * stays unless that is at most half of `nm` per call, at most `down`
+ * wildcard receives are queued, and bins would have been that shallow at
+ * the nm phase's peak too (peak / bins <= nm / 2): a queue that drains
+ * within a round stays in nm until the round's end sends it to the list,
+ * instead of moving to bins and back when the next round fills it. */
 static int keyed(const mm_engine *e, const auto_impl *A)
 {
     if (A->hinted)
@@ -289,10 +325,11 @@ static int keyed(const mm_engine *e, const auto_impl *A)
         uint64_t t = traversed(e);
         return t >= A->lt0 && t - A->lt0 > HOLD * A->nm_budget ? PH_NM : PH_BINS;
     }
-    case PH_NM:
-        return 2 * A->est <= HOLD * A->nm_budget && A->wq <= (uint64_t)A->down ? PH_BINS : PH_NM;
-    default:
-        return PH_BINS;
+    default: /* PH_NM */
+        return 2 * A->est <= HOLD * A->nm_budget && A->wq <= (uint64_t)A->down &&
+                       2 * (A->peak / A->nbins) <= A->nm_depth
+                   ? PH_BINS
+                   : PH_NM;
     }
 }
 
@@ -324,7 +361,7 @@ static MM_COLD void list_window(mm_engine *e, auto_impl *A, const mm_elem *skip,
     if (A->force)
         forced(e, A, skip, add);
     else if (traversed(e) > A->trip)
-        switch_to(e, A, keyed(e, A), skip, add);
+        switch_to(e, A, PH_KEYED, skip, add);
     else
         window_start(e, A); /* also after a reset of the statistics */
 }
@@ -364,8 +401,11 @@ static MM_COLD void keyed_window(mm_engine *e, auto_impl *A, const mm_elem *skip
 MM_INLINE void keyed_check(mm_engine *e, auto_impl *A, const mm_elem *skip, mm_elem *add)
 {
     uint64_t len = e->st.prq.length + e->st.umq.length;
-    if (len > A->lmax)
+    if (len > A->lmax) {
         A->lmax = len;
+        if (len > A->peak)
+            A->peak = len;
+    }
     if (MM_UNLIKELY(--A->left == 0))
         keyed_window(e, A, skip, add);
 }
@@ -380,7 +420,8 @@ static int auto_init(mm_engine *e, char *err, size_t errlen)
         return MM_ENOMEM;
     A->window = (uint32_t)e->param[P_WINDOW];
     A->budget = (uint64_t)e->param[P_UP] * A->window;
-    A->nm_budget = (uint64_t)e->param[P_NM] * A->window;
+    A->nm_depth = (uint64_t)e->param[P_NM];
+    A->nm_budget = A->nm_depth * A->window;
     A->down = e->param[P_DOWN];
     A->nbins = (uint32_t)e->param[P_BINS];
     A->seed = mm_seed_pick(e->param[P_SEED]);
@@ -418,13 +459,16 @@ static void auto_fini(mm_engine *e)
 static MM_NOINLINE int keyed_post(mm_engine *e, auto_impl *A, mm_elem *r, mm_elem **partner)
 {
     int rc;
+    mm_enter_undo_save(e, &e->st.umq);
     switch (A->phase) {
     case PH_BINS: rc = mm_bins_post(e, &A->u.B, r, partner); break;
     case PH_NM:   rc = mm_nm_post(e, &A->u.N, r, partner); break;
     default:      rc = mm_hash_post(e, &A->u.H, r, partner); break;
     }
-    if (MM_UNLIKELY(rc < 0))
+    if (MM_UNLIKELY(rc < 0)) {
+        mm_enter_undo_restore(e, &e->st.umq); /* the API takes back the rest */
         return rc;
+    }
     if (A->phase == PH_NM) {
         int wild = mm_key_wild(&r->key);
         A->est += wild ? e->st.umq.length : e->st.umq.length / A->nbins;
@@ -437,13 +481,16 @@ static MM_NOINLINE int keyed_post(mm_engine *e, auto_impl *A, mm_elem *r, mm_ele
 static MM_NOINLINE int keyed_arrive(mm_engine *e, auto_impl *A, mm_elem *m, mm_elem **partner)
 {
     int rc;
+    mm_enter_undo_save(e, &e->st.prq);
     switch (A->phase) {
     case PH_BINS: rc = mm_bins_arrive(e, &A->u.B, m, partner); break;
     case PH_NM:   rc = mm_nm_arrive(e, &A->u.N, m, partner); break;
     default:      rc = mm_hash_arrive(e, &A->u.H, m, partner); break;
     }
-    if (MM_UNLIKELY(rc < 0))
+    if (MM_UNLIKELY(rc < 0)) {
+        mm_enter_undo_restore(e, &e->st.prq);
         return rc;
+    }
     if (A->phase == PH_NM) {
         A->est += A->wq + e->st.prq.length / A->nbins;
         A->wq -= rc == MM_MATCHED && mm_key_wild(&(*partner)->key);
@@ -503,11 +550,19 @@ static void auto_cancel(mm_engine *e, mm_elem *r)
     }
 }
 
+/* The matching path with auto's post and arrive compiled in (enter.h): in the
+ * list phase, the same path as `list`'s plus the rule's compare and count.
+ * may_fail 0: the list fails only for an element it may not queue; the keyed
+ * structures, which may also fail to allocate where they queue, give back
+ * their search's counters themselves (keyed_post, keyed_arrive). */
+MM_ENGINE_ENTER(auto, auto_post, auto_arrive, 0)
+
 static const mm_engine_ops auto_ops = {
     .nlinks = MM_NM_NPAT, /* the most any structure needs: nm's messages */
     .nlinks_recv = 1,     /* every structure files a receive through link 0 */
     .init = auto_init, .fini = auto_fini,
     .post = auto_post, .arrive = auto_arrive,
+    .enter_post = auto_enter_post, .enter_arrive = auto_enter_arrive,
     .probe = auto_probe, .cancel = auto_cancel,
 };
 

@@ -230,33 +230,62 @@ static void auto_stays_list_on_head_matches(void)
     mm_destroy(e);
 }
 
-/* Without hints, K ANY_SOURCE receives a round, matched in random order:
- * list -> bins (deep list searches), then bins -> nm (bins' wildcard list
- * is as deep), nm holding one (*,tag) FIFO per queued receive; every match
- * the earliest. */
-static void auto_bins_then_nm(void)
+/* A shuffled round of receives (ANY_SOURCE ones when wild, else from
+ * source 3), K distinct tags, matched in random order. */
+static void auto_round(mm_engine *e, int K, int wild, int *order)
 {
-    enum { K = 128, ROUNDS = 12 };
+    for (int t = 0; t < K; t++)
+        CHECK_EQ(post(e, 0, wild ? MM_ANY_SOURCE : 3, t, 100 + (uintptr_t)t, NULL), MM_QUEUED);
+    for (int i = K - 1; i > 0; i--) {
+        int j = (int)rnd((uint32_t)i + 1), x = order[i];
+        order[i] = order[j], order[j] = x;
+    }
+    for (int i = 0; i < K; i++) {
+        CHECK_EQ(arrive(e, 0, wild ? (int32_t)rnd(8) : 3, order[i], 1), MM_MATCHED);
+        CHECK_EQ(got, 100 + (uintptr_t)order[i]);
+    }
+}
+
+/* Without hints, ROUNDS shuffled rounds of K receives (auto_round), the
+ * first `specific` of them from one source, the others ANY_SOURCE; `first`
+ * switch events after round `specific` (the first wildcard round, or the
+ * first round when specific = 0); at the end nm holds one (*,tag) FIFO per
+ * queued receive, after `events` switch events in all; every match the
+ * earliest. */
+static void auto_wild_rounds(int K, int rounds, int specific, uint64_t first, uint64_t events)
+{
     mm_engine *e = make_auto(0);
-    int order[K];
+    int order[256];
+    CHECK(K <= 256);
     for (int i = 0; i < K; i++)
         order[i] = i;
-    for (int round = 0; round < ROUNDS; round++) {
-        for (int t = 0; t < K; t++)
-            CHECK_EQ(post(e, 0, MM_ANY_SOURCE, t, 100 + (uintptr_t)t, NULL), MM_QUEUED);
-        if (round == ROUNDS - 1)
-            CHECK_EQ(stats(e).prq.queues, (uint64_t)K);  /* nm: (*,tag) FIFOs */
-        for (int i = K - 1; i > 0; i--) {
-            int j = (int)rnd((uint32_t)i + 1), x = order[i];
-            order[i] = order[j], order[j] = x;
-        }
-        for (int i = 0; i < K; i++) {
-            CHECK_EQ(arrive(e, 0, (int32_t)rnd(8), order[i], 1), MM_MATCHED);
-            CHECK_EQ(got, 100 + (uintptr_t)order[i]);
-        }
+    for (int round = 0; round < rounds; round++) {
+        auto_round(e, K, round >= specific, order);
+        if (round == (specific ? specific - 1 : 0))
+            CHECK_EQ(stats(e).overhead.events, first);
     }
-    CHECK_EQ(stats(e).overhead.events, 4u);  /* list -> bins -> nm, and it stays */
+    for (int t = 0; t < K; t++)
+        CHECK_EQ(post(e, 0, MM_ANY_SOURCE, t, 100 + (uintptr_t)t, NULL), MM_QUEUED);
+    CHECK_EQ(stats(e).prq.queues, (uint64_t)K); /* nm: (*,tag) FIFOs */
+    CHECK_EQ(stats(e).overhead.events, events);
     mm_destroy(e);
+}
+
+/* K = 128 ANY_SOURCE receives a round: leaving the list, the queued
+ * wildcard receives (bins would walk them all, its wildcard list) call for
+ * nm at once (list -> nm, not through bins), and it stays. */
+static void auto_nm_for_wildcards(void)
+{
+    auto_wild_rounds(128, 12, 0, 2, 2);
+}
+
+/* Two rounds of specific receives first (list -> bins: a key per bin),
+ * then K = 256 ANY_SOURCE receives a round: bins' wildcard list grows as
+ * deep as a list (K^2/4 elements a round, more than nm = 24 per call over
+ * HOLD windows), and bins -> nm, where it stays. */
+static void auto_bins_then_nm(void)
+{
+    auto_wild_rounds(256, 8, 2, 2, 4);
 }
 
 static void auto_params_checked(void)
@@ -479,6 +508,7 @@ int main(void)
     adaptive_params_checked();
     auto_hash_and_back();
     auto_stays_list_on_head_matches();
+    auto_nm_for_wildcards();
     auto_bins_then_nm();
     auto_params_checked();
     simd_scanners_agree();

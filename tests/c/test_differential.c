@@ -95,7 +95,7 @@ static void write_cluster_file(int32_t np)
  * cross the engines' thresholds and caps many times in a run. */
 static const struct variant {
     const char *engine;
-    const char *params[4];
+    const char *params[5];
     uint32_t    flags;  /* MM_CFG_* */
 } variants[] = {
     /* the thread-safe engines take the API's locked path (one thread here) */
@@ -133,9 +133,11 @@ static const struct variant {
     {"auto", {"force=3000", "seed=9"}, 0},
     {"auto", {"force=100", "seed=5"}, MM_CFG_CONCURRENT},
     /* auto's rule with short windows: down > up flaps on purpose (a switch
-     * almost every window); the second keeps the hysteresis band */
+     * almost every window); the second keeps the hysteresis band, with nm = 1
+     * so that leaving the list takes nm whenever bins would search (queued
+     * wildcard receives, more receives than bins) and bins <-> nm by the rule */
     {"auto", {"window=200", "up=1", "down=300"}, 0},
-    {"auto", {"window=64", "up=2", "down=1", "seed=2"}, 0},
+    {"auto", {"window=64", "up=2", "down=1", "seed=2", "nm=1"}, 0},
 };
 enum { NVARIANT = sizeof variants / sizeof variants[0] };
 enum { NCONFIG = sizeof configs / sizeof configs[0] };
@@ -263,7 +265,7 @@ static int run_config(const config *cf, uint64_t nevents)
                          nevents);
     for (size_t i = 0; i < NVARIANT && nr < MAX_RUNNERS; i++) {
         size_t np = 0;
-        while (np < 4 && variants[i].params[np])
+        while (np < 5 && variants[i].params[np])
             np++;
         nr += add_runner(&r[nr], variants[i].engine, variants[i].params, np, variants[i].flags,
                          cf, wild, nevents);

@@ -347,6 +347,51 @@ def test_auto_targets_take_the_worst_workload():
     assert targets["auto-vs-best"]["measured"] == pytest.approx(1.025)
 
 
+def test_auto_is_timed_beside_list_and_the_fastest_others():
+    """auto's run comes after every other run of its source and times, in its own process
+    (interleaved), list and the three engines fastest in their own runs (one parameter set
+    per engine name); auto-vs-best and auto-*-vs-list then use those same-process numbers."""
+    engines = ENGINES + [{"name": "nm", "hints_required": [], "params": []},
+                         {"name": "simd", "hints_required": [], "params": []},
+                         {"name": "auto", "hints_required": [], "params": []}]
+    cat = bench.Catalogues(engines, GENS, bench.GEN)
+    items = [Item("shuffle:n=64", ("auto", "list", "bins", "bins:bins=16", "hash", "nm", "simd"),
+                  figure="f", x="n")]
+    runs = bench.plan(items, cat)
+    assert runs[-1].engine == "auto"                 # after every other, hinted ones too
+    own = {"list": 30.0, "bins": 20.0, "bins:bins=16": 14.0, "hash": 15.0, "nm": 25.0, "simd": 18.0}
+    done = [bench.Outcome(r, record=bench.make_record(r, replay_json(r.engine, own[r.label]), 0.5))
+            for r in runs[:-1]]
+    auto = runs[-1]
+    pair = bench.partners(auto, done)
+    assert pair == [("list", {}), ("bins", {"bins": 16}), ("hash", {}), ("simd", {})]
+    argv = bench.replay_command(Path("/x/mpimatch-replay"), auto, 5, Path("/t/o.json"), pair=pair)
+    assert argv[argv.index("--engine"):argv.index("--reps")] == [
+        "--engine", "auto", "--engine", "list", "--engine", "bins", "--param", "bins:bins=16",
+        "--engine", "hash", "--engine", "simd", "--interleave"]
+    # the same process: auto 16, list 32, bins:bins=16 17, hash 15.5, simd 40
+    data = replay_json("auto", 16.0)
+    data["results"] += [replay_json(e, ns)["results"][0]
+                        for e, ns in (("list", 32.0), ("bins", 17.0), ("hash", 15.5), ("simd", 40.0))]
+    rec = bench.make_record(auto, data, 0.5, pair)
+    assert [p["run"] for p in rec["paired_with"]] == ["list", "bins:bins=16", "hash", "simd"]
+    assert rec["paired_list"]["ns_per_event"]["median"] == 32.0
+    targets = {t["name"]: t for t in bench.check_targets([o.record for o in done] + [rec])}
+    # against hash's 15.5 beside it, not bins:bins=16's 14.0 in its own process
+    assert targets["auto-vs-best"]["measured"] == pytest.approx(16.0 / 15.5)
+    assert targets["auto-vs-best"]["met"] is True
+    # a plain (unpaired) run of another engine times nothing beside it
+    assert bench.partners(runs[0], done) == []
+    # several runs: what every run timed beside it, medians of the runs' medians
+    from mpimatch.bench import runs as multi
+    other = bench.make_record(auto, data, 0.5, pair)
+    other["paired_with"] = other["paired_with"][:2]
+    other["paired_with"][1] = {"run": "bins:bins=16", "ns_per_event": {"median": 19.0}}
+    comb = multi.combine_records([rec, other, rec])
+    assert comb["paired_with"] == [{"run": "list", "ns_per_event": {"median": 32.0}},
+                                   {"run": "bins:bins=16", "ns_per_event": {"median": 17.0}}]
+
+
 def test_engines_that_disagree_stop_the_bench():
     outs = fake_outcomes({"burst:4096": {"list": 20.0, "hash": 40.0}})
     a, b = (o.record for o in outs)
@@ -478,7 +523,13 @@ def test_quick_suite_targets_measured(quick):
     want = hash_r["paired_list"]["ns_per_event"]["median"] / hash_r["ns_per_event"]["median"]
     got = next(t["measured"] for t in doc["targets"] if t["name"] == "shuffle-hash-speedup")
     assert got == pytest.approx(want)
-    assert all("paired_list" not in r for r in doc["records"] if "targets" not in r["figures"])
+    assert all("paired_list" not in r for r in doc["records"]
+               if "targets" not in r["figures"] and r["engine"] not in bench.VS_BEST)
+    # auto's runs time list and the fastest others beside them; its targets use those
+    for r in doc["records"]:
+        if r["engine"] == "auto":
+            assert [p["run"] for p in r["paired_with"]][0] == "list" and len(r["paired_with"]) == 4
+            assert all(bench.finite_positive(p["ns_per_event"]["median"]) for p in r["paired_with"])
 
 
 def test_quick_suite_outputs(quick):

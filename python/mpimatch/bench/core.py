@@ -9,7 +9,8 @@ html.py; the command line: cli.py; the suites: suites.py.
 A run is one mpimatch-replay invocation with one engine, so progress can
 advance per run. Runs of one source go hint-free engines first: the first
 run's JSON says which hints the stream satisfies, and an engine that needs
-more is skipped with the reason instead of failing. Every run of a source
+more is skipped with the reason instead of failing. `auto` goes last: its run
+also times, interleaved, list and the fastest of the others (partners()). Every run of a source
 must report the same outcomes (matches, probe hits, ...), or the engines
 disagree and the bench stops.
 """
@@ -155,7 +156,8 @@ def _add_run(runs: Dict[Tuple[str, str], Run], item: Item, new: Run) -> None:
 def plan(items: Sequence[Item], cat: Catalogues, only: Optional[Sequence[str]] = None,
          overrides: Optional[Mapping[str, Mapping[str, str]]] = None) -> List[Run]:
     """Check every item (names, parameters, ranges) and list the runs, before any work.
-    Runs of one source are adjacent, engines that need no hints first."""
+    Runs of one source are adjacent, engines that need no hints first, and the
+    engines compared with the best other engine (VS_BEST) after every other."""
     overrides = overrides or {}
     for name in list(only or []) + list(overrides):
         specs.find(cat.engines, name, "engine")
@@ -174,40 +176,83 @@ def plan(items: Sequence[Item], cat: Catalogues, only: Optional[Sequence[str]] =
             _add_run(runs, item, Run(src, cr.engine, params, _needs(cat, cr.engine), x=item.x,
                                      cluster=cr))
     order = {spec: i for i, spec in enumerate(sources)}
-    return sorted(runs.values(), key=lambda r: (order[r.source.spec], bool(r.needs)))
+    return sorted(runs.values(), key=lambda r: (order[r.source.spec], r.engine in VS_BEST,
+                                                bool(r.needs)))
 
 
 # ---------------------------------------------------------------- running
+
+# Engines whose targets compare them with the best other engine on each workload
+# (auto-vs-best) and with list (auto-*-vs-list). Their run comes after every other
+# run of its source, and times, in the same process and repetitions taken in turn
+# (mpimatch-replay --interleave), list and the PARTNERS engines that were fastest in
+# their own runs of this pass on that source: the targets' ratios then compare
+# numbers measured under the same load, not two processes' noises.
+VS_BEST = ("auto",)
+PARTNERS = 3
+
+Partner = Tuple[str, Dict[str, specs.Value]]     # engine name, parameters set
+
+
+def partners(run: Run, done: Sequence[Outcome]) -> List[Partner]:
+    """The engines to time beside run, interleaved (list first): for a paired run, list;
+    for a VS_BEST engine, list and the PARTNERS fastest other engines (one parameter
+    set per engine name, replay's --param being per name) among the outcomes done so
+    far on the same source; none for a run timing paths or classes, or a cluster run."""
+    if run.engine == BASELINE or run.paths or run.classes:
+        return []
+    out: List[Partner] = [(BASELINE, {})] if run.paired else []
+    if run.engine not in VS_BEST or run.cluster:
+        return out
+    same = sorted((o for o in done if o.record and o.run.source.spec == run.source.spec
+                   and o.run.engine not in (run.engine, BASELINE) and not o.run.cluster),
+                  key=lambda o: o.record["ns_per_event"]["median"])
+    fastest: Dict[str, Outcome] = {}
+    for o in same:
+        fastest.setdefault(o.run.engine, o)
+    if not fastest and not any(o.record and o.run.source.spec == run.source.spec
+                               and o.run.engine == BASELINE for o in done):
+        return out
+    chosen = [(o.run.engine, dict(o.run.params)) for o in list(fastest.values())[:PARTNERS]]
+    return [(BASELINE, {})] + chosen
 
 # The hashed engines' key-hash seed of every run (mpimatch-replay --seed; bench --seed):
 # fixed, so that depths and probe counts repeat from one bench to the next.
 LAB_SEED = 1
 
 
+def _engine_args(engine: str, params: Mapping[str, specs.Value]) -> List[str]:
+    return ["--engine", engine, *(a for k, v in params.items()
+                                  for a in ("--param", f"{engine}:{k}={v}"))]
+
+
 def replay_command(exe: Path, run: Run, reps: int, json_path: Path,
-                   seed: int = LAB_SEED) -> List[str]:
+                   seed: int = LAB_SEED, pair: Optional[Sequence[Partner]] = None) -> List[str]:
     """The mpimatch-replay command line of one run. The one place that knows the
     two kinds of source: a workload the C generators build in memory
-    (--workload SPEC), or a stream file."""
+    (--workload SPEC), or a stream file. pair: the engines timed beside it,
+    interleaved (partners(); default: list when the run is paired)."""
     where = ["--workload", run.source.spec] if run.source.generator == GEN else [str(run.source.path)]
-    params = [a for k, v in run.params.items() for a in ("--param", f"{run.engine}:{k}={v}")]
-    pair = ["--engine", BASELINE, "--interleave"] if _paired(run) else []
-    return [str(exe), *where, "--engine", run.engine, *params, *pair, "--reps", str(reps),
+    pair = _pair(run, pair)
+    also = [a for e, p in pair for a in _engine_args(e, p)] + (["--interleave"] if pair else [])
+    return [str(exe), *where, *_engine_args(run.engine, run.params), *also, "--reps", str(reps),
             "--seed", str(seed), *(["--paths"] if run.paths else []),
             *(["--classes"] if run.classes else []), "--json", str(json_path),
             "--quiet"]
 
 
-def _paired(run: Run) -> bool:
-    """Does this run also time list, interleaved with its own repetitions?"""
-    return run.paired and run.engine != BASELINE and not run.paths and not run.classes
+def _pair(run: Run, pair: Optional[Sequence[Partner]]) -> List[Partner]:
+    """The engines timed beside run: pair, or list when the run is paired."""
+    return list(pair) if pair is not None else partners(run, [])
 
 
-def _replay(exe: Path, run: Run, reps: int, tmp: Path, seed: int = LAB_SEED) -> Dict[str, Any]:
+def _replay(exe: Path, run: Run, reps: int, tmp: Path, seed: int = LAB_SEED,
+            pair: Optional[Sequence[Partner]] = None) -> Dict[str, Any]:
     out = tmp / "replay.json"
     if out.exists():
         out.unlink()
-    argv = replay_command(exe, run, reps, out, seed)
+    pair = _pair(run, pair)
+    argv = replay_command(exe, run, reps, out, seed, pair)
     proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     what = f"{run.source.spec} with {run.label}"
     if proc.returncode != 0:
@@ -218,7 +263,7 @@ def _replay(exe: Path, run: Run, reps: int, tmp: Path, seed: int = LAB_SEED) -> 
     except (OSError, ValueError) as err:
         raise MpimatchError(f"{what}: mpimatch-replay wrote no valid JSON: {err}",
                             EXIT_FAILURE) from None
-    want = [run.engine, BASELINE] if _paired(run) else [run.engine]
+    want = [run.engine] + [e for e, _ in pair]
     if [r.get("engine") for r in data.get("results") or []] != want:
         raise MpimatchError(f"{what}: expected results of {', '.join(want)} in mpimatch-replay's "
                             "JSON", EXIT_FAILURE)
@@ -241,8 +286,10 @@ def _qstats(q: Mapping[str, Any]) -> Dict[str, Any]:
             "probes": q.get("probes"), "max_probes": q.get("max_probes")}
 
 
-def make_record(run: Run, data: Mapping[str, Any], wall: float) -> Dict[str, Any]:
-    """One record of the bench JSON from one run's replay JSON (docs/bench.md)."""
+def make_record(run: Run, data: Mapping[str, Any], wall: float,
+                pair: Optional[Sequence[Partner]] = None) -> Dict[str, Any]:
+    """One record of the bench JSON from one run's replay JSON (docs/bench.md); pair:
+    the engines the replay timed beside the run (results 2, 3, ...)."""
     res = data["results"][0]
     stats = res.get("stats") or {}
     wl = data.get("workload") or {}         # the C tool's canonical spec, when it built one
@@ -272,9 +319,15 @@ def make_record(run: Run, data: Mapping[str, Any], wall: float) -> Dict[str, Any
         rec["paths"] = paths.compact(res.get("paths"))
     if run.classes:
         rec["classes"] = paths.compact_classes(res.get("classes"))
-    if _paired(run):
-        base = data["results"][1].get("ns_per_event") or {}
-        rec["paired_list"] = {"ns_per_event": {k: base.get(k) for k in ("median", "q1", "q3", "min")}}
+    pair = _pair(run, pair)
+    timed = [{"run": specs.fmt(e, p), "ns_per_event": {k: (res_i.get("ns_per_event") or {}).get(k)
+                                                       for k in ("median", "q1", "q3", "min")}}
+             for (e, p), res_i in zip(pair, data["results"][1:])]
+    for t in timed:
+        if t["run"] == BASELINE:
+            rec["paired_list"] = {"ns_per_event": t["ns_per_event"]}
+    if run.engine in VS_BEST and timed:
+        rec["paired_with"] = timed
     return rec
 
 
@@ -322,9 +375,11 @@ def execute(runs: Sequence[Run], reps: int,
                 outcome = Outcome(run, skipped=reason)
             else:
                 start = time.perf_counter()
-                data = _replay(exe, run, reps, tmp, seed)
+                pair = partners(run, outcomes)
+                data = _replay(exe, run, reps, tmp, seed, pair)
                 src.hints = list(data.get("hints") or [])
-                outcome = Outcome(run, record=make_record(run, data, time.perf_counter() - start))
+                outcome = Outcome(run, record=make_record(run, data, time.perf_counter() - start,
+                                                          pair))
                 _agree(records, outcome.record)
                 records.append(outcome.record)
             outcomes.append(outcome)
@@ -419,8 +474,9 @@ def _median(r: Optional[Mapping[str, Any]]) -> Optional[float]:
 
 def worst_ratio(t: Target, records: Sequence[Mapping[str, Any]]) -> Tuple[Optional[float], Optional[str]]:
     """The largest ratio, over the workloads t covers where t.engine ran, of its median
-    ns per event to the best other engine's (worst_vs_best) or list's (worst_vs_list; the
-    paired list when the run has one) on the same workload; and that workload's spec."""
+    ns per event to the best other engine's (worst_vs_best: among the engines timed in its
+    own process, paired_with, when the run has them) or list's (worst_vs_list; the paired
+    list when the run has one) on the same workload; and that workload's spec."""
     worst: Tuple[Optional[float], Optional[str]] = (None, None)
     for mine in records:
         if mine["run"] != t.engine or (t.workload != "*" and mine["workload"]["name"] != t.workload):
@@ -430,6 +486,8 @@ def worst_ratio(t: Target, records: Sequence[Mapping[str, Any]]) -> Tuple[Option
         if t.measure == "worst_vs_list":
             base = _median(mine.get("paired_list")) or _median(
                 next((r for r in same if r["run"] == BASELINE), None))
+        elif mine.get("paired_with"):    # the others timed in its own process
+            base = min((m for m in (_median(r) for r in mine["paired_with"]) if m), default=None)
         else:
             base = min((m for m in (_median(r) for r in same) if m), default=None)
         b = _median(mine)

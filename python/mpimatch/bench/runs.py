@@ -24,7 +24,8 @@ from ..errors import EXIT_FAILURE, MpimatchError
 
 # What changes from one run to the next: kept per run; the rest is the same in every run.
 TIMING_KEYS = ("ns_per_event", "events_per_second", "speedup_vs_list", "paired_list",
-               "floor_ns_per_event", "wall_seconds", "paths", "classes", "overhead")
+               "floor_ns_per_event", "paired_with", "wall_seconds", "paths", "classes",
+               "overhead")
 FASTER, SLOWER, NOISE = "faster", "slower", "within noise"
 
 
@@ -99,6 +100,12 @@ def combine_records(recs: Sequence[Mapping[str, Any]]) -> Dict[str, Any]:
     if all("paired_list" in r for r in recs):
         out["paired_list"] = {"ns_per_event": {"median": statistics.median(
             r["paired_list"]["ns_per_event"]["median"] for r in recs)}}
+    if all("paired_with" in r for r in recs):    # the engines every run timed beside it
+        every = [p["run"] for p in recs[0]["paired_with"]
+                 if all(any(q["run"] == p["run"] for q in r["paired_with"]) for r in recs)]
+        out["paired_with"] = [{"run": name, "ns_per_event": {"median": statistics.median(
+            next(q for q in r["paired_with"] if q["run"] == name)["ns_per_event"]["median"]
+            for r in recs)}} for name in every]
     for key in ("paths", "classes", "overhead"):
         if key in first:
             out[key] = _median_run(recs)[key]
