@@ -115,10 +115,27 @@ int mmfi_conn_for_addr(mmfi_ep *ep, fi_addr_t a, uint32_t *out)
     int rc = mmfi_conn_for_name(ep, &ep->av->addrs[a], out);
     if (rc)
         return rc;
-    ep->conns[*out].fiaddr = a;
+    /* The connection's fi_addr is the first valid AV entry of the peer's address,
+     * whichever entry a sends through: Open MPI inserts a peer again for every
+     * intercommunicator (add_procs), and arrivals are keyed by this fi_addr, so
+     * it must not move with the entry last used (a receive directed at one
+     * entry then missed a message keyed by another: test_provider avdup). */
+    ep->conns[*out].fiaddr = mmfi_av_find(ep->av, &ep->av->addrs[a]);
     if (a < ep->av_conn_cap)
         ep->av_conn[a] = *out + 1;
     return 0;
+}
+
+/* A directed receive's source as arrivals are keyed: the first valid AV entry
+ * of the same address (the connection's fi_addr), so a receive directed at a
+ * duplicate entry of a peer meets that peer's messages. An unknown or invalid
+ * fi_addr stays as it is (it matches nothing). */
+static inline fi_addr_t canonical_src(mmfi_ep *ep, fi_addr_t src)
+{
+    uint32_t ci;
+    if (src == FI_ADDR_UNSPEC || mmfi_conn_for_addr(ep, src, &ci))
+        return src;
+    return ep->conns[ci].fiaddr != FI_ADDR_NOTAVAIL ? ep->conns[ci].fiaddr : src;
 }
 
 /* ---- progress ---- */
@@ -451,7 +468,7 @@ static ssize_t post_recv(mmfi_ep *ep, const struct iovec *iov, size_t count, fi_
     r->tagged = (uint8_t)tagged;
     r->tag = tagged ? tag : 0;
     r->ignore = tagged ? ignore : 0;
-    r->addr = (ep->caps & FI_DIRECTED_RECV) ? src : FI_ADDR_UNSPEC;
+    r->addr = (ep->caps & FI_DIRECTED_RECV) ? canonical_src(ep, src) : FI_ADDR_UNSPEC;
     r->context = context;
     r->flags = flags;
     r->iov_count = count;

@@ -1053,6 +1053,67 @@ static void t_dump(ft *f)
     raise(SIGUSR2);
 }
 
+/* ---- avdup: a peer inserted twice (Open MPI's add_procs for every intercommunicator) ----
+ * Both fi_addrs name the same peer: a receive directed at either meets the peer's
+ * messages, however they were keyed on arrival and whichever entry was last used
+ * to send. Before the fix the connection's fi_addr followed the entry last sent
+ * through, so a message that arrived before the duplicate existed (keyed by the
+ * first entry) never met a receive directed at the duplicate: Open MPI's
+ * MPI_Intercomm_create hung in mpi4py's test_cco_obj this way. */
+static fi_addr_t insert_again(ft *f, fi_addr_t a)
+{
+    char name[256];
+    size_t len = sizeof name;
+    FT_OK(fi_av_lookup(f->av, a, name, &len));
+    fi_addr_t dup = FI_ADDR_NOTAVAIL;
+    FT_EQ(fi_av_insert(f->av, name, 1, &dup, 0, NULL), 1);
+    FT_CHECK(dup != a && dup != FI_ADDR_NOTAVAIL);
+    return dup;
+}
+
+static void t_avdup(ft *f)
+{
+    int32_t v = 0;
+    struct fi_cq_tagged_entry e;
+    fi_addr_t src;
+    if (f->rank == 1) {
+        struct fi_context c3;
+        int32_t got = 0, done = 0;
+        FT_OK(fi_trecv(f->ep, &got, sizeof got, NULL, f->addr[0], otag(3, 3), O_SYNC, &c3));
+        v = 1;
+        FT_RETRY(f, &done, fi_tinject(f->ep, &v, sizeof v, f->addr[0], otag(3, 1)));
+        barrier_progress(f); /* A: M1 waits at rank 0 as unexpected */
+        fi_addr_t d = insert_again(f, f->addr[0]);
+        v = 2;
+        FT_RETRY(f, &done, fi_tinject(f->ep, &v, sizeof v, d, otag(3, 2)));
+        FT_CHECK(ft_wait(f, &e, &src, NULL)); /* M3, sent by rank 0 through its duplicate */
+        FT_CHECK(e.op_context == &c3);
+        FT_EQ(got, 3);
+        barrier_progress(f); /* B */
+        return;
+    }
+    barrier_progress(f); /* A */
+    ft_progress(f, 50);
+    fi_addr_t d = insert_again(f, f->addr[1]);
+    int done = 0;
+    v = 3;
+    FT_RETRY(f, &done, fi_tinject(f->ep, &v, sizeof v, d, otag(3, 3)));
+    struct fi_context c1, c2;
+    int32_t m1 = 0, m2 = 0;
+    /* M1 arrived before the duplicate existed; the receive names the duplicate */
+    FT_OK(fi_trecv(f->ep, &m1, sizeof m1, NULL, d, otag(3, 1), O_SYNC, &c1));
+    FT_CHECK(ft_wait(f, &e, &src, NULL));
+    FT_CHECK(e.op_context == &c1);
+    FT_EQ(m1, 1);
+    FT_CHECK(src == f->addr[1] || src == d);
+    /* M2 was sent after rank 0 sent through the duplicate; the receive names the first entry */
+    FT_OK(fi_trecv(f->ep, &m2, sizeof m2, NULL, f->addr[1], otag(3, 2), O_SYNC, &c2));
+    FT_CHECK(ft_wait(f, &e, &src, NULL));
+    FT_CHECK(e.op_context == &c2);
+    FT_EQ(m2, 2);
+    barrier_progress(f); /* B */
+}
+
 /* Call fn on every file of dir (path, name), remove it, then dir; the sum of fn's answers. */
 static int drain_dir(const char *dir, int (*fn)(const char *path, const char *name))
 {
@@ -1518,6 +1579,7 @@ int main(int argc, char **argv)
     }
     RUN("flood", with_stats("flood", t_flood, check_flood_stats));
     RUN("crossflood", ft_run2("crossflood", t_crossflood, 60));
+    RUN("avdup", ft_run2("avdup", t_avdup, 60));
     RUN("bad_env", t_bad_env());
     RUN("polling", with_stats("polling", t_basic, check_polling_stats));
     if (!only || !strcmp(only, "tuning")) {
