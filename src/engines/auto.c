@@ -71,7 +71,9 @@ static const mm_param_info auto_params[] = {
                   "over a window, and the engine switches at most once per window", 64, 1,
                   1 << 24},
     [P_UP] = {"up", "leave the list (for hash or bins) when the elements traversed per search "
-              "over a window exceed this", 6, 1, 1 << 20},
+              "over a window exceed this; with both hints, leave bins for hash when bins "
+              "would traverse more than this per search (at the switch, or over 4 windows)",
+              6, 1, 1 << 20},
     [P_DOWN] = {"down", "go back to the list after a window in which at most this many elements "
                 "were queued (PRQ and UMQ together) at every call; -1: never", 4, -1, 1 << 20},
     [P_NM] = {"nm", "leave the list for nm instead of bins when bins would traverse more than "
