@@ -619,6 +619,8 @@ void mm_reset_stats(mm_engine *e)
     e->mem.peak = e->mem.bytes;
     mm_mem_reset_peak(&e->prq_mem); /* after reset_side: max_length = length */
     mm_mem_reset_peak(&e->umq_mem);
+    if (e->def->ops->stats_reset)
+        e->def->ops->stats_reset(e);
     UNLOCK(e);
 }
 

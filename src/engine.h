@@ -52,6 +52,9 @@ typedef struct mm_engine_ops {
      * compiled in. Defined with MM_ENGINE_ENTER (enter.h). */
     int  (*enter_post)(mm_engine *e, const mm_entry *x, mm_handle *h, uintptr_t *partner);
     int  (*enter_arrive)(mm_engine *e, const mm_entry *x, uintptr_t *partner);
+    /* Optional: called by mm_reset_stats after it has zeroed the counters,
+     * for an engine whose rule reads them (auto's list phase). */
+    void (*stats_reset)(mm_engine *e);
 } mm_engine_ops;
 
 typedef struct mm_engine_def {

@@ -27,12 +27,19 @@
  *         (bins' arrival list);
  *   Wq    wildcard receives queued (nm phase, at the window's end);
  *   Lmax  the largest number of queued elements (PRQ + UMQ) at a call.
- * List -> keyed as soon as the window's depth exceeds up x window, that is
- * when D over a full window would exceed `up` (checked at every call, so a
- * deep queue costs at most one window of list searches). Keyed is hash with
- * both hints; else nm when bins would traverse more than `nm` per search
- * with the queues moved (receives per bin plus the wildcard receives), else
- * bins. Bins -> nm when D over the last HOLD (4) windows exceeds `nm`; nm ->
+ * List -> keyed as soon as the traversal of at most `window` searches
+ * exceeds up x window, that is when D over a window would exceed `up`, or
+ * a single search walks more than that. The list phase's only per-call work
+ * is one compare of the statistics' traversal counter with a check point a
+ * quarter of that budget on (list_window: the window slides at each check
+ * point), so a deep queue costs about one budget of list searches. Keyed is,
+ * with both hints, bins while it would traverse at most `up` per search with
+ * the queues moved (queued receives or messages per bin), else hash; without,
+ * nm when bins would traverse more than `nm` per search (receives per bin plus
+ * the wildcard receives), else bins. Bins' tables are allocated (and
+ * emptied) at creation and kept, so a switch to bins allocates nothing.
+ * With both hints, bins -> hash when D over the last HOLD (4) windows
+ * exceeds `up`. Bins -> nm when D over the last HOLD windows exceeds `nm`; nm ->
  * bins when Dnm over the last HOLD windows is at most nm / 2, Wq <= `down`,
  * and the most elements queued since the switch, per bin, at most nm / 2
  * (wildcard traffic comes in bursts and phases: receives posted in one
@@ -64,7 +71,9 @@ static const mm_param_info auto_params[] = {
                   "over a window, and the engine switches at most once per window", 64, 1,
                   1 << 24},
     [P_UP] = {"up", "leave the list (for hash or bins) when the elements traversed per search "
-              "over a window exceed this", 6, 1, 1 << 20},
+              "over a window exceed this; with both hints, leave bins for hash when bins "
+              "would traverse more than this per search (at the switch, or over 4 windows)",
+              6, 1, 1 << 20},
     [P_DOWN] = {"down", "go back to the list after a window in which at most this many elements "
                 "were queued (PRQ and UMQ together) at every call; -1: never", 4, -1, 1 << 20},
     [P_NM] = {"nm", "leave the list for nm instead of bins when bins would traverse more than "
@@ -82,10 +91,11 @@ static const mm_param_info auto_params[] = {
 
 typedef struct auto_impl {
     /* What the list phase reads at every call, in its first cache line: the
-     * phase, the window's count and trip point, and the list's two queues. */
+     * phase, the trip point, and the list's two queues. */
     int      phase;
-    uint32_t left;                  /* calls left in the window (1 under force: every call) */
-    uint64_t trip;                  /* t0 + budget: a list traversal past it switches */
+    uint32_t left;                  /* keyed phases: calls left in the window (1 under force) */
+    uint64_t trip;                  /* list phase: the next check point (0 under force): a
+                                       traversal reaching it calls list_window */
     union {
         mm_list L;
         mm_bins B;
@@ -101,7 +111,9 @@ typedef struct auto_impl {
     uint64_t lmax;                  /* most elements queued at a call (keyed phases) */
     uint64_t peak;                  /* the same since the last switch */
     uint64_t t0;                    /* elements traversed (both sides) at its start */
+    uint64_t s0;                    /* searches (both sides) at its start */
     uint64_t budget;                /* up x window */
+    uint64_t quarter;               /* list phase: traversal between checks, budget / 4 */
     uint64_t nm_budget;             /* nm x window */
     uint64_t nm_depth;              /* nm */
     /* parameters */
@@ -109,6 +121,10 @@ typedef struct auto_impl {
     int64_t  down;
     uint64_t seed, force, rng;
     int      hinted;                /* both hints: hash allowed (and no wildcards) */
+    /* bins' tables, allocated at creation (without both hints) and kept: a
+     * switch to bins only empties them (NULL: allocated at the switch) */
+    mm_queue *warm_prq, *warm_umq;
+    int       warm_dirty;           /* some queue of them may be non-empty */
 } auto_impl;
 
 static uint64_t traversed(const mm_engine *e)
@@ -116,12 +132,18 @@ static uint64_t traversed(const mm_engine *e)
     return e->st.prq.traversed + e->st.umq.traversed;
 }
 
+static uint64_t searches(const mm_engine *e)
+{
+    return e->st.prq.searches + e->st.umq.searches;
+}
+
 static void window_start(mm_engine *e, auto_impl *A)
 {
     A->left = A->force ? 1 : A->window;
     A->lmax = 0;
     A->t0 = traversed(e);
-    A->trip = A->t0 + A->budget;
+    A->s0 = searches(e);
+    A->trip = A->force ? 0 : A->t0 + A->quarter;
 }
 
 /* ---- the structures ---- */
@@ -138,7 +160,11 @@ static int open_phase(mm_engine *e, auto_impl *A, int p, size_t nr, size_t nm)
     case PH_BINS:
         mm_queue_init(&A->u.B.umq_all, 1);
         A->u.B.seed = A->seed;
-        if (mm_bins_alloc(e, &A->u.B, A->nbins) != 0)
+        if (A->warm_prq) {
+            mm_bins_attach(e, &A->u.B, A->warm_prq, A->warm_umq, A->nbins, !A->warm_dirty);
+            A->warm_dirty = 1;
+        }
+        else if (mm_bins_alloc(e, &A->u.B, A->nbins) != 0)
             return MM_ENOMEM;
         mm_stat_queues(&e->st.umq, 1); /* umq_all */
         return 0;
@@ -157,7 +183,10 @@ static void close_phase(mm_engine *e, auto_impl *A)
 {
     switch (A->phase) {
     case PH_BINS:
-        mm_bins_free(e, &A->u.B);
+        if (A->u.B.prq && A->u.B.prq == A->warm_prq)
+            mm_bins_detach(e, &A->u.B);
+        else
+            mm_bins_free(e, &A->u.B);
         mm_stat_queues(&e->st.umq, -1);
         break;
     case PH_NM:
@@ -257,10 +286,11 @@ static size_t gather_side(mm_engine *e, auto_impl *A, int recv, seqd *v, size_t 
  * queued element (any n=16384: list, bins, nm in each round before). */
 static int keyed_for(const auto_impl *A, size_t nr, size_t nm, uint64_t wild)
 {
-    if (A->hinted)
-        return PH_HASH;
     uint64_t arrive = nr / A->nbins + wild, post = nm / A->nbins;
-    return (arrive > post ? arrive : post) > A->nm_depth ? PH_NM : PH_BINS;
+    uint64_t d = arrive > post ? arrive : post;
+    if (A->hinted) /* bins (its tables are warm) while it would search as little as `up` */
+        return d > A->budget / A->window ? PH_HASH : PH_BINS;
+    return d > A->nm_depth ? PH_NM : PH_BINS;
 }
 
 /* Move every queued element into a new structure of phase p (PH_KEYED:
@@ -283,6 +313,17 @@ static MM_COLD void switch_to(mm_engine *e, auto_impl *A, int p, const mm_elem *
         wild += (uint64_t)mm_key_wild(&v[i].x->key);
     if (p == PH_KEYED)
         p = keyed_for(A, nr, nm, wild);
+    if (A->phase == PH_BINS && A->u.B.prq == A->warm_prq && nr + nm < A->nbins) {
+        /* empty the warm tables now: only the bins of the elements leaving
+         * them are not empty (cheaper than all 2 x nbins when few) */
+        for (size_t i = 0; i < nr + nm; i++) {
+            const mm_elem *x = v[i].x;
+            mm_queue_init(x->flags & MM_ELEM_RECV ? mm_bins_recv_queue(&A->u.B, &x->key)
+                                                   : &A->u.B.umq[mm_bins_of(&A->u.B, &x->key)],
+                          0);
+        }
+        A->warm_dirty = 0;
+    }
     close_phase(e, A);
     uint64_t ta = mm_now_ns();
     int rc = open_phase(e, A, p, nr, nm), opened = rc == 0;
@@ -318,13 +359,15 @@ static MM_COLD void switch_to(mm_engine *e, auto_impl *A, int p, const mm_elem *
  * instead of moving to bins and back when the next round fills it. */
 static int keyed(const mm_engine *e, const auto_impl *A)
 {
-    if (A->hinted)
-        return PH_HASH;
     switch (A->phase) {
     case PH_BINS: { /* (not after a reset of the statistics) */
         uint64_t t = traversed(e);
+        if (A->hinted) /* to hash when bins searches deeper than `up` */
+            return t >= A->lt0 && t - A->lt0 > HOLD * A->budget ? PH_HASH : PH_BINS;
         return t >= A->lt0 && t - A->lt0 > HOLD * A->nm_budget ? PH_NM : PH_BINS;
     }
+    case PH_HASH:
+        return PH_HASH;
     default: /* PH_NM */
         return 2 * A->est <= HOLD * A->nm_budget && A->wq <= (uint64_t)A->down &&
                        2 * (A->peak / A->nbins) <= A->nm_depth
@@ -353,23 +396,46 @@ static void forced(mm_engine *e, auto_impl *A, const mm_elem *skip, mm_elem *add
     switch_to(e, A, p >= A->phase ? p + 1 : p, skip, add);
 }
 
-/* The list phase, when its window ends or its traversal passes the trip
- * point: leave for the keyed structure if it did (the window's depth per
- * search exceeds up), else a new window. */
+/* The list phase, at every quarter of the budget (up x window) traversed:
+ * leave for the keyed structure if the window's traversal exceeds the
+ * budget within at most `window` searches (D over a window exceeds up), or
+ * if the last search alone walked more than the budget (it walked at least
+ * `excess`: the traversal before it was short of the check point); else
+ * slide the window to its last half (at the old one's mean depth, or the
+ * last search's, if deeper) and check again a quarter budget on. A list
+ * phase whose searches traverse nothing never comes here: it has nothing
+ * to decide. */
 static MM_COLD void list_window(mm_engine *e, auto_impl *A, const mm_elem *skip, mm_elem *add)
 {
-    if (A->force)
+    uint64_t t = traversed(e), s = searches(e);
+    if (A->force) {
         forced(e, A, skip, add);
-    else if (traversed(e) > A->trip)
+        return;
+    }
+    if (t < A->t0 || s < A->s0 || t < A->trip) { /* (counters reset without the hook: shards) */
+        window_start(e, A);
+        return;
+    }
+    uint64_t delta = t - A->t0, span = s - A->s0, excess = t - A->trip + 1;
+    if ((span <= A->window && delta > A->budget) || excess > A->budget) {
         switch_to(e, A, PH_KEYED, skip, add);
-    else
-        window_start(e, A); /* also after a reset of the statistics */
+        return;
+    }
+    if (span > A->window) {
+        uint64_t keep = A->window / 2, recent = delta * keep / span;
+        if (recent < excess)
+            recent = excess;
+        A->t0 = t - recent;
+        A->s0 = s - keep;
+    }
+    A->trip = t + A->quarter;
 }
 
-/* After a list-phase post or arrive: one compare and one count. */
+/* After a list-phase post or arrive: one compare, of the statistics' own
+ * counters (no count of its own). */
 MM_INLINE void list_check(mm_engine *e, auto_impl *A, const mm_elem *skip, mm_elem *add)
 {
-    if (MM_UNLIKELY(traversed(e) > A->trip) || MM_UNLIKELY(--A->left == 0))
+    if (MM_UNLIKELY(traversed(e) >= A->trip))
         list_window(e, A, skip, add);
 }
 
@@ -420,6 +486,7 @@ static int auto_init(mm_engine *e, char *err, size_t errlen)
         return MM_ENOMEM;
     A->window = (uint32_t)e->param[P_WINDOW];
     A->budget = (uint64_t)e->param[P_UP] * A->window;
+    A->quarter = A->budget / 4 ? A->budget / 4 : 1;
     A->nm_depth = (uint64_t)e->param[P_NM];
     A->nm_budget = A->nm_depth * A->window;
     A->down = e->param[P_DOWN];
@@ -429,10 +496,32 @@ static int auto_init(mm_engine *e, char *err, size_t errlen)
     A->rng = A->seed | 1;
     A->hinted = (e->hints & (MM_HINT_NO_ANY_SOURCE | MM_HINT_NO_ANY_TAG)) ==
                 (MM_HINT_NO_ANY_SOURCE | MM_HINT_NO_ANY_TAG);
+    { /* bins' tables (on failure, allocated at the switch) */
+        size_t tb = (size_t)A->nbins * sizeof(mm_queue);
+        A->warm_prq = mm_mem_alloc(&e->prq_mem, tb);
+        A->warm_umq = mm_mem_alloc(&e->umq_mem, tb);
+        if (!A->warm_prq || !A->warm_umq) {
+            mm_mem_free(&e->prq_mem, A->warm_prq, tb);
+            mm_mem_free(&e->umq_mem, A->warm_umq, tb);
+            A->warm_prq = A->warm_umq = NULL;
+        }
+        for (uint32_t i = 0; A->warm_prq && i < A->nbins; i++) { /* empty, untimed */
+            mm_queue_init(&A->warm_prq[i], 0);
+            mm_queue_init(&A->warm_umq[i], 0);
+        }
+    }
     open_phase(e, A, PH_LIST, 0, 0);
     window_start(e, A);
     e->impl = A;
     return 0;
+}
+
+/* mm_reset_stats zeroed the counters the windows start from. */
+static void auto_stats_reset(mm_engine *e)
+{
+    auto_impl *A = e->impl;
+    window_start(e, A);
+    A->lt0 = 0;
 }
 
 static void auto_fini(mm_engine *e)
@@ -440,7 +529,8 @@ static void auto_fini(mm_engine *e)
     auto_impl *A = e->impl;
     switch (A->phase) {
     case PH_BINS:
-        mm_bins_free(e, &A->u.B);
+        if (A->u.B.prq != A->warm_prq)
+            mm_bins_free(e, &A->u.B);
         break;
     case PH_NM:
         mm_nm_fini(&A->u.N);
@@ -451,6 +541,8 @@ static void auto_fini(mm_engine *e)
     default:
         break;
     }
+    mm_mem_free(&e->prq_mem, A->warm_prq, (size_t)A->nbins * sizeof(mm_queue));
+    mm_mem_free(&e->umq_mem, A->warm_umq, (size_t)A->nbins * sizeof(mm_queue));
     mm_mem_free(&e->mem, A, sizeof *A);
 }
 
@@ -564,6 +656,7 @@ static const mm_engine_ops auto_ops = {
     .post = auto_post, .arrive = auto_arrive,
     .enter_post = auto_enter_post, .enter_arrive = auto_enter_arrive,
     .probe = auto_probe, .cancel = auto_cancel,
+    .stats_reset = auto_stats_reset,
 };
 
 const mm_engine_def mm_engine_auto = {

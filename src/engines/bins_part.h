@@ -48,24 +48,48 @@ static inline void mm_bins_free(mm_engine *e, mm_bins *B)
     B->prq = B->umq = NULL;
 }
 
-/* Allocate n empty bins for each side and the empty wildcard list; counts
- * them in the statistics. MM_ENOMEM leaves B without bins. */
-static inline int mm_bins_alloc(mm_engine *e, mm_bins *B, uint32_t n)
+/* Give B the tables prq and umq (n bins each, allocated by the caller on
+ * e->prq_mem and e->umq_mem), emptied unless `empty` says every queue in
+ * them is initialised and empty already, and the empty wildcard list;
+ * counts the queues in the statistics. */
+static inline void mm_bins_attach(mm_engine *e, mm_bins *B, mm_queue *prq, mm_queue *umq,
+                                  uint32_t n, int empty)
 {
     B->nbins = n;
-    B->prq = mm_mem_alloc(&e->prq_mem, n * sizeof(mm_queue));
-    B->umq = mm_mem_alloc(&e->umq_mem, n * sizeof(mm_queue));
-    if (!B->prq || !B->umq) {
-        mm_bins_free(e, B);
-        return MM_ENOMEM;
-    }
-    for (uint32_t i = 0; i < n; i++) {
+    B->prq = prq;
+    B->umq = umq;
+    for (uint32_t i = 0; !empty && i < n; i++) {
         mm_queue_init(&B->prq[i], 0);
         mm_queue_init(&B->umq[i], 0);
     }
     mm_queue_init(&B->wild, 0);
     mm_stat_queues(&e->st.prq, n + 1);
     mm_stat_queues(&e->st.umq, n);
+}
+
+/* Take the tables back from B without freeing them (the caller's, see
+ * mm_bins_attach); uncounts the queues. */
+static inline void mm_bins_detach(mm_engine *e, mm_bins *B)
+{
+    mm_stat_queues(&e->st.prq, -(int64_t)B->nbins - 1);
+    mm_stat_queues(&e->st.umq, -(int64_t)B->nbins);
+    B->prq = B->umq = NULL;
+}
+
+/* Allocate n empty bins for each side and the empty wildcard list; counts
+ * them in the statistics. MM_ENOMEM leaves B without bins. */
+static inline int mm_bins_alloc(mm_engine *e, mm_bins *B, uint32_t n)
+{
+    B->nbins = n;
+    mm_queue *prq = mm_mem_alloc(&e->prq_mem, n * sizeof(mm_queue));
+    mm_queue *umq = mm_mem_alloc(&e->umq_mem, n * sizeof(mm_queue));
+    if (!prq || !umq) {
+        mm_mem_free(&e->prq_mem, prq, n * sizeof(mm_queue));
+        mm_mem_free(&e->umq_mem, umq, n * sizeof(mm_queue));
+        B->prq = B->umq = NULL;
+        return MM_ENOMEM;
+    }
+    mm_bins_attach(e, B, prq, umq, n, 0);
     return 0;
 }
 

@@ -180,11 +180,12 @@ static mm_engine *make_auto(uint32_t hints)
 }
 
 /* With both hints: receives tags 0..N-1, messages in reverse order (each
- * search walks the whole PRQ as a list) -> hash (a queue per live key);
- * then short queues (a ping-pong) -> back to the list. */
+ * search walks the whole PRQ as a list) -> hash (a queue per live key: N
+ * per 256 bins is more than up = 6 per bin); then short queues (a
+ * ping-pong) -> back to the list. */
 static void auto_hash_and_back(void)
 {
-    enum { N = 512 };
+    enum { N = 4096 };
     mm_engine *e = make_auto(MM_HINT_NO_ANY_SOURCE | MM_HINT_NO_ANY_TAG);
     for (int t = 0; t < N; t++)
         CHECK_EQ(post(e, 0, 1, t, 1000 + (uintptr_t)t, NULL), MM_QUEUED);
@@ -210,6 +211,42 @@ static void auto_hash_and_back(void)
     CHECK_EQ(st.overhead.events, 4u);            /* and back */
     CHECK_EQ(st.prq.queues, 1u);
     CHECK_EQ(st.umq.queues, 1u);
+    mm_destroy(e);
+}
+
+/* With both hints and few queued (N per 256 bins at most up = 6): bins,
+ * whose tables were made at creation (its bytes, in every phase); then a
+ * deeper queue (bins searches deeper than up over 4 windows) -> hash. */
+static void auto_hinted_bins_then_hash(void)
+{
+    enum { N = 512, M = 8192, A = 600 };
+    mm_engine *e = make_auto(MM_HINT_NO_ANY_SOURCE | MM_HINT_NO_ANY_TAG);
+    uint64_t bytes0 = stats(e).prq.bytes;
+    CHECK(bytes0 >= 256 * 24);  /* bins' warm table (24-byte queue heads), from creation */
+    for (int t = 0; t < N; t++)
+        CHECK_EQ(post(e, 0, 1, t, 1000 + (uintptr_t)t, NULL), MM_QUEUED);
+    for (int t = N - 1; t >= N / 2; t--) {
+        CHECK_EQ(arrive(e, 0, 1, t, 1), MM_MATCHED);
+        CHECK_EQ(got, 1000 + (uintptr_t)t);
+    }
+    mm_stats st = stats(e);
+    CHECK_EQ(st.overhead.events, 2u);            /* one switch */
+    CHECK_EQ(st.prq.queues, 256u + 1);           /* bins: its bins and the wildcard list */
+    for (int t = N; t < N + M; t++)              /* posts search the empty UMQ: D = 0 */
+        CHECK_EQ(post(e, 0, 1, t, 1000 + (uintptr_t)t, NULL), MM_QUEUED);
+    CHECK_EQ(stats(e).overhead.events, 2u);
+    for (int i = 0; i < A; i++) {                /* each the last of its bin: D about 33 */
+        int t = N + M - 1 - i;
+        CHECK_EQ(arrive(e, 0, 1, t, 1), MM_MATCHED);
+        CHECK_EQ(got, 1000 + (uintptr_t)t);
+    }
+    st = stats(e);
+    CHECK_EQ(st.overhead.events, 4u);            /* bins -> hash */
+    CHECK_EQ(st.prq.queues, (uint64_t)(N / 2 + M - A)); /* a FIFO per live key */
+    for (int t = N / 2 - 1; t >= 0; t--) {       /* the earliest, across both switches */
+        CHECK_EQ(arrive(e, 0, 1, t, 1), MM_MATCHED);
+        CHECK_EQ(got, 1000 + (uintptr_t)t);
+    }
     mm_destroy(e);
 }
 
@@ -507,6 +544,7 @@ int main(void)
     adaptive_switches_back();
     adaptive_params_checked();
     auto_hash_and_back();
+    auto_hinted_bins_then_hash();
     auto_stays_list_on_head_matches();
     auto_nm_for_wildcards();
     auto_bins_then_nm();
