@@ -70,8 +70,15 @@ static void sync_av_changed(mmfi_ep *ep)
     for (fi_addr_t a = 0; a < ep->av->count; a++)
         ep->local_procs += ep->av->valid[a] && ep->av->addrs[a].host == ep->name.host;
     ep->yield = mmfi_ep_wants_yield(ep);
-    for (size_t i = 0; i < ep->nconns; i++)
+    int found_new = 0;
+    for (size_t i = 0; i < ep->nconns; i++) {
+        fi_addr_t was = ep->conns[i].fiaddr;
         ep->conns[i].fiaddr = mmfi_av_find(ep->av, &ep->conns[i].peer);
+        found_new |= was == FI_ADDR_NOTAVAIL && ep->conns[i].fiaddr != FI_ADDR_NOTAVAIL;
+    }
+    /* a peer that sent before the AV had it: its messages under their source now */
+    if (found_new && ep->eng)
+        mmfi_match_rekey(ep);
     if (ep->av_conn_cap < ep->av->count) {
         uint32_t *m = realloc(ep->av_conn, ep->av->cap * sizeof *m);
         if (!m)

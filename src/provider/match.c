@@ -406,6 +406,76 @@ int mmfi_match_arrive(mmfi_ep *ep, mmfi_rec *m, mmfi_rec **recv_out)
     return 0;
 }
 
+/* Messages that arrived from a peer before the AV had its address were keyed
+ * with the source "not in the AV" (src_of: the engine's last source), so a
+ * receive directed at the peer's new fi_addr could never meet them. Open MPI
+ * inserts a peer on another host only when it first communicates with it
+ * (add_procs at first use), so the peer's first messages routinely arrive
+ * first: across two hosts p2p's all-to-all took a round's message from the
+ * next round and hung (test_provider lateav). Called when the AV gives a
+ * connection its fi_addr: every message still keyed "not in the AV" leaves
+ * the engine in arrival order (exact keys, so the engine gives back exactly
+ * that element, as in enter_generic) and comes back under its connection's
+ * fi_addr now, in the same order. One sender's messages keep their order
+ * (all of them were keyed "not in the AV"; none arrives in between), and
+ * MPI does not order messages of different senders. No posted receive can
+ * take one of them (it would have at its post or at the arrival), except
+ * one directed at the new fi_addr, which is then served here. */
+void mmfi_match_rekey(mmfi_ep *ep)
+{
+    mmfi_link moved;
+    mmfi_list_init(&moved);
+    for (mmfi_link *l = ep->unexp.next, *next; l != &ep->unexp; l = next) {
+        next = l->next;
+        mmfi_rec *m = (mmfi_rec *)l;
+        fi_addr_t a = m->addr == FI_ADDR_NOTAVAIL ? ep->conns[m->conn].fiaddr : m->addr;
+        if (!m->in_engine) { /* the generic path compares addresses itself */
+            m->addr = a;
+            continue;
+        }
+        /* the whole "not in the AV" source, so that an exact key gives back this one */
+        if (m->key.src != ep->eng_nprocs - 1)
+            continue;
+        uintptr_t found = 0;
+        int rc = mm_mprobe(ep->eng, m->key.comm, m->key.src, m->key.tag, &found);
+        if (rc != MM_MATCHED || found != (uintptr_t)m) {
+            MMFI_WARN(FI_LOG_EP_DATA, "internal: re-keying a message, the engine gave back "
+                      "another one (%s)\n", mm_strerror(rc));
+            return;
+        }
+        mmfi_profile(ep, 'X', &(mm_entry){.comm = m->key.comm, .src = m->key.src,
+                                          .tag = m->key.tag}, 0);
+        m->in_engine = 0;
+        m->addr = a;
+        mmfi_list_del(&m->link);
+        mmfi_list_push(&moved, &m->link);
+    }
+    while (!mmfi_list_empty(&moved)) {
+        mmfi_rec *m = (mmfi_rec *)moved.next;
+        mmfi_list_del(&m->link);
+        mm_entry key;
+        mmfi_decode_msg(ep, m, &key); /* keyed before, so keyed now */
+        uintptr_t partner = 0;
+        key.cookie = (uintptr_t)m;
+        int rc = mm_arrive(ep->eng, &key, &partner);
+        if (rc == MM_MATCHED) {
+            mmfi_profile(ep, 'M', &key, m->len);
+            mmfi_rec *r = (mmfi_rec *)partner;
+            r->in_engine = 0;
+            mmfi_list_del(&r->link);
+            mmfi_deliver(ep, r, m);
+            continue;
+        }
+        if (rc >= 0) {
+            mmfi_profile(ep, 'M', &key, m->len);
+            m->key = key;
+            m->in_engine = 1;
+        } else /* out of memory: it waits keyless, for the generic path only */
+            MMFI_WARN(FI_LOG_EP_DATA, "re-keying a message: %s\n", mm_strerror(rc));
+        mmfi_list_push(&ep->unexp, &m->link);
+    }
+}
+
 int mmfi_match_cancel(mmfi_ep *ep, void *context)
 {
     for (mmfi_link *l = ep->posted.next; l != &ep->posted; l = l->next) {

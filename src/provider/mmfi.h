@@ -509,6 +509,7 @@ void mmfi_match_close(mmfi_ep *ep);
 int  mmfi_match_post(mmfi_ep *ep, mmfi_rec *r);         /* receive (FI_PEEK etc. inside) */
 int  mmfi_match_arrive(mmfi_ep *ep, mmfi_rec *m, mmfi_rec **recv_out);
 int  mmfi_match_cancel(mmfi_ep *ep, void *context);
+void mmfi_match_rekey(mmfi_ep *ep);
 mmfi_rec *mmfi_rec_alloc(mmfi_ep *ep);
 void mmfi_rec_free(mmfi_ep *ep, mmfi_rec *r);
 int  mmfi_rec_match(const mmfi_rec *r, const mmfi_rec *m);

@@ -66,6 +66,8 @@ typedef struct ft {
     struct fid_cq      *cq;
     struct fid_ep      *ep;
     fi_addr_t           addr[2]; /* [rank] */
+    char                peer_name[256]; /* with ft_lazy_av, rank 0's peer, not yet inserted */
+    size_t              peer_len;
     int                 sock;
     int                 rank;
     /* completions read while waiting for something else (barriers) */
@@ -115,6 +117,16 @@ static inline void ft_barrier(ft *f)
     ft_xchg(f->sock, &a, &b, 1);
 }
 
+/* Set before ft_run2: rank 0 inserts only itself into its AV at ft_open and
+ * its peer later (ft_insert_peer), as Open MPI inserts a peer on another
+ * host at its first use (add_procs), often after the peer's first messages. */
+static int ft_lazy_av;
+
+static inline void ft_insert_peer(ft *f)
+{
+    FT_EQ(fi_av_insert(f->av, f->peer_name, 1, &f->addr[1], 0, NULL), 1);
+}
+
 static inline void ft_open(ft *f, int rank, int sock)
 {
     memset(f, 0, sizeof *f);
@@ -139,6 +151,12 @@ static inline void ft_open(ft *f, int rank, int sock)
     ft_xchg(sock, mine, theirs, len);
     /* Both insert rank 0's address first: fi_addr == rank on both sides. */
     FT_EQ(fi_av_insert(f->av, rank == 0 ? mine : theirs, 1, &f->addr[0], 0, NULL), 1);
+    if (rank == 0 && ft_lazy_av) { /* as Open MPI does with a peer on another host */
+        memcpy(f->peer_name, theirs, len);
+        f->peer_len = len;
+        f->addr[1] = FI_ADDR_NOTAVAIL;
+        return;
+    }
     FT_EQ(fi_av_insert(f->av, rank == 0 ? theirs : mine, 1, &f->addr[1], 0, NULL), 1);
 }
 

@@ -1114,6 +1114,60 @@ static void t_avdup(ft *f)
     barrier_progress(f); /* B */
 }
 
+/* ---- lateav: messages from a peer that the receiver's AV does not have yet ----
+ * Open MPI inserts a peer on another host at its first use (add_procs), so the
+ * peer's first messages often arrive before the receiver has an fi_addr for it:
+ * they are keyed "not in the AV". Once the AV has the peer, a receive directed
+ * at it must meet them, in the order they were sent. Before the fix they stayed
+ * keyed as unknown: across two hosts Open MPI's p2p all-to-all took the next
+ * round's message and then hung. */
+static void t_lateav(ft *f)
+{
+    int32_t v;
+    struct fi_cq_tagged_entry e;
+    fi_addr_t src = 0;
+    if (f->rank == 1) {
+        int done = 0;
+        int32_t vals[] = {11, 12, 13, 99};
+        int32_t tags[] = {1, 1, 2, 9};
+        for (int i = 0; i < 4; i++) {
+            v = vals[i];
+            FT_RETRY(f, &done, fi_tinject(f->ep, &v, sizeof v, f->addr[0], otag(6, tags[i])));
+        }
+        barrier_progress(f); /* A */
+        barrier_progress(f); /* B */
+        return;
+    }
+    /* the last one, by a receive from any source: the three before it are queued */
+    struct fi_context c0, c[3];
+    FT_OK(fi_trecv(f->ep, &v, sizeof v, NULL, FI_ADDR_UNSPEC, otag(6, 9), O_SYNC, &c0));
+    FT_CHECK(ft_wait(f, &e, &src, NULL));
+    FT_CHECK(e.op_context == &c0);
+    FT_EQ(v, 99);
+    FT_CHECK(src == FI_ADDR_NOTAVAIL);
+    barrier_progress(f); /* A */
+    ft_insert_peer(f);
+    int32_t got[3] = {0};
+    int32_t tags[] = {1, 1, 2}, want[] = {11, 12, 13};
+    for (int i = 0; i < 3; i++) {
+        FT_OK(fi_trecv(f->ep, &got[i], sizeof got[i], NULL, f->addr[1], otag(6, tags[i]), O_SYNC,
+                       &c[i]));
+        FT_CHECK(ft_wait(f, &e, &src, NULL));
+        FT_CHECK(e.op_context == &c[i]);
+        FT_EQ(got[i], want[i]);
+        FT_CHECK(src == f->addr[1]);
+    }
+    barrier_progress(f); /* B */
+}
+
+static int run_lateav(void)
+{
+    ft_lazy_av = 1;
+    int rc = ft_run2("lateav", t_lateav, 60);
+    ft_lazy_av = 0;
+    return rc;
+}
+
 /* Call fn on every file of dir (path, name), remove it, then dir; the sum of fn's answers. */
 static int drain_dir(const char *dir, int (*fn)(const char *path, const char *name))
 {
@@ -1580,6 +1634,7 @@ int main(int argc, char **argv)
     RUN("flood", with_stats("flood", t_flood, check_flood_stats));
     RUN("crossflood", ft_run2("crossflood", t_crossflood, 60));
     RUN("avdup", ft_run2("avdup", t_avdup, 60));
+    RUN("lateav", run_lateav());
     RUN("bad_env", t_bad_env());
     RUN("polling", with_stats("polling", t_basic, check_polling_stats));
     if (!only || !strcmp(only, "tuning")) {
