@@ -87,6 +87,14 @@ static int av_insert(struct fid_av *fav, const void *addr, size_t count, fi_addr
                       "address\n", (int)a.pid);
             ok = 0;
         }
+        if (ok && a.host != host && (ntohl(a.ip) >> 24) == 127) {
+            char ip[INET_ADDRSTRLEN] = "?";
+            inet_ntop(AF_INET, &a.ip, ip, sizeof ip);
+            MMFI_WARN(FI_LOG_AV, "address of pid %d is on another host but its TCP channel "
+                      "listens on loopback (%s) only: set FI_MPIMATCH_TCP_IFACE on every host to "
+                      "an interface that reaches the others\n", (int)a.pid, ip);
+            ok = 0;
+        }
         if (!ok) {
             if (fi_addr)
                 fi_addr[i] = FI_ADDR_NOTAVAIL;

@@ -21,6 +21,7 @@
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>
+#include <net/if.h>
 #include <netinet/in.h>
 
 #include "mmfi.h"
@@ -67,8 +68,8 @@ static const struct { const char *name, *help; } params[] = {
              "queues there (`mpimatch queues DIR`)"},
     {"dump_signal", "the snapshot signal: USR2 (default; Open MPI's mpirun forwards it), USR1, "
                     "or a number"},
-    {"tcp_iface", "TCP channel: interface name or IPv4 address to listen on (default 127.0.0.1; "
-                  "set it to reach other hosts)"},
+    {"tcp_iface", "TCP channel: interface name or IPv4 address to listen on (default: every "
+                  "interface, giving peers the first one that is up and not loopback)"},
     {"force_tcp", "TCP channel for peers on this host too: all, none (default), or AV indices "
                   "(MPI ranks) a,b,c that behave as if on other hosts"},
     {"yield", "a CQ read that finds nothing FI_MPIMATCH_SPIN times in a row calls sched_yield: "
@@ -127,9 +128,27 @@ static int tcp_settings(mmfi_settings *s)
     const char *v = env("tcp_iface");
     struct in_addr ia;
     s->tcp_ip = htonl(INADDR_LOOPBACK);
-    if (v && inet_pton(AF_INET, v, &ia) == 1)
+    s->tcp_adv = 0;
+    if (!v) {
+        /* Unset: listen on every interface, and give peers the first IPv4 address of
+         * an interface that is up and not loopback (loopback only if there is none).
+         * A loopback address in an address that reaches another host would send its
+         * peers to their own host (av.c refuses it). */
+        struct ifaddrs *ifs = NULL;
+        s->tcp_ip = htonl(INADDR_ANY);
+        s->tcp_adv = htonl(INADDR_LOOPBACK);
+        if (getifaddrs(&ifs) == 0) {
+            for (struct ifaddrs *i = ifs; i; i = i->ifa_next)
+                if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && (i->ifa_flags & IFF_UP) &&
+                    !(i->ifa_flags & IFF_LOOPBACK)) {
+                    s->tcp_adv = ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
+                    break;
+                }
+            freeifaddrs(ifs);
+        }
+    } else if (inet_pton(AF_INET, v, &ia) == 1)
         s->tcp_ip = ia.s_addr;
-    else if (v) {
+    else {
         struct ifaddrs *ifs = NULL, *i;
         int found = 0;
         if (getifaddrs(&ifs) == 0) {

@@ -7,6 +7,9 @@
  */
 #include "fitest.h"
 
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -1160,6 +1163,79 @@ static void t_lateav(ft *f)
     barrier_progress(f); /* B */
 }
 
+/* ---- tcp_default: the TCP listener's address without FI_MPIMATCH_TCP_IFACE ----
+ * It listens on every interface and gives peers the first IPv4 address of an
+ * interface that is up and not loopback; an address from another host that names
+ * a loopback address is refused at fi_av_insert (it would send its peers to their
+ * own host: across hosts the old default, 127.0.0.1, failed as "peer died"). The
+ * address layout is the provider's mmfi_addr (src/provider/mmfi.h), mirrored here. */
+typedef struct {
+    uint32_t magic, host;
+    int32_t pid;
+    uint32_t epid;
+    char shm[40];
+    uint32_t ip;
+    uint16_t port, pad;
+} addr_mirror;
+
+static int first_up_ipv4(uint32_t *ip)
+{
+    struct ifaddrs *ifs = NULL;
+    int found = 0;
+    if (getifaddrs(&ifs) != 0)
+        return 0;
+    for (struct ifaddrs *i = ifs; i && !found; i = i->ifa_next)
+        if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && (i->ifa_flags & IFF_UP) &&
+            !(i->ifa_flags & IFF_LOOPBACK)) {
+            *ip = ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
+            found = 1;
+        }
+    freeifaddrs(ifs);
+    return found;
+}
+
+static int t_tcp_default(void)
+{
+    unsetenv("FI_MPIMATCH_TCP_IFACE");
+    ft f;
+    memset(&f, 0, sizeof f);
+    FT_OK(ft_getinfo(&f.info));
+    FT_OK(fi_fabric(f.info->fabric_attr, &f.fabric, NULL));
+    FT_OK(fi_domain(f.fabric, f.info, &f.domain, NULL));
+    struct fi_av_attr aa = {.type = FI_AV_TABLE, .count = 4};
+    FT_OK(fi_av_open(f.domain, &aa, &f.av, NULL));
+    struct fi_cq_attr ca = {.format = FI_CQ_FORMAT_TAGGED, .size = 16};
+    FT_OK(fi_cq_open(f.domain, &ca, &f.cq, NULL));
+    FT_OK(fi_endpoint(f.domain, f.info, &f.ep, NULL));
+    FT_OK(fi_ep_bind(f.ep, &f.av->fid, 0));
+    FT_OK(fi_ep_bind(f.ep, &f.cq->fid, FI_TRANSMIT | FI_RECV));
+    FT_OK(fi_enable(f.ep));
+    addr_mirror a;
+    size_t len = sizeof a;
+    FT_OK(fi_getname(&f.ep->fid, &a, &len));
+    FT_EQ(len, sizeof a);
+    uint32_t want = htonl(INADDR_LOOPBACK);
+    first_up_ipv4(&want);
+    FT_EQ(a.ip, want);
+    FT_CHECK(a.port != 0);
+    /* the same address as if from another host: taken with a routable address,
+     * refused with a loopback one */
+    addr_mirror far = a;
+    far.host ^= 0x5a5a5a5au;
+    far.ip = htonl(0x0a000001u); /* 10.0.0.1 */
+    fi_addr_t fa = FI_ADDR_NOTAVAIL;
+    FT_EQ(fi_av_insert(f.av, &far, 1, &fa, 0, NULL), 1);
+    FT_CHECK(fa != FI_ADDR_NOTAVAIL);
+    far.epid += 1;
+    far.ip = htonl(INADDR_LOOPBACK);
+    fa = 0;
+    FT_EQ(fi_av_insert(f.av, &far, 1, &fa, 0, NULL), 0);
+    FT_CHECK(fa == FI_ADDR_NOTAVAIL);
+    ft_close(&f);
+    printf("tcp_default: %s\n", ft_failed ? "FAILED" : "ok");
+    return ft_failed ? 1 : 0;
+}
+
 static int run_lateav(void)
 {
     ft_lazy_av = 1;
@@ -1635,6 +1711,7 @@ int main(int argc, char **argv)
     RUN("crossflood", ft_run2("crossflood", t_crossflood, 60));
     RUN("avdup", ft_run2("avdup", t_avdup, 60));
     RUN("lateav", run_lateav());
+    RUN("tcp_default", t_tcp_default());
     RUN("bad_env", t_bad_env());
     RUN("polling", with_stats("polling", t_basic, check_polling_stats));
     if (!only || !strcmp(only, "tuning")) {
