@@ -32,9 +32,10 @@ fi
 # --dev: both MPIs for the tracer's tests (tests/python/test_trace.py,
 # test_persistent.py, test_coll_oracle.py), libfabric for the provider,
 # mpi4py (Debian's, linked to Open MPI) for its own tests in the conformance suite.
-# iproute2 (ip netns) for the provider's tests across virtual hosts (tests/python/test_hosts.py).
+# iproute2 (ip netns) for the provider's tests across virtual hosts (tests/python/test_hosts.py);
+# lammps and hpcc, the applications the provider must run (test_apps_provider.py, test_hosts.py).
 dev_pkgs=(openmpi-bin libopenmpi-dev mpich libmpich-dev libfabric-dev libfabric-bin python3-mpi4py
-          iproute2)
+          iproute2 lammps hpcc)
 if [ $dev = 1 ]; then
   for pkg in "${dev_pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed' || need_apt+=("$pkg")

@@ -241,3 +241,24 @@ def test_hosts_are_hosts(hosts: Hosts, programs) -> None:
     shm = sorted(s["polling"]["shm"]["found"] for s in stats)
     assert all(n > 0 for n in tcp), tcp
     assert shm[0] <= 1 < shm[1], shm   # the lone rank: one message, to itself (p2p's self)
+
+
+def test_lammps_across_hosts(hosts: Hosts, tmp_path: Path) -> None:
+    """LAMMPS (Debian's lmp, the lj melt of test_apps_provider.py) at np 4, two ranks per
+    host, prints under the provider the thermodynamic table ob1 prints across the same
+    hosts."""
+    if shutil.which("lmp") is None:
+        if _tools_required():
+            pytest.fail("lmp is required under CI (Debian: lammps)")
+        pytest.skip("lmp is not installed (Debian: apt-get install lammps)")
+    from test_apps_provider import LJ_SMALL, LMP_ARGV, _thermo
+    tables = []
+    for stack in (OB1_HOSTS, _stack(None)):
+        d = tmp_path / stack.name
+        d.mkdir()
+        (d / "in.lj").write_text(LJ_SMALL)
+        out = mpistack.run(stack, 4, LMP_ARGV, 180 * SCALE, cwd=d, extra=hosts.extra())
+        assert out.returncode == 0, f"{stack.name}: {out.summary()}\n{out.stderr[-2000:]}"
+        tables.append(_thermo(out.stdout))
+    assert len(tables[0]) == 7   # header and steps 0, 10, ..., 50
+    assert tables[1] == tables[0]
