@@ -434,6 +434,9 @@ int  mmfi_no_ops_open(struct fid *fid, const char *name, uint64_t flags, void **
 int  mmfi_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
                   struct fid_av **av, void *context);
 fi_addr_t mmfi_av_find(mmfi_av *av, const mmfi_addr *a);
+/* Distinct peers (endpoint addresses) among the valid entries: Open MPI
+ * inserts a peer again for every intercommunicator (0 without an AV). */
+size_t mmfi_av_peers(mmfi_av *av);
 
 /* ---- cq.c ---- */
 int  mmfi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
@@ -591,14 +594,16 @@ extern _Atomic uint32_t mmfi_dump_requests; /* raised by the signal handler */
 int  mmfi_dump_open(mmfi_ep *ep);    /* at enable: handler, sample file; 0 or -FI_E* */
 void mmfi_dump_close(mmfi_ep *ep);   /* at close: last sample, file closed */
 void mmfi_dump_restore(void);        /* provider cleanup: the old signal action back */
-void mmfi_dump_write(mmfi_ep *ep);   /* one snapshot (progress, under the lock) */
+/* One snapshot (progress, under the lock); at most one per DUMP_MIN_GAP_NS
+ * unless force (the endpoint's last one, at close). */
+void mmfi_dump_write(mmfi_ep *ep, int force);
 void mmfi_sample_write(mmfi_ep *ep, uint64_t now);
 /* At every progress call: a snapshot when a signal came, a sample when due. */
 static inline void mmfi_dump_poll(mmfi_ep *ep)
 {
     if (ep->dom->set.dump_dir[0] &&
         atomic_load_explicit(&mmfi_dump_requests, memory_order_relaxed) != ep->dump_seen)
-        mmfi_dump_write(ep);
+        mmfi_dump_write(ep, 0);
     if (ep->sample_fd >= 0) {
         uint64_t now = mmfi_now_ns();
         if (now >= ep->next_sample_ns)
