@@ -42,28 +42,36 @@
 int mmfi_engine_create(const mmfi_settings *s, int32_t nprocs, mm_engine **out,
                        char *err, size_t errlen);
 
-#define L_ACK    (1ull << 33)
-#define L_SYNC   (1ull << 32)
-#define L_TAG    0xffffffffull
-#define L_ANYTAG 0x7fffffffull
-#define L_CIDMAX 0x3fffffffull
+#define L_ACK    MMFI_L_ACK
+#define L_SYNC   MMFI_L_SYNC
+#define L_TAG    MMFI_L_TAG
+#define L_ANYTAG MMFI_L_ANYTAG
+#define L_CIDMAX MMFI_L_CIDMAX
 
 /* A record from the free list (or a new one). Not cleared whole (328 bytes
  * at every post and arrival): the fields read before the receive or message
  * path writes them are zeroed here; the iovs, the message fields and the
  * rendezvous fields are always written first (ep.c post_recv, xfer.c). */
+mmfi_rec *mmfi_rec_grow(mmfi_ep *ep)
+{
+    mmfi_rec *r = malloc(sizeof *r);
+    if (!r)
+        return NULL;
+    r->owned = r->inl = 0;
+    r->payload = NULL;
+    mmfi_list_push_front(&ep->free_recs, &r->link);
+    return r;
+}
+
 mmfi_rec *mmfi_rec_alloc(mmfi_ep *ep)
 {
-    mmfi_rec *r;
-    if (MM_LIKELY(!mmfi_list_empty(&ep->free_recs))) {
-        r = (mmfi_rec *)ep->free_recs.next;
-        mmfi_list_del(&r->link);
-    } else {
-        r = malloc(sizeof *r);
-        if (!r)
-            return NULL;
-        mmfi_list_init(&r->link);
-    }
+    mmfi_rec *r = mmfi_rec_spare(ep);
+    return r ? mmfi_rec_take(r) : NULL;
+}
+
+mmfi_rec *mmfi_rec_take(mmfi_rec *r)
+{
+    mmfi_list_del(&r->link);
     memset(&r->kind, 0, offsetof(mmfi_rec, tag) - offsetof(mmfi_rec, kind)); /* the flag bytes */
     r->tag = r->ignore = 0;
     r->h = (mm_handle){0};
@@ -85,18 +93,13 @@ void mmfi_rec_free(mmfi_ep *ep, mmfi_rec *r)
     r->owned = 0;
     r->inl = 0;
     r->state = REC_NONE;
-    mmfi_list_push(&ep->free_recs, &r->link);
+    mmfi_list_push_front(&ep->free_recs, &r->link); /* the next one taken: warm in the cache */
 }
 
 int mmfi_rec_match(const mmfi_rec *r, const mmfi_rec *m)
 {
     return r->tagged == m->tagged && (r->addr == FI_ADDR_UNSPEC || r->addr == m->addr) &&
            (!r->tagged || ((r->tag ^ m->tag) & ~r->ignore) == 0);
-}
-
-static int32_t src_of(const mmfi_ep *ep, fi_addr_t a)
-{
-    return a < (fi_addr_t)(ep->eng_nprocs - 1) ? (int32_t)a : ep->eng_nprocs - 1;
 }
 
 int mmfi_decode_recv(const mmfi_ep *ep, const mmfi_rec *r, mm_entry *key)
@@ -133,21 +136,7 @@ int mmfi_decode_recv(const mmfi_ep *ep, const mmfi_rec *r, mm_entry *key)
 
 int mmfi_decode_msg(const mmfi_ep *ep, const mmfi_rec *m, mm_entry *key)
 {
-    memset(key, 0, sizeof *key);
-    key->src = src_of(ep, m->addr);
-    key->bytes = m->len;
-    if (!m->tagged)
-        return 1;
-    if (ep->dom->set.layout != MMFI_LAYOUT_OMPI)
-        return 0;
-    uint64_t T = m->tag;
-    if ((T & L_ACK) && (T & L_SYNC))
-        return 0;
-    if ((T & L_TAG) == 0x80000000ull || (T >> 34) == L_CIDMAX)
-        return 0;
-    key->tag = (int32_t)(uint32_t)(T & L_TAG);
-    key->comm = (int32_t)(1 + (((T >> 34) << 1) | ((T & L_ACK) ? 1 : 0)));
-    return 1;
+    return mmfi_decode_msg_fields(ep, m->tagged, m->tag, m->addr, m->len, key);
 }
 
 int mmfi_match_open(mmfi_ep *ep)

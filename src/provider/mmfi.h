@@ -101,6 +101,8 @@ static inline void mmfi_list_init(mmfi_link *h) { h->prev = h->next = h; }
 static inline int  mmfi_list_empty(const mmfi_link *h) { return h->next == h; }
 static inline void mmfi_list_push(mmfi_link *h, mmfi_link *n)
 { n->prev = h->prev; n->next = h; h->prev->next = n; h->prev = n; }
+static inline void mmfi_list_push_front(mmfi_link *h, mmfi_link *n)
+{ n->next = h->next; n->prev = h; h->next->prev = n; h->next = n; }
 static inline void mmfi_list_del(mmfi_link *n)
 { n->prev->next = n->next; n->next->prev = n->prev; n->prev = n->next = n; }
 
@@ -514,9 +516,47 @@ int  mmfi_match_arrive(mmfi_ep *ep, mmfi_rec *m, mmfi_rec **recv_out);
 int  mmfi_match_cancel(mmfi_ep *ep, void *context);
 mmfi_rec *mmfi_rec_alloc(mmfi_ep *ep);
 void mmfi_rec_free(mmfi_ep *ep, mmfi_rec *r);
+mmfi_rec *mmfi_rec_grow(mmfi_ep *ep);
+/* Take r (mmfi_rec_spare's) off the free list, cleared as mmfi_rec_alloc's. */
+mmfi_rec *mmfi_rec_take(mmfi_rec *r);
+/* The record mmfi_rec_alloc would return next, left on the free list (NULL:
+ * out of memory): an arrival names it to the engine as its cookie and takes
+ * it off the list only when no receive matched (xfer.c). */
+static inline mmfi_rec *mmfi_rec_spare(mmfi_ep *ep)
+{
+    if (MM_LIKELY(!mmfi_list_empty(&ep->free_recs)))
+        return (mmfi_rec *)ep->free_recs.next;
+    return mmfi_rec_grow(ep);
+}
 int  mmfi_rec_match(const mmfi_rec *r, const mmfi_rec *m);
 int  mmfi_decode_recv(const mmfi_ep *ep, const mmfi_rec *r, mm_entry *key);
 int  mmfi_decode_msg(const mmfi_ep *ep, const mmfi_rec *m, mm_entry *key);
+
+/* Open MPI's tag layout with remote CQ data (match.c explains the decoding). */
+#define MMFI_L_ACK    (1ull << 33)
+#define MMFI_L_SYNC   (1ull << 32)
+#define MMFI_L_TAG    0xffffffffull
+#define MMFI_L_ANYTAG 0x7fffffffull
+#define MMFI_L_CIDMAX 0x3fffffffull
+
+/* The engine key of a message (tagged or not, its tag, the sender's fi_addr,
+ * its length): 0 when it has none (keyless; match.c). Inline: every arrival. */
+static inline int mmfi_decode_msg_fields(const mmfi_ep *ep, int tagged, uint64_t T, fi_addr_t a,
+                                         uint64_t len, mm_entry *key)
+{
+    *key = (mm_entry){.src = a < (fi_addr_t)(ep->eng_nprocs - 1) ? (int32_t)a : ep->eng_nprocs - 1,
+                      .bytes = len};
+    if (!tagged)
+        return 1;
+    if (MM_UNLIKELY(ep->dom->set.layout != MMFI_LAYOUT_OMPI))
+        return 0;
+    if (MM_UNLIKELY(((T & MMFI_L_ACK) && (T & MMFI_L_SYNC)) ||
+                    (T & MMFI_L_TAG) == 0x80000000ull || (T >> 34) == MMFI_L_CIDMAX))
+        return 0;
+    key->tag = (int32_t)(uint32_t)(T & MMFI_L_TAG);
+    key->comm = (int32_t)(1 + (((T >> 34) << 1) | ((T & MMFI_L_ACK) ? 1 : 0)));
+    return 1;
+}
 
 /* ---- xfer.c: moving messages (protocols over a channel) ---- */
 ssize_t mmfi_send_common(mmfi_ep *ep, const struct iovec *iov, size_t count, fi_addr_t dest,
