@@ -261,6 +261,7 @@ typedef struct mmfi_conn {
     void       *seg;        /* mapping of the peer's inbox                 */
     size_t      seg_len;
     void       *tx_slot;    /* my slot in it, NULL until claimed           */
+    uint64_t    tx_ring;    /* its ring's bytes                            */
     uint32_t    tx_seq;     /* next sequence number I send                 */
     /* receiving side: the slot this peer writes in my inbox (-1: none yet) */
     int         rx_slot;
@@ -471,6 +472,15 @@ void mmfi_ep_progress(mmfi_ep *ep);
  * AV on this host than online processors. */
 int mmfi_ep_wants_yield(const mmfi_ep *ep);
 int  mmfi_conn_for_addr(mmfi_ep *ep, fi_addr_t a, uint32_t *out);
+/* The same, inline for a known address of an unchanged AV (every send). */
+static inline int mmfi_conn_of(mmfi_ep *ep, fi_addr_t a, uint32_t *out)
+{
+    if (MM_LIKELY(ep->av && ep->av_gen == ep->av->gen && a < ep->av_conn_cap && ep->av_conn[a])) {
+        *out = ep->av_conn[a] - 1;
+        return 0;
+    }
+    return mmfi_conn_for_addr(ep, a, out);
+}
 int  mmfi_conn_for_name(mmfi_ep *ep, const mmfi_addr *a, uint32_t *out);
 
 /* ---- completions (inline: every message reports one) ---- */
@@ -579,6 +589,8 @@ void mmfi_shm_disconnect(mmfi_conn *c);
 /* a cell to fill in c's ring, or NULL when full; mmfi_shm_commit publishes it */
 mmfi_wire *mmfi_shm_reserve(mmfi_ep *ep, mmfi_conn *c, void **payload);
 void mmfi_shm_commit(mmfi_conn *c);
+int  mmfi_shm_send_eager(mmfi_conn *c, uint8_t flags, uint64_t tag, uint64_t data,
+                         const struct iovec *iov, size_t count, size_t len, uint64_t t_post);
 int  mmfi_shm_poll(mmfi_ep *ep, int budget);
 void mmfi_shm_sweep_stale(void);
 /* The peer closed its endpoint in order (1), as opposed to crashing. */

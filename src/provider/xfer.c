@@ -170,13 +170,16 @@ ssize_t mmfi_send_common(mmfi_ep *ep, const struct iovec *iov, size_t count, fi_
                          uint64_t flags)
 {
     uint32_t ci;
-    if (mmfi_conn_for_addr(ep, dest, &ci))
+    if (mmfi_conn_of(ep, dest, &ci))
         return -FI_EINVAL;
-    int rc = conn_ready(ep, ci);
-    if (rc)
-        return rc;
-    size_t len = 0;
-    for (size_t i = 0; i < count; i++)
+    mmfi_conn *c = &ep->conns[ci];
+    if (MM_UNLIKELY(c->dead || !c->up)) {
+        int rc = conn_ready(ep, ci);
+        if (rc)
+            return rc;
+    }
+    size_t len = count == 1 ? iov[0].iov_len : 0;
+    for (size_t i = 0; count != 1 && i < count; i++)
         len += iov[i].iov_len;
     int inject = !!(flags & FI_INJECT);
     if (inject && len > ep->dom->set.eager)
@@ -185,7 +188,27 @@ ssize_t mmfi_send_common(mmfi_ep *ep, const struct iovec *iov, size_t count, fi_
     void *pl;
     int shm = ep->conns[ci].ch == &mmfi_chan_shm;
     size_t eager = shm ? ep->dom->set.shm_eager : ep->dom->set.eager;
-    if (len <= eager && ep->conns[ci].credit >= len + WIRE_COST) {
+    if (len <= eager && c->credit >= len + WIRE_COST) {
+        int rc = shm ? mmfi_shm_send_eager(c, wf, tag, data, iov, count, len, stamp(ep)) : 1;
+        if (MM_UNLIKELY(rc == -FI_EAGAIN)) { /* the ring is full: progress once (reserve) */
+            mmfi_ep_progress(ep);
+            c = &ep->conns[ci]; /* (progress may have grown ep->conns) */
+            if (c->dead)
+                return -FI_EIO;
+            rc = mmfi_shm_send_eager(c, wf, tag, data, iov, count, len, stamp(ep));
+            if (rc == -FI_EAGAIN) {
+                ep->c.ring_full++;
+                return -FI_EAGAIN;
+            }
+        }
+        if (MM_LIKELY(rc == 0)) {
+            c->credit -= len + WIRE_COST;
+            ep->c.eager_sent++;
+            ep->c.bytes_sent += len;
+            if (!inject)
+                mmfi_report_send(ep, context, flags, tagged, 0);
+            return 0;
+        }
         mmfi_wire *w = reserve(ep, ci, &pl);
         if (!w)
             return ep->conns[ci].dead ? -FI_EIO : -FI_EAGAIN;
