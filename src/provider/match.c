@@ -6,7 +6,7 @@
  * tag M when (A is FI_ADDR_UNSPEC or A == a) and ((T ^ M) & ~I) == 0, the
  * earliest posted receive first, the earliest arrived message first. The
  * engine matches keys (comm, src, tag) with ANY_SOURCE and ANY_TAG (tags >= 0)
- * under the same ordering. One rule decides (mmfi_decode_recv): a receive is
+ * under the same ordering. One rule decides (decode_recv): a receive is
  * keyed when its ignore mask has the shape of Open MPI's tag layout with
  * remote CQ data (the layout mtl ofi picks for this provider):
  *
@@ -48,10 +48,7 @@ int mmfi_engine_create(const mmfi_settings *s, int32_t nprocs, mm_engine **out,
 #define L_ANYTAG MMFI_L_ANYTAG
 #define L_CIDMAX MMFI_L_CIDMAX
 
-/* A record from the free list (or a new one). Not cleared whole (328 bytes
- * at every post and arrival): the fields read before the receive or message
- * path writes them are zeroed here; the iovs, the message fields and the
- * rendezvous fields are always written first (ep.c post_recv, xfer.c). */
+/* A new record on the free list (mmfi_rec_spare when the list is empty). */
 mmfi_rec *mmfi_rec_grow(mmfi_ep *ep)
 {
     mmfi_rec *r = malloc(sizeof *r);
@@ -60,28 +57,6 @@ mmfi_rec *mmfi_rec_grow(mmfi_ep *ep)
     r->owned = r->inl = 0;
     r->payload = NULL;
     mmfi_list_push_front(&ep->free_recs, &r->link);
-    return r;
-}
-
-mmfi_rec *mmfi_rec_alloc(mmfi_ep *ep)
-{
-    mmfi_rec *r = mmfi_rec_spare(ep);
-    return r ? mmfi_rec_take(r) : NULL;
-}
-
-mmfi_rec *mmfi_rec_take(mmfi_rec *r)
-{
-    mmfi_list_del(&r->link);
-    memset(&r->kind, 0, offsetof(mmfi_rec, tag) - offsetof(mmfi_rec, kind)); /* the flag bytes */
-    r->tag = r->ignore = 0;
-    r->h = (mm_handle){0};
-    r->prof_id = 0;
-    r->context = NULL;
-    r->flags = 0;
-    r->cap = 0;
-    r->iov_count = 0; /* also riov_n: a rendezvous message without the sender's iov */
-    r->payload = NULL;
-    r->t_ns = 0;
     return r;
 }
 
@@ -102,9 +77,9 @@ int mmfi_rec_match(const mmfi_rec *r, const mmfi_rec *m)
            (!r->tagged || ((r->tag ^ m->tag) & ~r->ignore) == 0);
 }
 
-int mmfi_decode_recv(const mmfi_ep *ep, const mmfi_rec *r, mm_entry *key)
+MM_INLINE int decode_recv(const mmfi_ep *ep, const mmfi_rec *r, mm_entry *key)
 {
-    memset(key, 0, sizeof *key);
+    *key = (mm_entry){0};
     if (r->addr != FI_ADDR_UNSPEC && r->addr >= (fi_addr_t)(ep->eng_nprocs - 1))
         return 0;
     key->src = r->addr == FI_ADDR_UNSPEC ? MM_ANY_SOURCE : (int32_t)r->addr;
@@ -315,7 +290,7 @@ int mmfi_match_post(mmfi_ep *ep, mmfi_rec *r)
         return 0;
     }
     mm_entry key;
-    int keyed = !ep->generic && mmfi_decode_recv(ep, r, &key);
+    int keyed = !ep->generic && decode_recv(ep, r, &key);
     if (!keyed && !ep->generic) {
         int rc = enter_generic(ep);
         if (rc) {

@@ -27,6 +27,7 @@
 #include <rdma/providers/fi_prov.h>
 
 #include <stddef.h>
+#include <string.h>
 
 #include "mpimatch.h"
 #include "core/fifo.h"
@@ -524,11 +525,8 @@ void mmfi_match_close(mmfi_ep *ep);
 int  mmfi_match_post(mmfi_ep *ep, mmfi_rec *r);         /* receive (FI_PEEK etc. inside) */
 int  mmfi_match_arrive(mmfi_ep *ep, mmfi_rec *m, mmfi_rec **recv_out);
 int  mmfi_match_cancel(mmfi_ep *ep, void *context);
-mmfi_rec *mmfi_rec_alloc(mmfi_ep *ep);
 void mmfi_rec_free(mmfi_ep *ep, mmfi_rec *r);
 mmfi_rec *mmfi_rec_grow(mmfi_ep *ep);
-/* Take r (mmfi_rec_spare's) off the free list, cleared as mmfi_rec_alloc's. */
-mmfi_rec *mmfi_rec_take(mmfi_rec *r);
 /* The record mmfi_rec_alloc would return next, left on the free list (NULL:
  * out of memory): an arrival names it to the engine as its cookie and takes
  * it off the list only when no receive matched (xfer.c). */
@@ -538,8 +536,32 @@ static inline mmfi_rec *mmfi_rec_spare(mmfi_ep *ep)
         return (mmfi_rec *)ep->free_recs.next;
     return mmfi_rec_grow(ep);
 }
+/* Take r (mmfi_rec_spare's) off the free list. Not cleared whole (328 bytes
+ * at every post and arrival): the fields read before the receive or message
+ * path writes them are zeroed here; the iovs, the message fields and the
+ * rendezvous fields are always written first (ep.c post_recv, xfer.c). */
+static inline mmfi_rec *mmfi_rec_take(mmfi_rec *r)
+{
+    mmfi_list_del(&r->link);
+    memset(&r->kind, 0, offsetof(mmfi_rec, tag) - offsetof(mmfi_rec, kind)); /* the flag bytes */
+    r->tag = r->ignore = 0;
+    r->h = (mm_handle){0};
+    r->prof_id = 0;
+    r->context = NULL;
+    r->flags = 0;
+    r->cap = 0;
+    r->iov_count = 0; /* also riov_n: a rendezvous message without the sender's iov */
+    r->payload = NULL;
+    r->t_ns = 0;
+    return r;
+}
+/* A record from the free list (or a new one), cleared as mmfi_rec_take's. */
+static inline mmfi_rec *mmfi_rec_alloc(mmfi_ep *ep)
+{
+    mmfi_rec *r = mmfi_rec_spare(ep);
+    return r ? mmfi_rec_take(r) : NULL;
+}
 int  mmfi_rec_match(const mmfi_rec *r, const mmfi_rec *m);
-int  mmfi_decode_recv(const mmfi_ep *ep, const mmfi_rec *r, mm_entry *key);
 int  mmfi_decode_msg(const mmfi_ep *ep, const mmfi_rec *m, mm_entry *key);
 
 /* Open MPI's tag layout with remote CQ data (match.c explains the decoding). */

@@ -409,8 +409,11 @@ int mmfi_shm_poll(mmfi_ep *ep, int budget)
         uint32_t ci = (uint32_t)ep->slot_conn[i];
         if (ep->conns[ci].dead)
             continue;
-        uint64_t takes = atomic_load_explicit(&s->takes, memory_order_relaxed);
-        for (int k = 0; head != tail && k < budget; k++) {
+        /* head and takes published once for the records read here (the
+         * sender reads head only when its ring looks full) */
+        uint64_t head0 = head;
+        int k = 0;
+        for (; head != tail && k < budget; k++) {
             const char *rec = (const char *)s + SLOT_HDR + (size_t)(head & ep->ring_mask);
             const mmfi_wire *w = (const mmfi_wire *)rec;
             size_t plen = w->plen;
@@ -426,9 +429,13 @@ int mmfi_shm_poll(mmfi_ep *ep, int budget)
             if (mmfi_handle_wire(ep, ci, w, pl) > 0)
                 break;
             head += rec_size(plen);
-            atomic_store_explicit(&s->takes, ++takes, memory_order_relaxed);
+        }
+        if (head != head0) {
+            atomic_store_explicit(&s->takes,
+                                  atomic_load_explicit(&s->takes, memory_order_relaxed) +
+                                      (uint64_t)k, memory_order_relaxed);
             atomic_store_explicit(&s->head, head, memory_order_release);
-            done++;
+            done += k;
         }
     }
     return done;
