@@ -43,6 +43,14 @@ fi_addr_t mmfi_av_find(mmfi_av *av, const mmfi_addr *a)
     return FI_ADDR_NOTAVAIL;
 }
 
+size_t mmfi_av_peers(mmfi_av *av)
+{
+    size_t n = 0;
+    for (size_t i = 0; av && i < av->count; i++)
+        n += av->valid[i] && mmfi_av_find(av, &av->addrs[i]) == (fi_addr_t)i; /* its first entry */
+    return n;
+}
+
 static int grow(mmfi_av *av, size_t need)
 {
     if (need <= av->cap)

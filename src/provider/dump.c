@@ -176,8 +176,7 @@ void mmfi_dump_close(mmfi_ep *ep)
      * the signal was taken, so the user gets the endpoint's last state. */
     if (ep->dom->set.dump_dir[0] &&
         atomic_load_explicit(&mmfi_dump_requests, memory_order_relaxed) != ep->dump_seen) {
-        ep->last_dump_ns = 0;
-        mmfi_dump_write(ep);
+        mmfi_dump_write(ep, 1);
     }
     if (ep->sample_fd < 0)
         return;
@@ -328,10 +327,10 @@ static void conn_json(FILE *f, mmfi_ep *ep, const mmfi_conn *c)
             (unsigned long long)c->credit_owed, (unsigned long long)c->held_bytes, mm_fifo_len(&c->ctrl));
 }
 
-void mmfi_dump_write(mmfi_ep *ep)
+void mmfi_dump_write(mmfi_ep *ep, int force)
 {
     uint64_t now = mmfi_now_ns();
-    if (ep->last_dump_ns && now - ep->last_dump_ns < DUMP_MIN_GAP_NS)
+    if (!force && ep->last_dump_ns && now - ep->last_dump_ns < DUMP_MIN_GAP_NS)
         return; /* still pending: served at a later progress call */
     ep->last_dump_ns = now;
     uint32_t req = atomic_load_explicit(&mmfi_dump_requests, memory_order_relaxed);
@@ -356,7 +355,7 @@ void mmfi_dump_write(mmfi_ep *ep)
                "  \"rank\": %ld, \"np\": %zu, \"pid\": %d, \"ep\": %u, \"host\": \"%s\", "
                "\"request\": %u, \"time\": %.3f, \"uptime_s\": %.6f,\n"
                "  \"engine\": \"%s\", \"path\": \"%s\", \"layout\": \"%s\", \"ages\": %s,\n",
-            mm_version(), my_rank(ep), ep->av ? ep->av->count : (size_t)0, (int)ep->name.pid,
+            mm_version(), my_rank(ep), mmfi_av_peers(ep->av), (int)ep->name.pid,
             ep->name.epid, host, req, (double)wall.tv_sec + (double)wall.tv_nsec / 1e9,
             (double)(now - ep->t_open_ns) / 1e9, ep->dom->set.engine,
             ep->generic ? "generic" : "keyed",

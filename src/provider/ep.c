@@ -81,8 +81,11 @@ static void sync_av_changed(mmfi_ep *ep)
         mmfi_match_rekey(ep);
     if (ep->av_conn_cap < ep->av->count) {
         uint32_t *m = realloc(ep->av_conn, ep->av->cap * sizeof *m);
-        if (!m)
+        if (!m) { /* no fast lookup for the new entries; none stale for the old */
+            if (ep->av_conn)
+                memset(ep->av_conn, 0, ep->av_conn_cap * sizeof *ep->av_conn);
             return;
+        }
         ep->av_conn = m;
         ep->av_conn_cap = ep->av->cap;
     }
@@ -110,15 +113,16 @@ static void sync_av_changed(mmfi_ep *ep)
     }
 }
 
-int mmfi_conn_for_addr(mmfi_ep *ep, fi_addr_t a, uint32_t *out)
+/* mmfi_conn_for_addr after sync_av: the AV is current. */
+static int conn_for_addr_synced(mmfi_ep *ep, fi_addr_t a, uint32_t *out)
 {
-    sync_av(ep);
-    if (!ep->av || a >= ep->av->count || !ep->av->valid[a])
-        return -FI_EINVAL;
-    if (a < ep->av_conn_cap && ep->av_conn[a]) {
+    /* av_conn[a] is set only for entries valid at the last sync (sync_av_changed) */
+    if (MM_LIKELY(a < ep->av_conn_cap && ep->av_conn[a])) {
         *out = ep->av_conn[a] - 1;
         return 0;
     }
+    if (!ep->av || a >= ep->av->count || !ep->av->valid[a])
+        return -FI_EINVAL;
     int rc = mmfi_conn_for_name(ep, &ep->av->addrs[a], out);
     if (rc)
         return rc;
@@ -133,6 +137,12 @@ int mmfi_conn_for_addr(mmfi_ep *ep, fi_addr_t a, uint32_t *out)
     return 0;
 }
 
+int mmfi_conn_for_addr(mmfi_ep *ep, fi_addr_t a, uint32_t *out)
+{
+    sync_av(ep);
+    return conn_for_addr_synced(ep, a, out);
+}
+
 /* A directed receive's source as arrivals are keyed: the first valid AV entry
  * of the same address (the connection's fi_addr), so a receive directed at a
  * duplicate entry of a peer meets that peer's messages. An unknown or invalid
@@ -140,7 +150,7 @@ int mmfi_conn_for_addr(mmfi_ep *ep, fi_addr_t a, uint32_t *out)
 static inline fi_addr_t canonical_src(mmfi_ep *ep, fi_addr_t src)
 {
     uint32_t ci;
-    if (src == FI_ADDR_UNSPEC || mmfi_conn_for_addr(ep, src, &ci))
+    if (src == FI_ADDR_UNSPEC || conn_for_addr_synced(ep, src, &ci))
         return src;
     return ep->conns[ci].fiaddr != FI_ADDR_NOTAVAIL ? ep->conns[ci].fiaddr : src;
 }

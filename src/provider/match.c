@@ -6,7 +6,7 @@
  * tag M when (A is FI_ADDR_UNSPEC or A == a) and ((T ^ M) & ~I) == 0, the
  * earliest posted receive first, the earliest arrived message first. The
  * engine matches keys (comm, src, tag) with ANY_SOURCE and ANY_TAG (tags >= 0)
- * under the same ordering. One rule decides (mmfi_decode_recv): a receive is
+ * under the same ordering. One rule decides (decode_recv): a receive is
  * keyed when its ignore mask has the shape of Open MPI's tag layout with
  * remote CQ data (the layout mtl ofi picks for this provider):
  *
@@ -42,38 +42,21 @@
 int mmfi_engine_create(const mmfi_settings *s, int32_t nprocs, mm_engine **out,
                        char *err, size_t errlen);
 
-#define L_ACK    (1ull << 33)
-#define L_SYNC   (1ull << 32)
-#define L_TAG    0xffffffffull
-#define L_ANYTAG 0x7fffffffull
-#define L_CIDMAX 0x3fffffffull
+#define L_ACK    MMFI_L_ACK
+#define L_SYNC   MMFI_L_SYNC
+#define L_TAG    MMFI_L_TAG
+#define L_ANYTAG MMFI_L_ANYTAG
+#define L_CIDMAX MMFI_L_CIDMAX
 
-/* A record from the free list (or a new one). Not cleared whole (328 bytes
- * at every post and arrival): the fields read before the receive or message
- * path writes them are zeroed here; the iovs, the message fields and the
- * rendezvous fields are always written first (ep.c post_recv, xfer.c). */
-mmfi_rec *mmfi_rec_alloc(mmfi_ep *ep)
+/* A new record on the free list (mmfi_rec_spare when the list is empty). */
+mmfi_rec *mmfi_rec_grow(mmfi_ep *ep)
 {
-    mmfi_rec *r;
-    if (MM_LIKELY(!mmfi_list_empty(&ep->free_recs))) {
-        r = (mmfi_rec *)ep->free_recs.next;
-        mmfi_list_del(&r->link);
-    } else {
-        r = malloc(sizeof *r);
-        if (!r)
-            return NULL;
-        mmfi_list_init(&r->link);
-    }
-    memset(&r->kind, 0, offsetof(mmfi_rec, tag) - offsetof(mmfi_rec, kind)); /* the flag bytes */
-    r->tag = r->ignore = 0;
-    r->h = (mm_handle){0};
-    r->prof_id = 0;
-    r->context = NULL;
-    r->flags = 0;
-    r->cap = 0;
-    r->iov_count = 0; /* also riov_n: a rendezvous message without the sender's iov */
+    mmfi_rec *r = malloc(sizeof *r);
+    if (!r)
+        return NULL;
+    r->owned = r->inl = 0;
     r->payload = NULL;
-    r->t_ns = 0;
+    mmfi_list_push_front(&ep->free_recs, &r->link);
     return r;
 }
 
@@ -85,7 +68,7 @@ void mmfi_rec_free(mmfi_ep *ep, mmfi_rec *r)
     r->owned = 0;
     r->inl = 0;
     r->state = REC_NONE;
-    mmfi_list_push(&ep->free_recs, &r->link);
+    mmfi_list_push_front(&ep->free_recs, &r->link); /* the next one taken: warm in the cache */
 }
 
 int mmfi_rec_match(const mmfi_rec *r, const mmfi_rec *m)
@@ -94,14 +77,9 @@ int mmfi_rec_match(const mmfi_rec *r, const mmfi_rec *m)
            (!r->tagged || ((r->tag ^ m->tag) & ~r->ignore) == 0);
 }
 
-static int32_t src_of(const mmfi_ep *ep, fi_addr_t a)
+MM_INLINE int decode_recv(const mmfi_ep *ep, const mmfi_rec *r, mm_entry *key)
 {
-    return a < (fi_addr_t)(ep->eng_nprocs - 1) ? (int32_t)a : ep->eng_nprocs - 1;
-}
-
-int mmfi_decode_recv(const mmfi_ep *ep, const mmfi_rec *r, mm_entry *key)
-{
-    memset(key, 0, sizeof *key);
+    *key = (mm_entry){0};
     if (r->addr != FI_ADDR_UNSPEC && r->addr >= (fi_addr_t)(ep->eng_nprocs - 1))
         return 0;
     key->src = r->addr == FI_ADDR_UNSPEC ? MM_ANY_SOURCE : (int32_t)r->addr;
@@ -133,21 +111,7 @@ int mmfi_decode_recv(const mmfi_ep *ep, const mmfi_rec *r, mm_entry *key)
 
 int mmfi_decode_msg(const mmfi_ep *ep, const mmfi_rec *m, mm_entry *key)
 {
-    memset(key, 0, sizeof *key);
-    key->src = src_of(ep, m->addr);
-    key->bytes = m->len;
-    if (!m->tagged)
-        return 1;
-    if (ep->dom->set.layout != MMFI_LAYOUT_OMPI)
-        return 0;
-    uint64_t T = m->tag;
-    if ((T & L_ACK) && (T & L_SYNC))
-        return 0;
-    if ((T & L_TAG) == 0x80000000ull || (T >> 34) == L_CIDMAX)
-        return 0;
-    key->tag = (int32_t)(uint32_t)(T & L_TAG);
-    key->comm = (int32_t)(1 + (((T >> 34) << 1) | ((T & L_ACK) ? 1 : 0)));
-    return 1;
+    return mmfi_decode_msg_fields(ep, m->tagged, m->tag, m->addr, m->len, key);
 }
 
 int mmfi_match_open(mmfi_ep *ep)
@@ -326,7 +290,7 @@ int mmfi_match_post(mmfi_ep *ep, mmfi_rec *r)
         return 0;
     }
     mm_entry key;
-    int keyed = !ep->generic && mmfi_decode_recv(ep, r, &key);
+    int keyed = !ep->generic && decode_recv(ep, r, &key);
     if (!keyed && !ep->generic) {
         int rc = enter_generic(ep);
         if (rc) {

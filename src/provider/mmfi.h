@@ -27,6 +27,7 @@
 #include <rdma/providers/fi_prov.h>
 
 #include <stddef.h>
+#include <string.h>
 
 #include "mpimatch.h"
 #include "core/fifo.h"
@@ -102,6 +103,8 @@ static inline void mmfi_list_init(mmfi_link *h) { h->prev = h->next = h; }
 static inline int  mmfi_list_empty(const mmfi_link *h) { return h->next == h; }
 static inline void mmfi_list_push(mmfi_link *h, mmfi_link *n)
 { n->prev = h->prev; n->next = h; h->prev->next = n; h->prev = n; }
+static inline void mmfi_list_push_front(mmfi_link *h, mmfi_link *n)
+{ n->next = h->next; n->prev = h; h->next->prev = n; h->next = n; }
 static inline void mmfi_list_del(mmfi_link *n)
 { n->prev->next = n->next; n->next->prev = n->prev; n->prev = n->next = n; }
 
@@ -260,6 +263,7 @@ typedef struct mmfi_conn {
     void       *seg;        /* mapping of the peer's inbox                 */
     size_t      seg_len;
     void       *tx_slot;    /* my slot in it, NULL until claimed           */
+    uint64_t    tx_ring;    /* its ring's bytes                            */
     uint32_t    tx_seq;     /* next sequence number I send                 */
     /* receiving side: the slot this peer writes in my inbox (-1: none yet) */
     int         rx_slot;
@@ -435,6 +439,9 @@ int  mmfi_no_ops_open(struct fid *fid, const char *name, uint64_t flags, void **
 int  mmfi_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
                   struct fid_av **av, void *context);
 fi_addr_t mmfi_av_find(mmfi_av *av, const mmfi_addr *a);
+/* Distinct peers (endpoint addresses) among the valid entries: Open MPI
+ * inserts a peer again for every intercommunicator (0 without an AV). */
+size_t mmfi_av_peers(mmfi_av *av);
 
 /* ---- cq.c ---- */
 int  mmfi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
@@ -467,6 +474,15 @@ void mmfi_ep_progress(mmfi_ep *ep);
  * AV on this host than online processors. */
 int mmfi_ep_wants_yield(const mmfi_ep *ep);
 int  mmfi_conn_for_addr(mmfi_ep *ep, fi_addr_t a, uint32_t *out);
+/* The same, inline for a known address of an unchanged AV (every send). */
+static inline int mmfi_conn_of(mmfi_ep *ep, fi_addr_t a, uint32_t *out)
+{
+    if (MM_LIKELY(ep->av && ep->av_gen == ep->av->gen && a < ep->av_conn_cap && ep->av_conn[a])) {
+        *out = ep->av_conn[a] - 1;
+        return 0;
+    }
+    return mmfi_conn_for_addr(ep, a, out);
+}
 int  mmfi_conn_for_name(mmfi_ep *ep, const mmfi_addr *a, uint32_t *out);
 
 /* ---- completions (inline: every message reports one) ---- */
@@ -511,11 +527,70 @@ int  mmfi_match_post(mmfi_ep *ep, mmfi_rec *r);         /* receive (FI_PEEK etc.
 int  mmfi_match_arrive(mmfi_ep *ep, mmfi_rec *m, mmfi_rec **recv_out);
 int  mmfi_match_cancel(mmfi_ep *ep, void *context);
 void mmfi_match_rekey(mmfi_ep *ep);
-mmfi_rec *mmfi_rec_alloc(mmfi_ep *ep);
 void mmfi_rec_free(mmfi_ep *ep, mmfi_rec *r);
+mmfi_rec *mmfi_rec_grow(mmfi_ep *ep);
+/* The record mmfi_rec_alloc would return next, left on the free list (NULL:
+ * out of memory): an arrival names it to the engine as its cookie and takes
+ * it off the list only when no receive matched (xfer.c). */
+static inline mmfi_rec *mmfi_rec_spare(mmfi_ep *ep)
+{
+    if (MM_LIKELY(!mmfi_list_empty(&ep->free_recs)))
+        return (mmfi_rec *)ep->free_recs.next;
+    return mmfi_rec_grow(ep);
+}
+/* Take r (mmfi_rec_spare's) off the free list. Not cleared whole (328 bytes
+ * at every post and arrival): the fields read before the receive or message
+ * path writes them are zeroed here; the iovs, the message fields and the
+ * rendezvous fields are always written first (ep.c post_recv, xfer.c). */
+static inline mmfi_rec *mmfi_rec_take(mmfi_rec *r)
+{
+    mmfi_list_del(&r->link);
+    memset(&r->kind, 0, offsetof(mmfi_rec, tag) - offsetof(mmfi_rec, kind)); /* the flag bytes */
+    r->tag = r->ignore = 0;
+    r->h = (mm_handle){0};
+    r->prof_id = 0;
+    r->context = NULL;
+    r->flags = 0;
+    r->cap = 0;
+    r->iov_count = 0; /* also riov_n: a rendezvous message without the sender's iov */
+    r->payload = NULL;
+    r->t_ns = 0;
+    return r;
+}
+/* A record from the free list (or a new one), cleared as mmfi_rec_take's. */
+static inline mmfi_rec *mmfi_rec_alloc(mmfi_ep *ep)
+{
+    mmfi_rec *r = mmfi_rec_spare(ep);
+    return r ? mmfi_rec_take(r) : NULL;
+}
 int  mmfi_rec_match(const mmfi_rec *r, const mmfi_rec *m);
-int  mmfi_decode_recv(const mmfi_ep *ep, const mmfi_rec *r, mm_entry *key);
 int  mmfi_decode_msg(const mmfi_ep *ep, const mmfi_rec *m, mm_entry *key);
+
+/* Open MPI's tag layout with remote CQ data (match.c explains the decoding). */
+#define MMFI_L_ACK    (1ull << 33)
+#define MMFI_L_SYNC   (1ull << 32)
+#define MMFI_L_TAG    0xffffffffull
+#define MMFI_L_ANYTAG 0x7fffffffull
+#define MMFI_L_CIDMAX 0x3fffffffull
+
+/* The engine key of a message (tagged or not, its tag, the sender's fi_addr,
+ * its length): 0 when it has none (keyless; match.c). Inline: every arrival. */
+static inline int mmfi_decode_msg_fields(const mmfi_ep *ep, int tagged, uint64_t T, fi_addr_t a,
+                                         uint64_t len, mm_entry *key)
+{
+    *key = (mm_entry){.src = a < (fi_addr_t)(ep->eng_nprocs - 1) ? (int32_t)a : ep->eng_nprocs - 1,
+                      .bytes = len};
+    if (!tagged)
+        return 1;
+    if (MM_UNLIKELY(ep->dom->set.layout != MMFI_LAYOUT_OMPI))
+        return 0;
+    if (MM_UNLIKELY(((T & MMFI_L_ACK) && (T & MMFI_L_SYNC)) ||
+                    (T & MMFI_L_TAG) == 0x80000000ull || (T >> 34) == MMFI_L_CIDMAX))
+        return 0;
+    key->tag = (int32_t)(uint32_t)(T & MMFI_L_TAG);
+    key->comm = (int32_t)(1 + (((T >> 34) << 1) | ((T & MMFI_L_ACK) ? 1 : 0)));
+    return 1;
+}
 
 /* ---- xfer.c: moving messages (protocols over a channel) ---- */
 ssize_t mmfi_send_common(mmfi_ep *ep, const struct iovec *iov, size_t count, fi_addr_t dest,
@@ -538,6 +613,8 @@ void mmfi_shm_disconnect(mmfi_conn *c);
 /* a cell to fill in c's ring, or NULL when full; mmfi_shm_commit publishes it */
 mmfi_wire *mmfi_shm_reserve(mmfi_ep *ep, mmfi_conn *c, void **payload);
 void mmfi_shm_commit(mmfi_conn *c);
+int  mmfi_shm_send_eager(mmfi_conn *c, uint8_t flags, uint64_t tag, uint64_t data,
+                         const struct iovec *iov, size_t count, size_t len, uint64_t t_post);
 int  mmfi_shm_poll(mmfi_ep *ep, int budget);
 void mmfi_shm_sweep_stale(void);
 /* The peer closed its endpoint in order (1), as opposed to crashing. */
@@ -593,14 +670,16 @@ extern _Atomic uint32_t mmfi_dump_requests; /* raised by the signal handler */
 int  mmfi_dump_open(mmfi_ep *ep);    /* at enable: handler, sample file; 0 or -FI_E* */
 void mmfi_dump_close(mmfi_ep *ep);   /* at close: last sample, file closed */
 void mmfi_dump_restore(void);        /* provider cleanup: the old signal action back */
-void mmfi_dump_write(mmfi_ep *ep);   /* one snapshot (progress, under the lock) */
+/* One snapshot (progress, under the lock); at most one per DUMP_MIN_GAP_NS
+ * unless force (the endpoint's last one, at close). */
+void mmfi_dump_write(mmfi_ep *ep, int force);
 void mmfi_sample_write(mmfi_ep *ep, uint64_t now);
 /* At every progress call: a snapshot when a signal came, a sample when due. */
 static inline void mmfi_dump_poll(mmfi_ep *ep)
 {
     if (ep->dom->set.dump_dir[0] &&
         atomic_load_explicit(&mmfi_dump_requests, memory_order_relaxed) != ep->dump_seen)
-        mmfi_dump_write(ep);
+        mmfi_dump_write(ep, 0);
     if (ep->sample_fd >= 0) {
         uint64_t now = mmfi_now_ns();
         if (now >= ep->next_sample_ns)

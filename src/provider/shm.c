@@ -265,6 +265,7 @@ static int shm_connect(mmfi_ep *ep, mmfi_conn *c)
             c->seg = p;
             c->seg_len = (size_t)st.st_size;
             c->tx_slot = s;
+            c->tx_ring = ring_bytes(h->ncells);
             c->up = 1;
             return 0;
         }
@@ -325,6 +326,51 @@ static void shm_commit(mmfi_ep *ep, mmfi_conn *c)
     atomic_store_explicit(&s->tail, tail + rec_size(plen), memory_order_release);
 }
 
+/* An eager message straight into c's ring, each field written once: the
+ * header, the payload inside it (up to INL_MAX bytes, 16 with a stamp) or
+ * after it, then the tail: no reserve of the largest record and no second
+ * pass over the header (shm_commit). 0: sent; -FI_EAGAIN: the ring is full;
+ * 1: a record larger than a cell (the caller takes the general path). */
+int mmfi_shm_send_eager(mmfi_conn *c, uint8_t flags, uint64_t tag, uint64_t data,
+                        const struct iovec *iov, size_t count, size_t len, uint64_t t_post)
+{
+    slot_hdr *s = c->tx_slot;
+    size_t plen = len <= (t_post ? MMFI_INLINE_STAMPED : INL_MAX) ? 0 : len;
+    uint64_t need = rec_size(plen);
+    if (MM_UNLIKELY(need > MMFI_CELL))
+        return 1;
+    uint64_t ring = c->tx_ring;
+    uint64_t tail = atomic_load_explicit(&s->tail, memory_order_relaxed);
+    if (MM_UNLIKELY(tail + need - s->head_seen > ring)) {
+        s->head_seen = atomic_load_explicit(&s->head, memory_order_acquire);
+        if (tail + need - s->head_seen > ring)
+            return -FI_EAGAIN;
+    }
+    mmfi_wire *w = (mmfi_wire *)((char *)s + SLOT_HDR + (size_t)(tail & (ring - 1)));
+    w->type = W_EAGER;
+    w->flags = (uint8_t)(flags | (plen ? 0 : WF_SHM_INLINE));
+    w->plen = (uint16_t)plen;
+    w->seq = c->tx_seq++;
+    w->len = len;
+    w->tag = tag;
+    w->data = data;
+    w->send_id = 0;
+    void *dst = plen ? (void *)(w + 1) : (void *)&w->recv_id;
+    if (plen || len <= MMFI_INLINE_STAMPED)
+        w->t_post = t_post; /* (an inline payload of 17-24 bytes covers it: t_post 0) */
+    if (MM_LIKELY(count == 1)) {
+        if (len)
+            memcpy(dst, iov[0].iov_base, len);
+    } else
+        for (size_t i = 0, off = 0; i < count; off += iov[i].iov_len, i++)
+            if (iov[i].iov_len)
+                memcpy((char *)dst + off, iov[i].iov_base, iov[i].iov_len);
+    atomic_store_explicit(&s->puts, atomic_load_explicit(&s->puts, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    atomic_store_explicit(&s->tail, tail + need, memory_order_release);
+    return 0;
+}
+
 const mmfi_chan mmfi_chan_shm = {
     .name = "shm",
     .connect = shm_connect,
@@ -363,8 +409,11 @@ int mmfi_shm_poll(mmfi_ep *ep, int budget)
         uint32_t ci = (uint32_t)ep->slot_conn[i];
         if (ep->conns[ci].dead)
             continue;
-        uint64_t takes = atomic_load_explicit(&s->takes, memory_order_relaxed);
-        for (int k = 0; head != tail && k < budget; k++) {
+        /* head and takes published once for the records read here (the
+         * sender reads head only when its ring looks full) */
+        uint64_t head0 = head;
+        int k = 0;
+        for (; head != tail && k < budget; k++) {
             const char *rec = (const char *)s + SLOT_HDR + (size_t)(head & ep->ring_mask);
             const mmfi_wire *w = (const mmfi_wire *)rec;
             size_t plen = w->plen;
@@ -380,9 +429,13 @@ int mmfi_shm_poll(mmfi_ep *ep, int budget)
             if (mmfi_handle_wire(ep, ci, w, pl) > 0)
                 break;
             head += rec_size(plen);
-            atomic_store_explicit(&s->takes, ++takes, memory_order_relaxed);
+        }
+        if (head != head0) {
+            atomic_store_explicit(&s->takes,
+                                  atomic_load_explicit(&s->takes, memory_order_relaxed) +
+                                      (uint64_t)k, memory_order_relaxed);
             atomic_store_explicit(&s->head, head, memory_order_release);
-            done++;
+            done += k;
         }
     }
     return done;

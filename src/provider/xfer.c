@@ -170,13 +170,16 @@ ssize_t mmfi_send_common(mmfi_ep *ep, const struct iovec *iov, size_t count, fi_
                          uint64_t flags)
 {
     uint32_t ci;
-    if (mmfi_conn_for_addr(ep, dest, &ci))
+    if (mmfi_conn_of(ep, dest, &ci))
         return -FI_EINVAL;
-    int rc = conn_ready(ep, ci);
-    if (rc)
-        return rc;
-    size_t len = 0;
-    for (size_t i = 0; i < count; i++)
+    mmfi_conn *c = &ep->conns[ci];
+    if (MM_UNLIKELY(c->dead || !c->up)) {
+        int rc = conn_ready(ep, ci);
+        if (rc)
+            return rc;
+    }
+    size_t len = count == 1 ? iov[0].iov_len : 0;
+    for (size_t i = 0; count != 1 && i < count; i++)
         len += iov[i].iov_len;
     int inject = !!(flags & FI_INJECT);
     if (inject && len > ep->dom->set.eager)
@@ -185,7 +188,27 @@ ssize_t mmfi_send_common(mmfi_ep *ep, const struct iovec *iov, size_t count, fi_
     void *pl;
     int shm = ep->conns[ci].ch == &mmfi_chan_shm;
     size_t eager = shm ? ep->dom->set.shm_eager : ep->dom->set.eager;
-    if (len <= eager && ep->conns[ci].credit >= len + WIRE_COST) {
+    if (len <= eager && c->credit >= len + WIRE_COST) {
+        int rc = shm ? mmfi_shm_send_eager(c, wf, tag, data, iov, count, len, stamp(ep)) : 1;
+        if (MM_UNLIKELY(rc == -FI_EAGAIN)) { /* the ring is full: progress once (reserve) */
+            mmfi_ep_progress(ep);
+            c = &ep->conns[ci]; /* (progress may have grown ep->conns) */
+            if (c->dead)
+                return -FI_EIO;
+            rc = mmfi_shm_send_eager(c, wf, tag, data, iov, count, len, stamp(ep));
+            if (rc == -FI_EAGAIN) {
+                ep->c.ring_full++;
+                return -FI_EAGAIN;
+            }
+        }
+        if (MM_LIKELY(rc == 0)) {
+            c->credit -= len + WIRE_COST;
+            ep->c.eager_sent++;
+            ep->c.bytes_sent += len;
+            if (!inject)
+                mmfi_report_send(ep, context, flags, tagged, 0);
+            return 0;
+        }
         mmfi_wire *w = reserve(ep, ci, &pl);
         if (!w)
             return ep->conns[ci].dead ? -FI_EIO : -FI_EAGAIN;
@@ -284,31 +307,41 @@ static void finish_rdv_recv(mmfi_ep *ep, mmfi_rec *r)
     mmfi_rec_free(ep, r);
 }
 
-void mmfi_deliver(mmfi_ep *ep, mmfi_rec *r, mmfi_rec *m)
+/* A matched eager message into receive r, which is then done: the copy, the
+ * completion, the credit back to connection ci. The message is an unexpected
+ * record's or, matched on arrival, still in the ring (arrive_eager). */
+static inline void deliver_eager(mmfi_ep *ep, mmfi_rec *r, uint32_t ci, uint64_t len,
+                                 uint64_t tag, uint64_t data, int has_data, fi_addr_t addr,
+                                 const void *payload)
 {
     ep->c.matches++;
+    size_t n = len < r->cap ? (size_t)len : r->cap;
+    mmfi_copy_to_iov(r->iov, r->iov_count, 0, payload, n);
+    ep->c.eager_recv++;
+    ep->c.bytes_recv += n;
+    if (MM_UNLIKELY(len > r->cap)) {
+        ep->c.truncations++;
+        mmfi_report_recv(ep, r, n, tag, data, has_data, addr, FI_ETRUNC, len - r->cap);
+    } else
+        mmfi_report_recv(ep, r, n, tag, data, has_data, addr, 0, 0);
+    return_credit(ep, ci, len + WIRE_COST);
+    mmfi_rec_free(ep, r);
+}
+
+void mmfi_deliver(mmfi_ep *ep, mmfi_rec *r, mmfi_rec *m)
+{
     if (!m->rdv) {
-        size_t n = m->len < r->cap ? (size_t)m->len : r->cap;
-        mmfi_copy_to_iov(r->iov, r->iov_count, 0, m->payload, n);
-        ep->c.eager_recv++;
-        ep->c.bytes_recv += n;
-        if (m->len > r->cap) {
-            ep->c.truncations++;
-            mmfi_report_recv(ep, r, n, m->tag, m->data, m->has_data, m->addr, FI_ETRUNC,
-                             m->len - r->cap);
-        } else
-            mmfi_report_recv(ep, r, n, m->tag, m->data, m->has_data, m->addr, 0, 0);
         if (m->owned) {
             ep->conns[m->conn].held_bytes -= m->len;
             ep->c.unexp_bytes_now -= m->len;
         }
         if (m->state == REC_UNEXP || m->state == REC_CLAIMED)
             ep->c.unexp_now--;
-        return_credit(ep, m->conn, m->len + WIRE_COST);
-        mmfi_rec_free(ep, r);
+        deliver_eager(ep, r, m->conn, m->len, m->tag, m->data, m->has_data, m->addr, m->payload);
         mmfi_rec_free(ep, m);
         return;
     }
+    ep->c.matches++;
     /* Rendezvous: ask for the bytes the buffer holds. */
     if (m->state == REC_UNEXP || m->state == REC_CLAIMED)
         ep->c.unexp_now--;
@@ -386,6 +419,83 @@ static mmfi_rec *find_active(mmfi_ep *ep, uint64_t id, uint32_t ci)
     return NULL;
 }
 
+static void count_unexpected(mmfi_ep *ep)
+{
+    ep->c.unexp_now++;
+    if (ep->c.unexp_now > ep->c.unexp_max)
+        ep->c.unexp_max = ep->c.unexp_now;
+}
+
+/* An unexpected eager message m keeps a copy of its payload (in the record up
+ * to MMFI_INLINE bytes), accounted to its connection. */
+static void hold_unexpected(mmfi_ep *ep, mmfi_conn *c, mmfi_rec *m, const void *payload)
+{
+    count_unexpected(ep);
+    m->inl = m->len <= MMFI_INLINE;
+    m->payload = m->inl ? (void *)m->iov : malloc(m->len ? m->len : 1);
+    if (!m->payload) { /* cannot hold it: it stays queued without data (truncated) */
+        m->len = 0;
+        return;
+    }
+    memcpy(m->payload, payload, m->len);
+    m->owned = 1;
+    c->held_bytes += m->len;
+    ep->c.unexp_bytes_now += m->len;
+    if (ep->c.unexp_bytes_now > ep->c.unexp_bytes_max)
+        ep->c.unexp_bytes_max = ep->c.unexp_bytes_now;
+}
+
+/* An eager message with an engine key (the keyed path). The engine's cookie
+ * is the record the message would wait in, named before the call but taken
+ * off the free list only if no receive matched: a matched message goes from
+ * the ring into the receive's buffer without a record of its own. 1: leave
+ * the cell (out of memory), try again later. */
+static int arrive_eager(mmfi_ep *ep, uint32_t ci, const mmfi_wire *w, const void *payload,
+                        mm_entry *key)
+{
+    mmfi_conn *c = &ep->conns[ci];
+    mmfi_rec *m = mmfi_rec_spare(ep);
+    if (MM_UNLIKELY(!m))
+        return 1;
+    key->cookie = (uintptr_t)m;
+    uintptr_t partner = 0;
+    int rc = mm_arrive(ep->eng, key, &partner);
+    if (MM_UNLIKELY(rc < 0))
+        return 1;
+    ep->c.arrivals++;
+    mmfi_profile(ep, 'M', key, w->len);
+    c->rx_seq++;
+    found(ep, c, w);
+    int tagged = !!(w->flags & WF_TAGGED), has_data = !!(w->flags & WF_DATA);
+    uint64_t tag = tagged ? w->tag : 0;
+    if (rc == MM_MATCHED) {
+        mmfi_rec *r = (mmfi_rec *)partner;
+        r->in_engine = 0;
+        mmfi_list_del(&r->link);
+        deliver_eager(ep, r, ci, w->len, tag, w->data, has_data, c->fiaddr, payload);
+        return 0;
+    }
+    mmfi_rec_take(m); /* the engine holds it now */
+    m->kind = REC_MSG;
+    m->tagged = (uint8_t)tagged;
+    m->has_data = (uint8_t)has_data;
+    m->tag = tag;
+    m->data = w->data;
+    m->len = w->len;
+    m->send_id = w->send_id;
+    m->addr = c->fiaddr;
+    m->conn = ci;
+    if (ep->timed)
+        m->t_ns = mmfi_now_ns();
+    m->key = *key;
+    m->in_engine = 1;
+    m->keyable = 1;
+    m->state = REC_UNEXP;
+    mmfi_list_push(&ep->unexp, &m->link);
+    hold_unexpected(ep, c, m, payload);
+    return 0;
+}
+
 int mmfi_handle_wire(mmfi_ep *ep, uint32_t ci, const mmfi_wire *w, const void *payload)
 {
     mmfi_conn *c = &ep->conns[ci];
@@ -397,8 +507,14 @@ int mmfi_handle_wire(mmfi_ep *ep, uint32_t ci, const mmfi_wire *w, const void *p
         mmfi_fail_conn(ep, ci);
         return 0;
     }
+    mm_entry key;
     switch (w->type) {
     case W_EAGER:
+        if (MM_LIKELY(!ep->generic) &&
+            mmfi_decode_msg_fields(ep, w->flags & WF_TAGGED, w->tag, c->fiaddr, w->len, &key))
+            return arrive_eager(ep, ci, w, payload, &key);
+        /* keyless, or the generic path: as a rendezvous request */
+        /* fall through */
     case W_RTS: {
         mmfi_rec *m = mmfi_rec_alloc(ep);
         if (!m)
@@ -434,25 +550,12 @@ int mmfi_handle_wire(mmfi_ep *ep, uint32_t ci, const mmfi_wire *w, const void *p
             mmfi_deliver(ep, r, m);
             return 0;
         }
-        ep->c.unexp_now++;
-        if (ep->c.unexp_now > ep->c.unexp_max)
-            ep->c.unexp_max = ep->c.unexp_now;
         if (m->rdv) {
+            count_unexpected(ep);
             m->payload = NULL;
             return 0;
         }
-        m->inl = m->len <= MMFI_INLINE;
-        m->payload = m->inl ? (void *)m->iov : malloc(m->len ? m->len : 1);
-        if (!m->payload) { /* cannot hold it: it stays queued without data (truncated) */
-            m->len = 0;
-            return 0;
-        }
-        memcpy(m->payload, payload, m->len);
-        m->owned = 1;
-        c->held_bytes += m->len;
-        ep->c.unexp_bytes_now += m->len;
-        if (ep->c.unexp_bytes_now > ep->c.unexp_bytes_max)
-            ep->c.unexp_bytes_max = ep->c.unexp_bytes_now;
+        hold_unexpected(ep, c, m, payload);
         return 0;
     }
     case W_CTS: {
