@@ -468,6 +468,15 @@ static void test_profile_queues(void)
     CHECK(mean(&fl, 0, 0) > 50 && mean(&fc, 0, 0) * 1.5 < mean(&fl, 0, 0));
     CHECK(mean(&fp, 1, 1) < mean(&fl, 1, 1) && fp.max_prq_queues > 3);
     mm_stream_free(&s);
+    /* fds at 1024 processes: rank 0 opens as many collective PRQs as the cap
+     * allows, 8 * sqrt(1024) = 256 (sec. 5.4.1), plus the profiling queue
+     * and the point-to-point list; `skew` 1000 is fitted to it (2000: 226) */
+    const char *big[] = {"n=1024", "iters=10", NULL};
+    CHECK_EQ(build(&mm_gen_fds, big, 1, &s, err, sizeof err), MMS_OK);
+    fc = depths_of(&s, "col+ll");
+    printf("fds n=1024: col+ll PRQs %llu (cap 256 + 2)\n", (unsigned long long)fc.max_prq_queues);
+    CHECK_EQ(fc.max_prq_queues, 256 + 2);
+    mm_stream_free(&s);
     const char *seq[] = {"overlap=0", NULL};
     CHECK_EQ(build(&mm_gen_fds, seq, 1, &s, err, sizeof err), MMS_OK);
     fl = depths_of(&s, "list");

@@ -165,7 +165,7 @@ static int run_step(mm_csim *s, const step_part *part, size_t nparts, char *err,
         for (size_t i = 0; i < part[q].n; i++) {
             const mm_coll_xfer *x = &part[q].x[i];
             uint64_t sent = s->clock[x->src];
-            if (s->net.noise_ns)
+            if (s->net.noise_ns && part[q].op != MM_COLL_NONE)
                 sent += mm_rng_below(&s->rng, s->net.noise_ns + 1);
             uint64_t t = arrival(s, x->src, x->dst, sent, x->bytes);
             s->scratch[k++] = t;

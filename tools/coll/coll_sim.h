@@ -37,8 +37,9 @@ typedef struct mm_csim_net {
     uint64_t latency_ns;  /* per message                            */
     uint64_t ps_per_byte; /* picoseconds per byte (1000 = 1 GB/s)   */
     uint64_t skew_ns;     /* largest random delay before each call  */
-    uint64_t noise_ns;    /* largest random delay of each message's send after
-                             its sender is ready (progress noise; 0: none) */
+    uint64_t noise_ns;    /* largest random delay of each collective message's
+                             send after its sender is ready (progress noise;
+                             0: none, no random draw)                     */
 } mm_csim_net;
 
 /* One collective the simulation calls repeatedly: its expansion, computed
