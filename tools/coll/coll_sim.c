@@ -233,7 +233,8 @@ int mm_csim_pipeline(mm_csim *s, const mm_csim_plan *p, uint32_t calls, uint32_t
      * other calls do), starting (c / group) * stagger message latencies
      * after the pipeline; the application waits for all of them. */
     size_t n = (size_t)s->n;
-    uint64_t *cc = malloc(2 * n * sizeof *cc), *end = cc ? cc + n : NULL;
+    uint64_t *cc = malloc(3 * n * sizeof *cc), *end = cc ? cc + n : NULL,
+             *last = cc ? cc + 2 * n : NULL; /* per source, this call's latest arrival here */
     if (!cc) {
         snprintf(err, errlen, "out of memory for a pipeline of %u calls on %ld ranks", calls,
                  (long)s->n);
@@ -246,6 +247,7 @@ int mm_csim_pipeline(mm_csim *s, const mm_csim_plan *p, uint32_t calls, uint32_t
         uint64_t start = (uint64_t)(c / group) * stagger * s->net.latency_ns;
         for (size_t r = 0; r < n; r++)
             cc[r] = s->clock[r] + start;
+        memset(last, 0, n * sizeof *last);
         for (size_t i = 0; rc == MMS_OK && i < p->nx;) {
             size_t j = step_end(p, i);
             if ((rc = grow_scratch(s, j - i, err, errlen)) != MMS_OK)
@@ -256,11 +258,14 @@ int mm_csim_pipeline(mm_csim *s, const mm_csim_plan *p, uint32_t calls, uint32_t
                 if (s->net.noise_ns)
                     sent += mm_rng_below(&s->rng, s->net.noise_ns + 1);
                 /* calls have their own tags: one call's messages may pass
-                 * another's; within a call a source sends once per step */
+                 * another's, never an earlier one of the same call */
                 uint64_t t = sent + s->net.latency_ns + x->bytes * s->net.ps_per_byte / 1000;
+                if (x->dst == s->rank && t < last[x->src])
+                    t = last[x->src];
                 s->scratch[k - i] = t;
                 if (x->dst != s->rank)
                     continue;
+                last[x->src] = t;
                 if (s->last_in[x->src] < t)
                     s->last_in[x->src] = t;
                 int32_t tag = mm_coll_xfer_tag(x, nbc);

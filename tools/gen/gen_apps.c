@@ -182,12 +182,12 @@ static int32_t grid_from(const void *ctx, int32_t p, int i)
  * queues of about 10 elements, sec. 5.3.1; iallgather about 65% of the
  * collective queues, sec. 5.4.1). One iteration is one radix pass:
  * `inflight` iallgathers of bucket counts in flight together, started in
- * groups of `group` back to back, one group per step of the previous one
- * (mm_csim_pipeline), so the observed rank's PRQ holds the receives of
- * up to 9 groups (a recursive-doubling call is active for log2 512 = 9
- * steps), each group's from one peer, and the peers answer in the order of
- * their own clocks, not in the posting order: `group` is fitted to the
- * paper's "around 10 elements" (docs/workloads.md); then `allreduces`
+ * groups of `group` back to back, a group `stagger` message latencies after
+ * the previous one, each progressing on its own (mm_csim_pipeline): the
+ * partners of later recursive-doubling steps do not wait for the observed
+ * rank, so messages of many calls and steps wait in its UMQ and each
+ * receive walks the other calls' messages; `inflight` and `group` are
+ * fitted to the paper's "around 10 elements" (docs/workloads.md); then `allreduces`
  * allreduces of the global counts (fitted so that the iallgather is about
  * 65% of the collective elements), a reduce_scatter of the bucket totals,
  * the key exchange (a few messages from other ranks received with
@@ -200,7 +200,8 @@ static const mm_gen_param radix_params[] = {
     {"peers", "key-exchange messages each rank receives per pass", 2, 0, 64, NULL},
     {"anysrc", "1: key-exchange receives use MPI_ANY_SOURCE", 1, 0, 1, NULL},
     {"inflight", "iallgathers of bucket counts in flight per pass", 24, 1, 256, NULL},
-    {"stagger", "steps between the starts of two groups of iallgathers", 1, 1, 64, NULL},
+    {"stagger", "message latencies between the starts of two groups of iallgathers", 1, 1, 64,
+     NULL},
     {"group", "iallgathers started back to back as one group", 2, 1, 256, NULL},
     {"allreduces", "allreduces of the global counts per pass", 11, 0, 1000, NULL},
 };
