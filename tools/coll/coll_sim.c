@@ -164,7 +164,10 @@ static int run_step(mm_csim *s, const step_part *part, size_t nparts, char *err,
     for (size_t q = 0; q < nparts; q++)
         for (size_t i = 0; i < part[q].n; i++) {
             const mm_coll_xfer *x = &part[q].x[i];
-            uint64_t t = arrival(s, x->src, x->dst, s->clock[x->src], x->bytes);
+            uint64_t sent = s->clock[x->src];
+            if (s->net.noise_ns && part[q].op != MM_COLL_NONE)
+                sent += mm_rng_below(&s->rng, s->net.noise_ns + 1);
+            uint64_t t = arrival(s, x->src, x->dst, sent, x->bytes);
             s->scratch[k++] = t;
             if (x->dst != s->rank)
                 continue;
@@ -195,53 +198,96 @@ static size_t step_end(const mm_csim_plan *p, size_t i)
 
 int mm_csim_collective(mm_csim *s, const mm_csim_plan *p, char *err, size_t errlen)
 {
-    return mm_csim_pipeline(s, p, 1, 1, err, errlen);
+    return mm_csim_pipeline(s, p, 1, 1, 1, err, errlen);
 }
 
-int mm_csim_pipeline(mm_csim *s, const mm_csim_plan *p, uint32_t calls, uint32_t stagger,
-                     char *err, size_t errlen)
+int mm_csim_pipeline(mm_csim *s, const mm_csim_plan *p, uint32_t calls, uint32_t group,
+                     uint32_t stagger, char *err, size_t errlen)
 {
     enum { MAX_CALLS = 256 };
     int op = p->d.op, rc;
-    step_part part[MAX_CALLS];
-    size_t at[MAX_CALLS];             /* per call: its next transfer  */
-    uint32_t call[MAX_CALLS], nbc[MAX_CALLS];
-    if (calls < 1 || calls > MAX_CALLS || stagger < 1) {
-        snprintf(err, errlen, "a pipeline of %u calls %u steps apart (1..%d calls, >= 1 step)",
-                 calls, stagger, MAX_CALLS);
+    if (calls < 1 || calls > MAX_CALLS || stagger < 1 || group < 1) {
+        snprintf(err, errlen, "a pipeline of %u calls, %u at a time, %u steps apart (1..%d "
+                 "calls, groups of >= 1, >= 1 step)", calls, group, stagger, MAX_CALLS);
         return MMS_EFORMAT;
     }
     if (calls > 1 && !mm_coll_nonblocking(op)) {
         snprintf(err, errlen, "only nonblocking collectives overlap in a pipeline");
         return MMS_EFORMAT;
     }
-    for (uint32_t c = 0; c < calls; c++) {
-        call[c] = ++s->calls[op];
-        nbc[c] = mm_coll_nonblocking(op) ? s->nbc++ : 0;
-        at[c] = 0;
-    }
     for (int32_t r = 0; r < s->n; r++)
         s->clock[r] += mm_rng_below(&s->rng, s->net.skew_ns + 1);
-    /* Global step g runs the next step of every call c with g >= c * stagger
-     * (a plan's steps in its order; its step numbers may skip). */
-    for (uint64_t g = 0;; g++) {
-        size_t nparts = 0, left = 0;
-        for (uint32_t c = 0; c < calls; c++) {
-            if (at[c] >= p->nx)
-                continue;
-            left++;
-            if (g < (uint64_t)c * stagger)
-                continue;
-            size_t j = step_end(p, at[c]);
-            part[nparts++] = (step_part){&p->x[at[c]], j - at[c], call[c], nbc[c], op, 0};
-            at[c] = j;
+    if (calls == 1) { /* one call: its steps one after the other */
+        uint32_t call = ++s->calls[op], nbc = mm_coll_nonblocking(op) ? s->nbc++ : 0;
+        for (size_t i = 0; i < p->nx;) {
+            size_t j = step_end(p, i);
+            step_part part = {&p->x[i], j - i, call, nbc, op, 0};
+            if ((rc = run_step(s, &part, 1, err, errlen)) != MMS_OK)
+                return rc;
+            i = j;
         }
-        if (!left)
-            break;
-        if (nparts && (rc = run_step(s, part, nparts, err, errlen)) != MMS_OK)
-            return rc;
+        return MMS_OK;
     }
-    return MMS_OK;
+    /* Several calls: each progresses on its own clocks (a nonblocking
+     * schedule advances as soon as its own receives are in, whatever the
+     * other calls do), starting (c / group) * stagger message latencies
+     * after the pipeline; the application waits for all of them. */
+    size_t n = (size_t)s->n;
+    uint64_t *cc = malloc(3 * n * sizeof *cc), *end = cc ? cc + n : NULL,
+             *last = cc ? cc + 2 * n : NULL; /* per source, this call's latest arrival here */
+    if (!cc) {
+        snprintf(err, errlen, "out of memory for a pipeline of %u calls on %ld ranks", calls,
+                 (long)s->n);
+        return MMS_ENOMEM;
+    }
+    memcpy(end, s->clock, n * sizeof *end);
+    rc = MMS_OK;
+    for (uint32_t c = 0; rc == MMS_OK && c < calls; c++) {
+        uint32_t call = ++s->calls[op], nbc = s->nbc++;
+        uint64_t start = (uint64_t)(c / group) * stagger * s->net.latency_ns;
+        for (size_t r = 0; r < n; r++)
+            cc[r] = s->clock[r] + start;
+        memset(last, 0, n * sizeof *last);
+        for (size_t i = 0; rc == MMS_OK && i < p->nx;) {
+            size_t j = step_end(p, i);
+            if ((rc = grow_scratch(s, j - i, err, errlen)) != MMS_OK)
+                break;
+            for (size_t k = i; k < j; k++) {
+                const mm_coll_xfer *x = &p->x[k];
+                uint64_t sent = cc[x->src];
+                if (s->net.noise_ns)
+                    sent += mm_rng_below(&s->rng, s->net.noise_ns + 1);
+                /* calls have their own tags: one call's messages may pass
+                 * another's, never an earlier one of the same call */
+                uint64_t t = sent + s->net.latency_ns + x->bytes * s->net.ps_per_byte / 1000;
+                if (x->dst == s->rank && t < last[x->src])
+                    t = last[x->src];
+                s->scratch[k - i] = t;
+                if (x->dst != s->rank)
+                    continue;
+                last[x->src] = t;
+                if (s->last_in[x->src] < t)
+                    s->last_in[x->src] = t;
+                int32_t tag = mm_coll_xfer_tag(x, nbc);
+                if ((rc = observe(s, MM_EV_RECV, cc[s->rank], x->src, tag, x->bytes, op, call,
+                                  err, errlen)) != MMS_OK ||
+                    (rc = observe(s, MM_EV_MSG, t, x->src, tag, x->bytes, op, call, err,
+                                  errlen)) != MMS_OK)
+                    break;
+            }
+            for (size_t k = i; rc == MMS_OK && k < j; k++)
+                if (cc[p->x[k].dst] < s->scratch[k - i])
+                    cc[p->x[k].dst] = s->scratch[k - i];
+            i = j;
+        }
+        for (size_t r = 0; r < n; r++)
+            if (end[r] < cc[r])
+                end[r] = cc[r];
+    }
+    if (rc == MMS_OK)
+        memcpy(s->clock, end, n * sizeof *end);
+    free(cc);
+    return rc;
 }
 
 int mm_csim_overlap(mm_csim *s, const mm_csim_plan *p, mm_csim_from_fn from, const void *ctx,

@@ -37,6 +37,9 @@ typedef struct mm_csim_net {
     uint64_t latency_ns;  /* per message                            */
     uint64_t ps_per_byte; /* picoseconds per byte (1000 = 1 GB/s)   */
     uint64_t skew_ns;     /* largest random delay before each call  */
+    uint64_t noise_ns;    /* largest random delay of each collective message's
+                             send after its sender is ready (progress noise;
+                             0: none, no random draw)                     */
 } mm_csim_net;
 
 /* One collective the simulation calls repeatedly: its expansion, computed
@@ -84,15 +87,20 @@ void mm_csim_compute(mm_csim *s, uint64_t mean_ns);
 int  mm_csim_collective(mm_csim *s, const mm_csim_plan *p, char *err, size_t errlen);
 
 /* `calls` calls of a planned nonblocking collective in flight together, as an
- * application that starts one every `stagger` steps of the previous one and
- * waits for all of them (one skew draw): each call has its own call number
- * and tag (Open MPI's per-communicator counter), and global step g runs the
- * next step of every call c with g >= c * stagger, so the observed rank
- * posts the receives of several calls, from several peers, at once.
- * calls = 1 is mm_csim_collective. MMS_EFORMAT for calls outside 1..256,
- * stagger 0, or calls > 1 of a blocking operation. */
-int  mm_csim_pipeline(mm_csim *s, const mm_csim_plan *p, uint32_t calls, uint32_t stagger,
-                      char *err, size_t errlen);
+ * application that starts them in groups of `group` calls back to back, a
+ * group `stagger` message latencies after the previous one, and waits for
+ * all of them (one skew draw). Each call has its own call number and tag
+ * (the per-communicator counter) and progresses on its own clocks, as a
+ * nonblocking schedule does: a rank sends a call's step as soon as its
+ * receives of that call's earlier steps are in, whatever the other calls
+ * do; so the observed rank holds receives and unexpected messages of
+ * several calls, from several peers, at once. Calls may overtake each other
+ * on a channel (their tags differ), never an earlier message of the same
+ * call. calls = 1 is mm_csim_collective. MMS_EFORMAT for calls outside
+ * 1..256, group or stagger 0, or calls > 1 of a blocking operation;
+ * MMS_ENOMEM possible. */
+int  mm_csim_pipeline(mm_csim *s, const mm_csim_plan *p, uint32_t calls, uint32_t group,
+                      uint32_t stagger, char *err, size_t errlen);
 
 /* A point-to-point phase: every rank p receives one message of the given
  * bytes and tag from each rank from(ctx, p, i) for i = 0, 1, ... until it

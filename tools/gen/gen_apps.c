@@ -28,20 +28,22 @@ static const char *const lib_choices[] = {"ompi", "mpich", NULL};
 static const char *const gather_algs[] = {"auto", "linear", "direct", "binomial", NULL};
 
 /* Parameters every profile has, first in its table. */
-enum { A_N, A_RANK, A_ITERS, A_SKEW, A_LIB, A_LAT, A_COMPUTE, A_P2P_BYTES, A_COLL_BYTES, A_X1, A_X2,
-       A_X3, A_X4 };
+enum { A_N, A_RANK, A_ITERS, A_SKEW, A_LIB, A_LAT, A_COMPUTE, A_P2P_BYTES, A_COLL_BYTES, A_NOISE, A_X1, A_X2,
+       A_X3, A_X4, A_X5, A_X6 };
 
-#define APP_PARAMS(n_def, rank_def, iters_def, iters_doc, compute_def, p2p_doc, p2p_def, coll_doc, coll_def) \
+#define APP_PARAMS(n_def, rank_def, iters_def, iters_doc, compute_def, p2p_doc, p2p_def, coll_doc, coll_def, noise_def, skew_def) \
     {"n", "processes in the job", n_def, 2, 16384, NULL},                                       \
     {"rank", "the rank whose matching engine the stream feeds", rank_def, 0, 16383, NULL},      \
     {"iters", iters_doc, iters_def, 1, 1000000, NULL},                                          \
-    {"skew", "largest random delay of each rank before each collective, ns", 2000, 0,          \
+    {"skew", "largest random delay of each rank before each collective, ns", skew_def, 0,      \
      1000000000000, NULL},                                                                      \
     {"lib", "whose selection rules pick the collective algorithms", 1, 0, 1, lib_choices},      \
     {"latency", "per-message latency, ns", 1000, 0, 1000000000, NULL},                          \
     {"compute", "mean computation per iteration, ns", compute_def, 0, 1000000000000, NULL},     \
     {"p2p_bytes", p2p_doc, p2p_def, 0, (int64_t)1 << 40, NULL},                                 \
-    {"coll_bytes", coll_doc, coll_def, 0, (int64_t)1 << 40, NULL}
+    {"coll_bytes", coll_doc, coll_def, 0, (int64_t)1 << 40, NULL},                              \
+    {"noise", "largest random delay of each collective message's send, ns (progress noise)",    \
+     noise_def, 0, 1000000000, NULL}
 
 /* ---- shared pieces ---- */
 
@@ -71,7 +73,7 @@ static int app_start(app *a, const char *name, const int64_t *v, uint64_t seed,
                  (long long)v[A_RANK], (long long)v[A_N] - 1, (long long)v[A_N]);
         return MMS_EFORMAT;
     }
-    mm_csim_net net = {(uint64_t)v[A_LAT], 100, (uint64_t)v[A_SKEW]};
+    mm_csim_net net = {(uint64_t)v[A_LAT], 100, (uint64_t)v[A_SKEW], (uint64_t)v[A_NOISE]};
     return mm_csim_init(&a->sim, (int32_t)v[A_N], (int32_t)v[A_RANK], &net, seed, err, errlen);
 }
 
@@ -175,28 +177,33 @@ static int32_t grid_from(const void *ctx, int32_t p, int i)
 
 /* ---- radix ---- */
 
-/* Radix (Ghazimirsaeed et al., ParCo 2019 sec. 5.4: MPI_Iallgather, MPI_Allreduce, MPI_Reduce,
+/* Radix (Ghazimirsaeed et al., ParCo 2019 sec. 5.4.1: MPI_Iallgather, MPI_Allreduce, MPI_Reduce,
  * MPI_Reduce_scatter; almost every queue element collective, Fig. 1a;
  * queues of about 10 elements, sec. 5.3.1; iallgather about 65% of the
  * collective queues, sec. 5.4.1). One iteration is one radix pass:
- * `inflight` iallgathers of the bucket counts in flight together (one
- * per digit block, started `stagger` steps apart: mm_csim_pipeline),
- * which puts several calls' receives from several peers in the queues at
- * once (4 give iallgather 65% of the collective elements; the depth stays
- * below the paper's 10, docs/workloads.md), an allreduce of the global
- * counts, a reduce of statistics to rank 0, and the key exchange: a few
- * messages from other ranks received with MPI_ANY_SOURCE (who sends first
- * is not known; an assumption, see docs). MPI_Reduce_scatter is left out:
- * it has no expansion here. */
+ * `inflight` iallgathers of bucket counts in flight together, started in
+ * groups of `group` back to back, a group `stagger` message latencies after
+ * the previous one, each progressing on its own (mm_csim_pipeline): the
+ * partners of later recursive-doubling steps do not wait for the observed
+ * rank, so messages of many calls and steps wait in its UMQ and each
+ * receive walks the other calls' messages; `inflight` and `group` are
+ * fitted to the paper's "around 10 elements" (docs/workloads.md); then `allreduces`
+ * allreduces of the global counts (fitted so that the iallgather is about
+ * 65% of the collective elements), a reduce_scatter of the bucket totals,
+ * the key exchange (a few messages from other ranks received with
+ * MPI_ANY_SOURCE: who sends first is not known; an assumption, see docs),
+ * and a reduce of statistics to rank 0. */
 static const mm_gen_param radix_params[] = {
-    APP_PARAMS(512, 0, 400, "radix passes", 20000,
+    APP_PARAMS(512, 0, 100, "radix passes", 20000,
                "bytes of each key-exchange message", 4096,
-               "bytes of each rank's bucket counts", 256),
+               "bytes of each rank's bucket counts", 256, 0, 2000),
     {"peers", "key-exchange messages each rank receives per pass", 2, 0, 64, NULL},
     {"anysrc", "1: key-exchange receives use MPI_ANY_SOURCE", 1, 0, 1, NULL},
-    {"inflight", "iallgathers of bucket counts in flight per pass, started `stagger` steps "
-                 "apart", 4, 1, 256, NULL},
-    {"stagger", "steps between the starts of the iallgathers in flight", 1, 1, 64, NULL},
+    {"inflight", "iallgathers of bucket counts in flight per pass", 24, 1, 256, NULL},
+    {"stagger", "message latencies between the starts of two groups of iallgathers", 1, 1, 64,
+     NULL},
+    {"group", "iallgathers started back to back as one group", 2, 1, 256, NULL},
+    {"allreduces", "allreduces of the global counts per pass", 11, 0, 1000, NULL},
 };
 
 typedef struct offsets { int32_t n, k, off[64]; } offsets;
@@ -216,6 +223,7 @@ static int run_radix(mm_stream *s, const int64_t *v, uint64_t seed, char *err, s
     uint64_t cb = (uint64_t)v[A_COLL_BYTES];
     int iag = app_plan(&a, MM_COLL_IALLGATHER, MM_ALG_AUTO, 0, cb);
     int ar = app_plan(&a, MM_COLL_ALLREDUCE, MM_ALG_AUTO, 0, cb);
+    int rs = app_plan(&a, MM_COLL_REDUCE_SCATTER, MM_ALG_AUTO, 0, cb);
     int red = app_plan(&a, MM_COLL_REDUCE, MM_ALG_AUTO, 0, 64);
     if (a.failed)
         return app_finish(&a, s, a.failed);
@@ -226,16 +234,20 @@ static int run_radix(mm_stream *s, const int64_t *v, uint64_t seed, char *err, s
     uint64_t iters = (uint64_t)v[A_ITERS];
     app_size z = {0, 0};
     size_plan(&z, &a, iters * (uint64_t)v[A_X3], iag);
-    size_plan(&z, &a, iters, ar);
+    size_plan(&z, &a, iters * (uint64_t)v[A_X6], ar);
+    size_plan(&z, &a, iters, rs);
     size_plan(&z, &a, iters, red);
     size_add(&z, iters, mm_csim_p2p_cost(&a.sim, offsets_from, &o));
-    if ((rc = app_check(&a, s, &z, "iters, n or peers")) != MMS_OK)
+    if ((rc = app_check(&a, s, &z, "iters, n, inflight, allreduces or peers")) != MMS_OK)
         return rc;
     for (int64_t it = 0; rc == MMS_OK && it < v[A_ITERS]; it++) {
         mm_csim_compute(&a.sim, (uint64_t)v[A_COMPUTE]);
-        if ((rc = mm_csim_pipeline(&a.sim, &a.plan[iag], (uint32_t)v[A_X3], (uint32_t)v[A_X4],
-                                   err, errlen)) != MMS_OK ||
-            (rc = app_coll(&a, ar)) != MMS_OK)
+        if ((rc = mm_csim_pipeline(&a.sim, &a.plan[iag], (uint32_t)v[A_X3], (uint32_t)v[A_X5],
+                                   (uint32_t)v[A_X4], err, errlen)) != MMS_OK)
+            break;
+        for (int64_t k = 0; rc == MMS_OK && k < v[A_X6]; k++)
+            rc = app_coll(&a, ar);
+        if (rc != MMS_OK || (rc = app_coll(&a, rs)) != MMS_OK)
             break;
         /* distinct senders for this pass, the same offsets for every rank */
         for (int32_t i = 0; i < o.k; i++) {
@@ -272,7 +284,7 @@ static int run_radix(mm_stream *s, const int64_t *v, uint64_t seed, char *err, s
 static const mm_gen_param nbody_params[] = {
     APP_PARAMS(512, 0, 100, "time steps", 2000000,
                "bytes of a particle message", 4096,
-               "bytes of each rank's positions in the allgather", 64),
+               "bytes of each rank's positions in the allgather", 64, 0, 2000),
     {"peers", "ranks each rank receives particles from per step", 32, 1, 4096, NULL},
     {"hot", "nearest of them that send more (the close interactions)", 4, 0, 4096, NULL},
     {"hot_msgs", "messages each of the hot peers sends per step", 32, 1, 4096, NULL},
@@ -348,7 +360,7 @@ static int run_nbody(mm_stream *s, const int64_t *v, uint64_t seed, char *err, s
 static const mm_gen_param miniamr_params[] = {
     APP_PARAMS(512, 0, 400, "time steps", 20000,
                "bytes of a halo face message", 4096,
-               "bytes of the checksum allreduce", 320),
+               "bytes of the checksum allreduce", 320, 0, 2000),
     {"refine", "time steps between refinements", 5, 1, 1000000, NULL},
 };
 
@@ -407,11 +419,14 @@ static int run_miniamr(mm_stream *s, const int64_t *v, uint64_t seed, char *err,
  * gatherv of the diagnostics to rank 0; every 10th step a gather and an
  * allgatherv. The gather algorithm defaults to "direct" (rank 0 posts all
  * n-1 receives at once), MVAPICH2's choice for small messages that matches
- * the long rank-0 queues the paper reports; auto would follow `lib`. */
+ * the long rank-0 queues the paper reports; auto would follow `lib`. The
+ * default `skew` (1000 ns, the other profiles 2000) is fitted to sec. 5.4.1:
+ * at 1024 processes rank 0 opens the cap of 8 * sqrt(1024) = 256 collective
+ * PRQs (with 2000 it opens 226). */
 static const mm_gen_param fds_params[] = {
     APP_PARAMS(512, 0, 80, "time steps", 50000,
                "bytes of a mesh-boundary message", 8192,
-               "bytes each rank gathers to rank 0", 256),
+               "bytes each rank gathers to rank 0", 256, 0, 1000),
     {"gather_alg", "algorithm of MPI_Gather(v)", 2, 0, 3, gather_algs},
     {"overlap", "1: the mesh exchange and the messages to rank 0 overlap the gatherv "
                 "(posted after its receives); 0: one after the other", 1, 0, 1, NULL},

@@ -99,7 +99,7 @@ static int run_family(const char *name, int fam, const char *const *algs, int ro
         return MMS_EFORMAT;
     }
     int op = v[P_NB] ? mm_coll_nonblocking_of(fam) : fam;
-    mm_csim_net net = {(uint64_t)v[P_LAT], 100, (uint64_t)v[P_SKEW]};
+    mm_csim_net net = {(uint64_t)v[P_LAT], 100, (uint64_t)v[P_SKEW], 0};
     mm_csim sim;
     mm_csim_plan plan;
     char why[256];
