@@ -19,18 +19,40 @@
 #include "core/compiler.h"
 
 /* The element is its entry, 8 bytes in (elem.h): one copy, then the API's
- * fields over the entry's reserved word. */
-MM_INLINE void mm_enter_fill(mm_elem *x, const mm_entry *d, uint64_t seq, uint8_t flags)
+ * flags over the entry's reserved word (which the API has checked is 0, so
+ * the copy has zeroed flags and slot already: a zero flags stores nothing).
+ * mm_enter_fill_entry leaves seq alone (offset 0, where a free object keeps
+ * its pool's list link). */
+MM_INLINE void mm_enter_fill_entry(mm_elem *x, const mm_entry *d, uint8_t flags)
 {
     memcpy(&x->key, d, sizeof *d);
+    if (flags)
+        x->flags = flags;
+}
+
+MM_INLINE void mm_enter_fill(mm_elem *x, const mm_entry *d, uint64_t seq, uint8_t flags)
+{
+    mm_enter_fill_entry(x, d, flags);
     x->seq = seq;
-    x->flags = flags;
-    x->slot = 0;
 }
 
 static inline mm_pool *mm_enter_pool(mm_engine *e, int is_recv)
 {
     return is_recv ? e->recv_pool : &e->msgs;
+}
+
+/* What an engine's entries may take for granted (MM_ENGINE_ENTER_LEAN):
+ * MM_ENTER_ONE_POOL: receives and messages share one pool (ops.nlinks_recv
+ *   0, so recv_pool is &msgs): no pointer is loaded to find a pool.
+ * MM_ENTER_LATE_SEQ: the engine's post and arrive never read the new
+ *   element's seq (they may queue it: queues read the seq of the elements
+ *   they hold only): the element is numbered only once queued, and a call
+ *   that matches takes no number. */
+enum { MM_ENTER_ONE_POOL = 1u << 0, MM_ENTER_LATE_SEQ = 1u << 1 };
+
+MM_INLINE mm_pool *mm_enter_pool_of(mm_engine *e, int is_recv, unsigned lean)
+{
+    return (lean & MM_ENTER_ONE_POOL) ? &e->msgs : mm_enter_pool(e, is_recv);
 }
 
 /* Return x to its pool p (mm_enter_pool of its side). */
@@ -89,8 +111,12 @@ int mm_enter_slow(mm_engine *e, const mm_entry *x, unsigned mode, mm_handle *h,
 /* Post (is_recv) or arrive: search the other side, take the earliest
  * partner or queue self.
  *
- * self is taken off its pool's free list before the engine sees it and put
- * back if not queued (engines take nothing from these pools). A failed call
+ * self is the head of its pool's free list, filled before the engine sees
+ * it (engines take nothing from these pools, and put nothing back during a
+ * call); it leaves the list only if queued. A call that matches or fails
+ * leaves self where it was, its list link (offset 0) written back over the
+ * sequence number the fill put there (or, with MM_ENTER_LATE_SEQ, never
+ * overwritten: the number is written once self is queued). A failed call
  * leaves no trace: the engine fails only where it would queue self, after
  * its one search (a miss), so the sequence number and that search's count
  * are taken back, traversed, max_depth and the probe counts from the values
@@ -99,32 +125,39 @@ int mm_enter_slow(mm_engine *e, const mm_entry *x, unsigned mode, mm_handle *h,
  * (mm_enter_slow's search-only call restores every statistic itself), or
  * that a failure leaves traversed, max_depth and the probe counts as they
  * were (counting the search's searches and misses only, which are taken back
- * here: simd.c, hash_part.h): then nothing is saved.
+ * here: simd.c, hash_part.h): then nothing is saved. lean: MM_ENTER_* above.
  *
  * xflags: MM_ELEM_* bits the new element carries besides the API's (0 on
  * the public path); pflags, if not NULL, receives a matched partner's flags
  * (the shard layer's internal calls, shard.c). */
-MM_INLINE int mm_enter(mm_engine *e, const mm_entry *x, const int is_recv, mm_handle *h,
-                       uintptr_t *partner, const uint8_t xflags, uint8_t *const pflags,
-                       const mm_engine_fn post, const mm_engine_fn arrive, const int may_fail)
+MM_INLINE int mm_enter_lean(mm_engine *e, const mm_entry *x, const int is_recv, mm_handle *h,
+                            uintptr_t *partner, const uint8_t xflags, uint8_t *const pflags,
+                            const mm_engine_fn post, const mm_engine_fn arrive,
+                            const int may_fail, const unsigned lean)
 {
-    mm_pool *mp = mm_enter_pool(e, is_recv);
+    const int late = (lean & MM_ENTER_LATE_SEQ) != 0;
+    mm_pool *mp = mm_enter_pool_of(e, is_recv, lean);
     mm_elem *self = mp->free;
     if (MM_UNLIKELY(!self))
         return mm_enter_slow(e, x, (unsigned)is_recv | (unsigned)xflags << 8, h, partner, pflags);
-    mp->free = *(void **)self;
+    void *next = late ? NULL : *(void **)self;
     mm_qstats *theirs = is_recv ? &e->st.umq : &e->st.prq;
     if (may_fail)
         mm_enter_undo_save(e, theirs);
-    mm_enter_fill(self, x, ++e->seq, (uint8_t)((is_recv ? MM_ELEM_RECV : 0) | xflags));
+    const uint8_t flags = (uint8_t)((is_recv ? MM_ELEM_RECV : 0) | xflags);
+    if (late)
+        mm_enter_fill_entry(self, x, flags);
+    else
+        mm_enter_fill(self, x, ++e->seq, flags);
     mm_elem *other;
     int rc = is_recv ? post(e, self, &other) : arrive(e, self, &other);
     if (rc == MM_MATCHED) {
         uintptr_t cookie = other->cookie;
         if (pflags)
             *pflags = other->flags;
-        mm_enter_release(mm_enter_pool(e, !is_recv), other);
-        mm_pool_put(mm_enter_pool(e, is_recv), self); /* never queued: no flags to clear */
+        if (!late)
+            *(void **)self = next; /* never queued: no flags to clear */
+        mm_enter_release(mm_enter_pool_of(e, !is_recv, lean), other);
         mm_enter_side_del(theirs);
         if (h)
             *h = (mm_handle){NULL, 0};
@@ -133,6 +166,12 @@ MM_INLINE int mm_enter(mm_engine *e, const mm_entry *x, const int is_recv, mm_ha
         return rc;
     }
     if (MM_LIKELY(rc == MM_QUEUED)) {
+        if (late) {
+            mp->free = *(void **)self;
+            self->seq = ++e->seq;
+        } else {
+            mp->free = next;
+        }
         self->flags |= MM_ELEM_QUEUED;
         mm_enter_side_add(is_recv ? &e->st.prq : &e->st.umq, is_recv ? &e->prq_mem : &e->umq_mem);
         if (h)
@@ -140,13 +179,22 @@ MM_INLINE int mm_enter(mm_engine *e, const mm_entry *x, const int is_recv, mm_ha
         return rc;
     }
     self->flags = 0;
-    mm_pool_put(mm_enter_pool(e, is_recv), self);
-    e->seq--;
+    if (!late) {
+        *(void **)self = next;
+        e->seq--;
+    }
     theirs->searches--;
     theirs->misses--;
     if (may_fail)
         mm_enter_undo_restore(e, theirs);
     return rc;
+}
+
+MM_INLINE int mm_enter(mm_engine *e, const mm_entry *x, const int is_recv, mm_handle *h,
+                       uintptr_t *partner, const uint8_t xflags, uint8_t *const pflags,
+                       const mm_engine_fn post, const mm_engine_fn arrive, const int may_fail)
+{
+    return mm_enter_lean(e, x, is_recv, h, partner, xflags, pflags, post, arrive, may_fail, 0);
 }
 
 /* Defines NAME_enter_post and NAME_enter_arrive, the matching path with
@@ -160,16 +208,21 @@ MM_INLINE int mm_enter(mm_engine *e, const mm_entry *x, const int is_recv, mm_ha
 #else
 #define MM_ENTER_FLATTEN
 #endif
-#define MM_ENGINE_ENTER(NAME, POST, ARRIVE, MAY_FAIL)                                      \
+#define MM_ENGINE_ENTER_LEAN(NAME, POST, ARRIVE, MAY_FAIL, LEAN)                         \
     static MM_ENTER_FLATTEN int NAME##_enter_post(mm_engine *e, const mm_entry *x,        \
                                                   mm_handle *h, uintptr_t *partner)       \
     {                                                                                      \
-        return mm_enter(e, x, 1, h, partner, 0, NULL, POST, ARRIVE, MAY_FAIL);            \
+        return mm_enter_lean(e, x, 1, h, partner, 0, NULL, POST, ARRIVE, MAY_FAIL, LEAN); \
     }                                                                                      \
     static MM_ENTER_FLATTEN int NAME##_enter_arrive(mm_engine *e, const mm_entry *x,      \
                                                     uintptr_t *partner)                   \
     {                                                                                      \
-        return mm_enter(e, x, 0, NULL, partner, 0, NULL, POST, ARRIVE, MAY_FAIL);         \
+        return mm_enter_lean(e, x, 0, NULL, partner, 0, NULL, POST, ARRIVE, MAY_FAIL,     \
+                             LEAN);                                                        \
     }
+/* MM_ENGINE_ENTER_LEAN: the same with LEAN, the MM_ENTER_* promises the
+ * engine makes (0: none). */
+#define MM_ENGINE_ENTER(NAME, POST, ARRIVE, MAY_FAIL)                                      \
+    MM_ENGINE_ENTER_LEAN(NAME, POST, ARRIVE, MAY_FAIL, 0)
 
 #endif

@@ -15,6 +15,10 @@ struct mm_slab {
 enum { LINE = 64, SLAB_HEADER = 64 };
 _Static_assert(sizeof(mm_slab) <= SLAB_HEADER, "slab header fits its line");
 enum { FIRST_SLAB = 64, MAX_SLAB = 16384 }; /* objects */
+/* A new slab adds 1/GROWTH of the objects the pool has: at most that share
+ * of a pool lies unused after a growth, which is what the engine's peak
+ * memory per queued element pays for the pool (bench's bytes-per-queued). */
+enum { GROWTH = 16 };
 
 void mm_pool_init(mm_pool *p, size_t obj_size, mm_mem *mem)
 {
@@ -118,8 +122,8 @@ int mm_pool_grow(mm_pool *p)
         p->free = o;
     }
     p->objects += count;
-    if (p->objects / 4 > p->next_count)
-        p->next_count = p->objects / 4 < MAX_SLAB ? p->objects / 4 : MAX_SLAB;
+    if (p->objects / GROWTH > p->next_count)
+        p->next_count = p->objects / GROWTH < MAX_SLAB ? p->objects / GROWTH : MAX_SLAB;
     return 0;
 }
 

@@ -1,11 +1,11 @@
 /* pool.h - fixed-size object pool: slabs carved into objects, a free list.
  *
  * Keeps malloc off the matching path: after warm-up, taking and returning an
- * object is a pointer swap. A new slab adds a quarter of the objects the pool
- * has (at least its first slab's count, at most a cap), so past the first few
- * slabs at most a fifth of the objects lie unused after a growth (doubling
- * left up to half), and a queue of a million elements costs about a hundred
- * mallocs. Slabs are only released when
+ * object is a pointer swap. A new slab adds a sixteenth of the objects the
+ * pool has (at least its first slab's count, at most a cap), so past the
+ * first few slabs at most a seventeenth of the objects lie unused after a
+ * growth (a quarter left a fifth, doubling up to half), and a queue of a
+ * million elements costs about 150 mallocs. Slabs are only released when
  * the pool is destroyed, so an element's address stays valid for the life of
  * its engine (which is what makes stale cancel handles safe to check).
  *

@@ -58,10 +58,12 @@ static void bins_cancel(mm_engine *e, mm_elem *r)
     mm_bins_cancel(e->impl, r);
 }
 
-MM_ENGINE_ENTER(bins, bins_post, bins_arrive, 1)
+/* A search reads the seq of queued elements only (the wildcard merge). */
+MM_ENGINE_ENTER_LEAN(bins, bins_post, bins_arrive, 1, MM_ENTER_LATE_SEQ)
 
 static const mm_engine_ops bins_ops = {
-    .nlinks = 2,
+    .nlinks = 2,        /* a message sits in its bin (link 0) and in umq_all (link 1) */
+    .nlinks_recv = 1,   /* a receive sits in its bin or the wildcard list: 64-byte receives */
     .init = bins_init, .fini = bins_fini,
     .post = bins_post, .arrive = bins_arrive,
     .enter_post = bins_enter_post, .enter_arrive = bins_enter_arrive,

@@ -42,8 +42,9 @@ static void list_cancel(mm_engine *e, mm_elem *r)
     mm_list_cancel(e->impl, r);
 }
 
-/* post and arrive fail only for an element they may not queue. */
-MM_ENGINE_ENTER(list, list_post, list_arrive, 0)
+/* post and arrive fail only for an element they may not queue; one pool
+ * (nlinks_recv 0); the search never reads the new element's seq. */
+MM_ENGINE_ENTER_LEAN(list, list_post, list_arrive, 0, MM_ENTER_ONE_POOL | MM_ENTER_LATE_SEQ)
 
 static const mm_engine_ops list_ops = {
     .nlinks = 1,

@@ -1,12 +1,15 @@
 /* list_part.h - one PRQ and one UMQ linked list: the structure and search of
  * the `list` engine, shared with the list phase of `auto`.
  *
- * Both queues thread their elements through link 0. */
+ * Both queues thread their elements through link 0 (LI: a constant, see
+ * mm_queue_find_at). */
 #ifndef MM_ENGINES_LIST_PART_H
 #define MM_ENGINES_LIST_PART_H
 
 #include "engine.h"
 #include "core/queue.h"
+
+enum { MM_LIST_LI = 0 };
 
 typedef struct mm_list {
     mm_queue prq, umq;
@@ -15,8 +18,8 @@ typedef struct mm_list {
 /* Empty queues, counted in the statistics (one queue per side). */
 static inline void mm_list_init(mm_engine *e, mm_list *L)
 {
-    mm_queue_init(&L->prq, 0);
-    mm_queue_init(&L->umq, 0);
+    mm_queue_init(&L->prq, MM_LIST_LI);
+    mm_queue_init(&L->umq, MM_LIST_LI);
     mm_stat_queues(&e->st.prq, 1);
     mm_stat_queues(&e->st.umq, 1);
 }
@@ -35,16 +38,16 @@ MM_INLINE int mm_list_search_or_queue(mm_queue *q, mm_qstats *st, mm_elem *x, in
                                       mm_queue *other, mm_elem **partner)
 {
     uint64_t depth = 0;
-    mm_elem *hit = mm_queue_find(q, &x->key, x_is_recv, MM_SEQ_NONE, &depth);
+    mm_elem *hit = mm_queue_find_at(q, MM_LIST_LI, &x->key, x_is_recv, MM_SEQ_NONE, &depth);
     mm_stat_search(st, depth, hit != NULL);
     if (hit) {
-        mm_queue_remove(q, hit);
+        mm_queue_remove_at(q, MM_LIST_LI, hit);
         *partner = hit;
         return MM_MATCHED;
     }
     if (!mm_may_queue(x))
         return MM_ENOMEM;
-    mm_queue_push(other, x);
+    mm_queue_push_at(other, MM_LIST_LI, x);
     return MM_QUEUED;
 }
 

@@ -362,8 +362,9 @@ static void simd_cancel(mm_engine *e, mm_elem *r)
 
 /* post and arrive fail only for an element they may not queue, or when the
  * queue cannot grow, and then leave every statistic as it was but the
- * search's count, which the API takes back (search_or_queue). */
-MM_ENGINE_ENTER(simd, simd_post, simd_arrive, 0)
+ * search's count, which the API takes back (search_or_queue). One pool
+ * (nlinks_recv 0); slots keep the order, so no search reads a seq. */
+MM_ENGINE_ENTER_LEAN(simd, simd_post, simd_arrive, 0, MM_ENTER_ONE_POOL | MM_ENTER_LATE_SEQ)
 
 static const mm_engine_ops simd_ops = {
     .nlinks = 1, /* not a list link: holds the element's slot */
