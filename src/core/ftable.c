@@ -58,25 +58,6 @@ void mm_ftable_destroy(mm_ftable *t)
     t->block = NULL;
 }
 
-mm_fslot *mm_ftable_lookup_run(const mm_ftable *t, const mm_key *k, uint32_t h, uint32_t *n,
-                               int masked)
-{
-    uint32_t i = h & t->mask;
-    for (uint32_t c = 1;; c++, i = (i + 1) & t->mask) {
-        mm_fslot *s = &t->slots[i];
-        uint32_t tag = s->tag;
-        if ((tag & ~MM_FSLOT_IDLE) == h &&
-            (masked ? mm_fslot_is_t(t, s, k, 1) : mm_fslot_is_t(t, s, k, 0))) {
-            *n = c;
-            return s;
-        }
-        if (tag == MM_FSLOT_EMPTY) {
-            *n = c;
-            return NULL;
-        }
-    }
-}
-
 /* Put a live key with hash h and FIFO head in the first empty slot from h's
  * home; returns the slot's index. */
 static uint32_t place(mm_fslot *slots, uint32_t mask, uint32_t h, mm_elem *head)

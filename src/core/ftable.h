@@ -25,9 +25,8 @@
  * doubles only if the live keys alone need it (so memory follows the live
  * keys; the table never shrinks).
  *
- * Hostile keys: the hash is mm_mshash (core/khash.h, strongly universal)
- * with words drawn from the table's secret seed, and probe
- * runs are bounded: an insertion that lands more than mm_ftable_max_run
+ * Hostile keys: the hash is mm_mshash (core/khash.h: a mixed multiply-shift)
+ * with words drawn from the table's secret seed, and probe runs are bounded: an insertion that lands more than mm_ftable_max_run
  * slots from its home rebuilds the table, twice the size if it is at least
  * a quarter full, else under a new seed (derived from the old one, so a
  * fixed seed still reproduces). Every slot a lookup or insertion inspects is
@@ -209,33 +208,24 @@ MM_INLINE void mm_ftable_remember(mm_ftable *t, const mm_fslot *s, const mm_key 
     t->last_key = *k;
 }
 
-/* The probe run of key k (hash h) from its home slot: its slot, live or
- * idle, or NULL; *n = the slots inspected. Out of line: mm_ftable_lookup_t
- * comes here only when the home slot holds another key. */
-mm_fslot *mm_ftable_lookup_run(const mm_ftable *t, const mm_key *k, uint32_t h, uint32_t *n,
-                               int masked);
-
 /* The slot of key k (hash h = mm_ftable_hash(t, k)), live or idle, or NULL;
- * the slots inspected are added to *n. The memo is left alone. The home
- * slot is checked inline (in a table at most half full it usually settles
- * the lookup), the rest of the run out of line. */
+ * the slots inspected are added to *n. The memo is left alone. */
 MM_INLINE mm_fslot *mm_ftable_lookup_t(const mm_ftable *t, const mm_key *k, uint32_t h,
                                        uint32_t *n, const int masked)
 {
-    mm_fslot *s = &t->slots[h & t->mask];
-    uint32_t tag = s->tag;
-    if (MM_LIKELY((tag & ~MM_FSLOT_IDLE) == h) && mm_fslot_is_t(t, s, k, masked)) {
-        *n += 1;
-        return s;
+    uint32_t i = h & t->mask;
+    for (uint32_t c = 1;; c++, i = (i + 1) & t->mask) {
+        mm_fslot *s = &t->slots[i];
+        uint32_t tag = s->tag;
+        if ((tag & ~MM_FSLOT_IDLE) == h && mm_fslot_is_t(t, s, k, masked)) {
+            *n += c;
+            return s;
+        }
+        if (tag == MM_FSLOT_EMPTY) {
+            *n += c;
+            return NULL;
+        }
     }
-    if (tag == MM_FSLOT_EMPTY) {
-        *n += 1;
-        return NULL;
-    }
-    uint32_t c;
-    s = mm_ftable_lookup_run(t, k, h, &c, masked);
-    *n += c;
-    return s;
 }
 
 /* mm_ftable_lookup_t for any table, counting in t->steps, and remembering a

@@ -86,10 +86,10 @@ MM_INLINE int mm_hash_push(mm_ftable *t, mm_qstats *st, mm_elem *x, const mm_key
 {
     uint32_t n = 0;
     int rc;
-    mm_fslot *s = t->count ? mm_ftable_memo_t(t, k, &n) : NULL;
-    if (s)
-        rc = mm_ftable_append_t(t, s, x, MM_HASH_LI);
-    else
+    if (t->count && mm_ftable_key_eq(&t->last_key, k)) { /* mm_ftable_memo_t */
+        n = 1;
+        rc = mm_ftable_append_t(t, &t->slots[t->last], x, MM_HASH_LI);
+    } else
         rc = mm_ftable_push_t(t, x, k, have_h ? h : mm_ftable_hash(t, k), &n, MM_HASH_LI, 0);
     if (MM_UNLIKELY(rc < 0)) /* a failed call leaves the statistics as they were */
         return MM_ENOMEM;
@@ -118,12 +118,17 @@ MM_INLINE int mm_hash_search_or_queue(mm_ftable *other, mm_qstats *ost, mm_ftabl
     uint32_t h = 0, n = 0;
     int hashed = 0;
     if (other->count != other->idle) {
-        mm_fslot *s = mm_ftable_memo_t(other, k, &n);
-        if (!s) {
+        mm_fslot *s;
+        if (mm_ftable_key_eq(&other->last_key, k)) { /* mm_ftable_memo_t */
+            s = &other->slots[other->last];
+            n = 1;
+        } else {
             h = mm_ftable_hash(other, k), hashed = 1;
             s = mm_ftable_lookup_t(other, k, h, &n, 0);
+            if (!s)
+                goto miss;
         }
-        if (s && mm_fslot_head(s)) {
+        if (mm_fslot_head(s)) {
             int closed;
             *partner = mm_ftable_pop_t(other, s, &closed, MM_HASH_LI);
             mm_stat_search(ost, 1, 1);
@@ -133,6 +138,7 @@ MM_INLINE int mm_hash_search_or_queue(mm_ftable *other, mm_qstats *ost, mm_ftabl
             return MM_MATCHED;
         }
     }
+miss:
     mm_stat_search(ost, 0, 0);
     if (MM_UNLIKELY(!mm_may_queue(x))) {
         mm_stat_probes(ost, n);
