@@ -82,9 +82,10 @@ typedef struct mm_ftable {
     uint32_t  idle;    /* keys with an empty FIFO                        */
     uint32_t  li;      /* element link of the FIFOs                      */
     uint32_t  reseeds; /* rebuilds under a new seed                      */
-    uint32_t  last;    /* slot of the last key found or inserted, whose  */
-    mm_key    last_key; /* key is this (comm -1: none): the slot keeps
-                          its key until a rebuild, which clears it       */
+    uint32_t  last;    /* slot of the last key remembered (pushed, or    */
+    mm_key    last_key; /* found by the plain lookups), whose key is this
+                          (comm -1: none): the slot keeps its key until
+                          a rebuild, which clears it                     */
     unsigned  proj;    /* MM_FTABLE_ANY_*                                */
     uint32_t  m4;      /* key compare masks: the bits of key bytes 8..11 */
     uint64_t  m8;      /* and 0..7 that proj keeps (all, when proj is 0) */
@@ -250,17 +251,28 @@ static inline mm_fslot *mm_ftable_find(mm_ftable *t, const mm_key *k, uint32_t h
     return s && mm_fslot_head(s) ? s : NULL;
 }
 
-/* The slot of key k, live or idle, if it is the last key found or
- * inserted, else NULL: no hash computed, and only the table's own copy of
+/* The slot of key k, live or idle, if it is the last key remembered
+ * (mm_ftable_remember), else NULL: no hash computed, and only the table's own copy of
  * the key compared (no slot or element read to say no). Runs of the same
  * key (a burst of receives, then of their messages) take this path. A hit
  * counts one slot inspected in *n. */
+MM_INLINE int mm_ftable_memo_is(const mm_ftable *t, const mm_key *k)
+{
+    return mm_ftable_key_eq(&t->last_key, k);
+}
+
+/* The remembered slot (of a key mm_ftable_memo_is accepted): never NULL. */
+MM_INLINE mm_fslot *mm_ftable_memo_slot(const mm_ftable *t)
+{
+    return &t->slots[t->last];
+}
+
 MM_INLINE mm_fslot *mm_ftable_memo_t(mm_ftable *t, const mm_key *k, uint32_t *n)
 {
-    if (!mm_ftable_key_eq(&t->last_key, k))
+    if (!mm_ftable_memo_is(t, k))
         return NULL;
     *n += 1;
-    return &t->slots[t->last];
+    return mm_ftable_memo_slot(t);
 }
 
 static inline mm_fslot *mm_ftable_memo(mm_ftable *t, const mm_key *k)

@@ -86,9 +86,9 @@ MM_INLINE int mm_hash_push(mm_ftable *t, mm_qstats *st, mm_elem *x, const mm_key
 {
     uint32_t n = 0;
     int rc;
-    if (t->count && mm_ftable_key_eq(&t->last_key, k)) { /* mm_ftable_memo_t */
+    if (t->count && mm_ftable_memo_is(t, k)) { /* the last key pushed: no hash */
         n = 1;
-        rc = mm_ftable_append_t(t, &t->slots[t->last], x, MM_HASH_LI);
+        rc = mm_ftable_append_t(t, mm_ftable_memo_slot(t), x, MM_HASH_LI);
     } else
         rc = mm_ftable_push_t(t, x, k, have_h ? h : mm_ftable_hash(t, k), &n, MM_HASH_LI, 0);
     if (MM_UNLIKELY(rc < 0)) /* a failed call leaves the statistics as they were */
@@ -119,8 +119,8 @@ MM_INLINE int mm_hash_search_or_queue(mm_ftable *other, mm_qstats *ost, mm_ftabl
     int hashed = 0;
     if (other->count != other->idle) {
         mm_fslot *s;
-        if (mm_ftable_key_eq(&other->last_key, k)) { /* mm_ftable_memo_t */
-            s = &other->slots[other->last];
+        if (mm_ftable_memo_is(other, k)) { /* the last key pushed: no hash */
+            s = mm_ftable_memo_slot(other);
             n = 1;
         } else {
             h = mm_ftable_hash(other, k), hashed = 1;
