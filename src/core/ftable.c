@@ -43,6 +43,7 @@ int mm_ftable_init(mm_ftable *t, unsigned li, uint32_t capacity, uint64_t seed, 
     memcpy(&t->m8, &keep, 8);
     memcpy(&t->m4, (const char *)&keep + 8, 4);
     t->seed = seed;
+    t->hk = mm_mshash_of(seed);
     t->steps = 0;
     t->mem = mem;
     return 0;
@@ -80,6 +81,7 @@ static int rebuild(mm_ftable *t, uint32_t cap, uint64_t seed)
     mm_fslot *slots = alloc_slots(t->mem, cap, &block);
     if (!slots)
         return -1;
+    mm_mshash hk = seed != t->seed ? mm_mshash_of(seed) : t->hk;
     for (uint32_t i = 0; i < oldcap; i++) {
         const mm_fslot *s = &t->slots[i];
         if (s->tag & MM_FSLOT_IDLE) /* empty or idle */
@@ -87,7 +89,7 @@ static int rebuild(mm_ftable *t, uint32_t cap, uint64_t seed)
         uint32_t h = s->tag;
         if (seed != t->seed) {
             mm_key k = mm_ftable_key(t, &s->u.head->key);
-            h = mm_ftable_hash_seed(&k, seed);
+            h = mm_mshash_key(&hk, &k) >> 2;
         }
         place(slots, cap - 1, h, s->u.head);
     }
@@ -98,12 +100,13 @@ static int rebuild(mm_ftable *t, uint32_t cap, uint64_t seed)
     t->count -= t->idle;
     t->idle = 0;
     t->seed = seed;
+    t->hk = hk;
     t->last = 0;
     t->last_key = (mm_key){-1, -1, -1};
     return 0;
 }
 
-int mm_ftable_insert(mm_ftable *t, const mm_key *k, mm_elem *x, uint32_t h)
+int mm_ftable_insert_n(mm_ftable *t, const mm_key *k, mm_elem *x, uint32_t h, uint32_t *n)
 {
     uint32_t cap = t->mask + 1;
     if ((uint64_t)(t->count + 1) * 2 > cap) {
@@ -114,7 +117,7 @@ int mm_ftable_insert(mm_ftable *t, const mm_key *k, mm_elem *x, uint32_t h)
     }
     uint32_t at = place(t->slots, t->mask, h, x);
     uint32_t run = (at - h) & t->mask;
-    t->steps += run + 1;
+    *n += run + 1;
     t->count++;
     t->last = at;
     t->last_key = *k;

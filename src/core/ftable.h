@@ -25,8 +25,8 @@
  * doubles only if the live keys alone need it (so memory follows the live
  * keys; the table never shrinks).
  *
- * Hostile keys: the hash is mm_khash with the table's secret seed, and probe
- * runs are bounded: an insertion that lands more than mm_ftable_max_run
+ * Hostile keys: the hash is mm_mshash (core/khash.h: a mixed multiply-shift)
+ * with words drawn from the table's secret seed, and probe runs are bounded: an insertion that lands more than mm_ftable_max_run
  * slots from its home rebuilds the table, twice the size if it is at least
  * a quarter full, else under a new seed (derived from the old one, so a
  * fixed seed still reproduces). Every slot a lookup or insertion inspects is
@@ -36,6 +36,7 @@
 
 #include <stddef.h>
 #include <string.h>
+#include "core/compiler.h"
 #include "core/elem.h"
 #include "core/khash.h"
 #include "core/mem.h"
@@ -81,12 +82,14 @@ typedef struct mm_ftable {
     uint32_t  idle;    /* keys with an empty FIFO                        */
     uint32_t  li;      /* element link of the FIFOs                      */
     uint32_t  reseeds; /* rebuilds under a new seed                      */
-    uint32_t  last;    /* slot of the last key found or inserted, whose  */
-    mm_key    last_key; /* key is this (comm -1: none): the slot keeps
-                          its key until a rebuild, which clears it       */
+    uint32_t  last;    /* slot of the last key remembered (pushed, or    */
+    mm_key    last_key; /* found by the plain lookups), whose key is this
+                          (comm -1: none): the slot keeps its key until
+                          a rebuild, which clears it                     */
     unsigned  proj;    /* MM_FTABLE_ANY_*                                */
     uint32_t  m4;      /* key compare masks: the bits of key bytes 8..11 */
     uint64_t  m8;      /* and 0..7 that proj keeps (all, when proj is 0) */
+    mm_mshash hk;      /* the hash's words, drawn from seed              */
     uint64_t  seed;
     uint64_t  steps;   /* slots inspected since the last take_steps      */
     mm_mem   *mem;
@@ -124,12 +127,36 @@ static inline int mm_ftable_key_eq(const mm_key *a, const mm_key *b)
     return ((a8 ^ b8) | (a4 ^ b4)) == 0;
 }
 
+/* ---- The table's operations, as inline templates ----
+ *
+ * The functions named mm_ftable_*_t take three compile-time arguments, so
+ * that a caller that knows them gets its path compiled without the
+ * generality it does not use (the `hash` engine: link 0, no projection):
+ *   li      the element link of the FIFOs (t->li, passed as a constant);
+ *   masked  compare keys under t's projection masks (0: t->proj is 0);
+ *   n       where the slots inspected are added (a local, so that the
+ *           counting stays in a register; the plain functions below add
+ *           them to t->steps, for mm_ftable_take_steps).
+ * The plain mm_ftable_* functions are these templates instantiated for any
+ * table (nm's projected ones included). */
+
+static inline mm_link *mm_ftable_link_t(mm_elem *x, const unsigned li)
+{
+    return &x->link[li];
+}
+
+static inline mm_link *mm_ftable_link(const mm_ftable *t, mm_elem *x)
+{
+    return mm_ftable_link_t(x, t->li);
+}
+
 /* Is k (a key filed in t: projected) the key of used slot s, live or idle?
- * The key is read from the slot while idle, from the head while live; the
- * fields t projects away are masked out of the compare, so a live slot
- * compares its head's own key and an idle one keeps its last element's key
- * unprojected. One 8-byte and one 4-byte compare, without branches. */
-static inline int mm_fslot_is(const mm_ftable *t, const mm_fslot *s, const mm_key *k)
+ * The key is read from the slot while idle, from the head while live; under
+ * masked, the fields t projects away are masked out of the compare, so a
+ * live slot compares its head's own key and an idle one keeps its last
+ * element's key unprojected. One 8-byte and one 4-byte compare. */
+MM_INLINE int mm_fslot_is_t(const mm_ftable *t, const mm_fslot *s, const mm_key *k,
+                            const int masked)
 {
     const char *p = (s->tag & MM_FSLOT_IDLE) ? (const char *)s + offsetof(mm_fslot, comm)
                                              : (const char *)&s->u.head->key;
@@ -137,19 +164,34 @@ static inline int mm_fslot_is(const mm_ftable *t, const mm_fslot *s, const mm_ke
     uint32_t a4, b4;
     memcpy(&a8, p, 8), memcpy(&b8, k, 8);
     memcpy(&a4, p + 8, 4), memcpy(&b4, (const char *)k + 8, 4);
+    if (!masked)
+        return ((a8 ^ b8) | (a4 ^ b4)) == 0;
     return (((a8 ^ b8) & t->m8) | ((a4 ^ b4) & t->m4)) == 0;
 }
 
-/* The key's hash in t: 30 bits of mm_khash (tables have at most 2^30
- * slots), so that no tag is MM_FSLOT_EMPTY. */
-static inline uint32_t mm_ftable_hash_seed(const mm_key *k, uint64_t seed)
+static inline int mm_fslot_is(const mm_ftable *t, const mm_fslot *s, const mm_key *k)
 {
-    return mm_khash(k, seed) >> 2;
+    return mm_fslot_is_t(t, s, k, 1);
 }
 
+/* The key's hash in t: 30 bits of the table's multiply-shift hash (tables
+ * have at most 2^30 slots), so that no tag is MM_FSLOT_EMPTY. */
 static inline uint32_t mm_ftable_hash(const mm_ftable *t, const mm_key *k)
 {
-    return mm_ftable_hash_seed(k, t->seed);
+    return mm_mshash_key(&t->hk, k) >> 2;
+}
+
+/* The same under another seed (slow: derives the hash's words). */
+static inline uint32_t mm_ftable_hash_seed(const mm_key *k, uint64_t seed)
+{
+    mm_mshash m = mm_mshash_of(seed);
+    return mm_mshash_key(&m, k) >> 2;
+}
+
+/* Do tables a and b hash alike (the same seed)? */
+static inline int mm_ftable_same_hash(const mm_ftable *a, const mm_ftable *b)
+{
+    return a->seed == b->seed;
 }
 
 /* Slots inspected since the last call (for mm_qstats.probes), and reset. */
@@ -160,28 +202,43 @@ static inline uint64_t mm_ftable_take_steps(mm_ftable *t)
     return s;
 }
 
-static inline mm_link *mm_ftable_link(const mm_ftable *t, mm_elem *x)
+/* Remember slot s as the one of key k (the memo of mm_ftable_memo). */
+MM_INLINE void mm_ftable_remember(mm_ftable *t, const mm_fslot *s, const mm_key *k)
 {
-    return &x->link[t->li];
+    t->last = (uint32_t)(s - t->slots);
+    t->last_key = *k;
 }
 
-/* The slot of key k (hash h = mm_ftable_hash(t, k)), live or idle, or NULL. */
-static inline mm_fslot *mm_ftable_slot(mm_ftable *t, const mm_key *k, uint32_t h)
+/* The slot of key k (hash h = mm_ftable_hash(t, k)), live or idle, or NULL;
+ * the slots inspected are added to *n. The memo is left alone. */
+MM_INLINE mm_fslot *mm_ftable_lookup_t(const mm_ftable *t, const mm_key *k, uint32_t h,
+                                       uint32_t *n, const int masked)
 {
-    uint32_t home = h & t->mask;
-    for (uint32_t i = home;; i = (i + 1) & t->mask) {
+    uint32_t i = h & t->mask;
+    for (uint32_t c = 1;; c++, i = (i + 1) & t->mask) {
         mm_fslot *s = &t->slots[i];
-        if ((s->tag & ~MM_FSLOT_IDLE) == h && mm_fslot_is(t, s, k)) {
-            t->steps += ((i - home) & t->mask) + 1;
-            t->last = i;
-            t->last_key = *k;
+        uint32_t tag = s->tag;
+        if ((tag & ~MM_FSLOT_IDLE) == h && mm_fslot_is_t(t, s, k, masked)) {
+            *n += c;
             return s;
         }
-        if (s->tag == MM_FSLOT_EMPTY) {
-            t->steps += ((i - home) & t->mask) + 1;
+        if (tag == MM_FSLOT_EMPTY) {
+            *n += c;
             return NULL;
         }
     }
+}
+
+/* mm_ftable_lookup_t for any table, counting in t->steps, and remembering a
+ * slot found. */
+static inline mm_fslot *mm_ftable_slot(mm_ftable *t, const mm_key *k, uint32_t h)
+{
+    uint32_t n = 0;
+    mm_fslot *s = mm_ftable_lookup_t(t, k, h, &n, 1);
+    t->steps += n;
+    if (s)
+        mm_ftable_remember(t, s, k);
+    return s;
 }
 
 /* The slot of key k if its FIFO is not empty (its head is the earliest
@@ -194,26 +251,55 @@ static inline mm_fslot *mm_ftable_find(mm_ftable *t, const mm_key *k, uint32_t h
     return s && mm_fslot_head(s) ? s : NULL;
 }
 
-/* The slot of key k, live or idle, if it is the last key found or
- * inserted, else NULL: no hash computed, and only the table's own copy of
+/* The slot of key k, live or idle, if it is the last key remembered
+ * (mm_ftable_remember), else NULL: no hash computed, and only the table's own copy of
  * the key compared (no slot or element read to say no). Runs of the same
- * key (a burst of receives, then of their messages) take this path. */
-static inline mm_fslot *mm_ftable_memo(mm_ftable *t, const mm_key *k)
+ * key (a burst of receives, then of their messages) take this path. A hit
+ * counts one slot inspected in *n. */
+MM_INLINE int mm_ftable_memo_is(const mm_ftable *t, const mm_key *k)
 {
-    if (!mm_ftable_key_eq(&t->last_key, k))
-        return NULL;
-    t->steps++;
+    return mm_ftable_key_eq(&t->last_key, k);
+}
+
+/* The remembered slot (of a key mm_ftable_memo_is accepted): never NULL. */
+MM_INLINE mm_fslot *mm_ftable_memo_slot(const mm_ftable *t)
+{
     return &t->slots[t->last];
 }
 
-/* Insert a new key k whose FIFO is x alone (k absent). 0, or -1 when out
- * of memory (the table unchanged). */
-int mm_ftable_insert(mm_ftable *t, const mm_key *k, mm_elem *x, uint32_t h);
+MM_INLINE mm_fslot *mm_ftable_memo_t(mm_ftable *t, const mm_key *k, uint32_t *n)
+{
+    if (!mm_ftable_memo_is(t, k))
+        return NULL;
+    *n += 1;
+    return mm_ftable_memo_slot(t);
+}
+
+static inline mm_fslot *mm_ftable_memo(mm_ftable *t, const mm_key *k)
+{
+    uint32_t n = 0;
+    mm_fslot *s = mm_ftable_memo_t(t, k, &n);
+    t->steps += n;
+    return s;
+}
+
+/* Insert a new key k whose FIFO is x alone (k absent; x's link already
+ * set: next NULL, prev itself), and remember its slot. Adds the slots
+ * inspected to *n. 0, or -1 when out of memory (the table unchanged). */
+int mm_ftable_insert_n(mm_ftable *t, const mm_key *k, mm_elem *x, uint32_t h, uint32_t *n);
+
+static inline int mm_ftable_insert(mm_ftable *t, const mm_key *k, mm_elem *x, uint32_t h)
+{
+    uint32_t n = 0;
+    int rc = mm_ftable_insert_n(t, k, x, h, &n);
+    t->steps += n;
+    return rc;
+}
 
 /* Append x to the FIFO of slot s (live or idle). 1 when that opened it. */
-static inline int mm_ftable_append(mm_ftable *t, mm_fslot *s, mm_elem *x)
+MM_INLINE int mm_ftable_append_t(mm_ftable *t, mm_fslot *s, mm_elem *x, const unsigned li)
 {
-    mm_link *l = mm_ftable_link(t, x);
+    mm_link *l = mm_ftable_link_t(x, li);
     l->next = NULL;
     if (s->tag & MM_FSLOT_IDLE) {
         l->prev = l;
@@ -222,7 +308,7 @@ static inline int mm_ftable_append(mm_ftable *t, mm_fslot *s, mm_elem *x)
         t->idle--;
         return 1;
     }
-    mm_link *hl = mm_ftable_link(t, s->u.head);
+    mm_link *hl = mm_ftable_link_t(s->u.head, li);
     mm_link *tail = hl->prev;
     tail->next = l;
     l->prev = tail;
@@ -230,18 +316,34 @@ static inline int mm_ftable_append(mm_ftable *t, mm_fslot *s, mm_elem *x)
     return 0;
 }
 
-/* Append x, filed under key k = mm_ftable_key(t, &x->key) with hash h, to
- * its FIFO. 1 when that opened the FIFO, 0 when it joined one, -1 when out
- * of memory (nothing changed). */
-static inline int mm_ftable_push(mm_ftable *t, mm_elem *x, const mm_key *k, uint32_t h)
+static inline int mm_ftable_append(mm_ftable *t, mm_fslot *s, mm_elem *x)
 {
-    mm_fslot *s = t->count ? mm_ftable_slot(t, k, h) : NULL;
-    if (s)
-        return mm_ftable_append(t, s, x);
-    mm_link *l = mm_ftable_link(t, x);
+    return mm_ftable_append_t(t, s, x, t->li);
+}
+
+/* Append x, filed under key k = mm_ftable_key(t, &x->key) with hash h, to
+ * its FIFO, and remember the key's slot. 1 when that opened the FIFO, 0
+ * when it joined one, -1 when out of memory (nothing changed). */
+MM_INLINE int mm_ftable_push_t(mm_ftable *t, mm_elem *x, const mm_key *k, uint32_t h,
+                               uint32_t *n, const unsigned li, const int masked)
+{
+    mm_fslot *s = t->count ? mm_ftable_lookup_t(t, k, h, n, masked) : NULL;
+    if (s) {
+        mm_ftable_remember(t, s, k);
+        return mm_ftable_append_t(t, s, x, li);
+    }
+    mm_link *l = mm_ftable_link_t(x, li);
     l->next = NULL;
     l->prev = l;
-    return mm_ftable_insert(t, k, x, h) == 0 ? 1 : -1;
+    return mm_ftable_insert_n(t, k, x, h, n) == 0 ? 1 : -1;
+}
+
+static inline int mm_ftable_push(mm_ftable *t, mm_elem *x, const mm_key *k, uint32_t h)
+{
+    uint32_t n = 0;
+    int rc = mm_ftable_push_t(t, x, k, h, &n, t->li, 1);
+    t->steps += n;
+    return rc;
 }
 
 /* mm_ftable_push, hashing k only when it is not the last key used. */
@@ -269,14 +371,14 @@ static inline mm_fslot *mm_ftable_find_key(mm_ftable *t, const mm_key *k)
  * that emptied the FIFO: the key stays, idle, in the slot (the element's
  * own key, which mm_fslot_is compares under t's projection; the element is
  * the one the caller reads anyway). */
-static inline mm_elem *mm_ftable_pop(mm_ftable *t, mm_fslot *s, int *closed)
+MM_INLINE mm_elem *mm_ftable_pop_t(mm_ftable *t, mm_fslot *s, int *closed, const unsigned li)
 {
     mm_elem *x = s->u.head;
-    mm_link *l = mm_ftable_link(t, x);
+    mm_link *l = mm_ftable_link_t(x, li);
     mm_link *n = l->next;
     if (n) {
         n->prev = l->prev;
-        s->u.head = mm_elem_of(n, t->li);
+        s->u.head = mm_elem_of(n, li);
         *closed = 0;
     } else {
         s->tag |= MM_FSLOT_IDLE;
@@ -286,6 +388,11 @@ static inline mm_elem *mm_ftable_pop(mm_ftable *t, mm_fslot *s, int *closed)
     }
     l->next = l->prev = NULL;
     return x;
+}
+
+static inline mm_elem *mm_ftable_pop(mm_ftable *t, mm_fslot *s, int *closed)
+{
+    return mm_ftable_pop_t(t, s, closed, t->li);
 }
 
 /* The head of key k's FIFO (hash h), or NULL: taken off the FIFO when

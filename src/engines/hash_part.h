@@ -48,27 +48,52 @@ static inline void mm_hash_drop(mm_engine *e, mm_hash *H)
     mm_hash_fini(H);
 }
 
+/* The hash engine's tables use link 0 and no projection: the ftable
+ * templates are instantiated with those constants (li 0, masked 0). */
+enum { MM_HASH_LI = 0 };
+
 /* Take (or, without remove, peek at) the head of key k's FIFO in t: the
- * search of either side. Forced inline: it is most of the matching path. */
-MM_INLINE mm_elem *mm_hash_take_head(mm_ftable *t, mm_qstats *st, const mm_key *k, uint32_t h,
-                                     int remove)
+ * search of either side. */
+static inline mm_elem *mm_hash_take_head(mm_ftable *t, mm_qstats *st, const mm_key *k,
+                                         int remove)
 {
+    uint32_t n = 0;
+    mm_fslot *s = NULL;
+    if (t->count != t->idle) {
+        s = mm_ftable_lookup_t(t, k, mm_ftable_hash(t, k), &n, 0);
+        if (s && !mm_fslot_head(s))
+            s = NULL;
+    }
+    mm_stat_search(st, s != NULL, s != NULL);
+    mm_stat_probes(st, n);
+    if (!s)
+        return NULL;
+    if (!remove)
+        return s->u.head;
     int closed;
-    mm_elem *head = mm_ftable_take(t, k, h, remove, &closed);
+    mm_elem *head = mm_ftable_pop_t(t, s, &closed, MM_HASH_LI);
     if (closed)
         mm_stat_queues(st, -1);
-    mm_stat_search(st, head != NULL, head != NULL);
-    mm_stat_probes(st, mm_ftable_take_steps(t));
     return head;
 }
 
-/* Account for an element pushed onto t (rc from mm_ftable_push*). */
-MM_INLINE int mm_hash_queued(mm_ftable *t, mm_qstats *st, int rc)
+/* Queue x on t (statistics st) under key k: the last key pushed (no hash),
+ * else a lookup with hash h (if have_h) or one computed now. Counts the
+ * slots inspected and an opened FIFO: MM_QUEUED, or MM_ENOMEM with no
+ * statistic changed. */
+MM_INLINE int mm_hash_push(mm_ftable *t, mm_qstats *st, mm_elem *x, const mm_key *k,
+                           uint32_t h, int have_h)
 {
-    uint64_t steps = mm_ftable_take_steps(t);
-    if (rc < 0) /* a failed call leaves the statistics as they were */
+    uint32_t n = 0;
+    int rc;
+    if (t->count && mm_ftable_memo_is(t, k)) { /* the last key pushed: no hash */
+        n = 1;
+        rc = mm_ftable_append_t(t, mm_ftable_memo_slot(t), x, MM_HASH_LI);
+    } else
+        rc = mm_ftable_push_t(t, x, k, have_h ? h : mm_ftable_hash(t, k), &n, MM_HASH_LI, 0);
+    if (MM_UNLIKELY(rc < 0)) /* a failed call leaves the statistics as they were */
         return MM_ENOMEM;
-    mm_stat_probes(st, steps);
+    mm_stat_probes(st, n);
     if (rc)
         mm_stat_queues(st, 1);
     return MM_QUEUED;
@@ -78,43 +103,51 @@ MM_INLINE int mm_hash_queued(mm_ftable *t, mm_qstats *st, int rc)
  * memory for own's table) has changed no statistic but the search count
  * and miss that mm_enter takes back: the search's probes are recorded only
  * once x is matched or queued, so the engine's entries need not save and
- * restore the others (MM_ENGINE_ENTER's may_fail 0). */
+ * restore the others (MM_ENGINE_ENTER's may_fail 0).
+ *
+ * The search: nothing when `other` has no live key (one side empty is the
+ * common case); else the last key pushed there (a run of one key: no hash),
+ * else a lookup. The slots inspected are counted in a register and the
+ * statistics written once, at the end. Both tables hash alike unless one
+ * re-seeded itself, so the hash computed for the lookup serves the
+ * insertion too. */
 MM_INLINE int mm_hash_search_or_queue(mm_ftable *other, mm_qstats *ost, mm_ftable *own,
                                       mm_qstats *st, mm_elem *x, mm_elem **partner)
 {
     const mm_key *k = &x->key;
-    uint32_t h = 0;
+    uint32_t h = 0, n = 0;
     int hashed = 0;
-    mm_fslot *s = NULL;
-    if (other->count != other->idle) { /* else a miss without a probe */
-        s = mm_ftable_memo(other, k);
-        if (!s) {
-            h = mm_ftable_hash(own, k), hashed = 1;
-            s = mm_ftable_slot(other, k, other->seed == own->seed ? h : mm_ftable_hash(other, k));
+    if (other->count != other->idle) {
+        mm_fslot *s;
+        if (mm_ftable_memo_is(other, k)) { /* the last key pushed: no hash */
+            s = mm_ftable_memo_slot(other);
+            n = 1;
+        } else {
+            h = mm_ftable_hash(other, k), hashed = 1;
+            s = mm_ftable_lookup_t(other, k, h, &n, 0);
+            if (!s)
+                goto miss;
         }
-        if (s && !mm_fslot_head(s)) /* the key is idle there */
-            s = NULL;
+        if (mm_fslot_head(s)) {
+            int closed;
+            *partner = mm_ftable_pop_t(other, s, &closed, MM_HASH_LI);
+            mm_stat_search(ost, 1, 1);
+            mm_stat_probes(ost, n);
+            if (closed)
+                mm_stat_queues(ost, -1);
+            return MM_MATCHED;
+        }
     }
-    uint64_t osteps = mm_ftable_take_steps(other);
-    mm_stat_search(ost, s != NULL, s != NULL);
-    if (s) {
-        int closed;
-        *partner = mm_ftable_pop(other, s, &closed);
-        if (closed)
-            mm_stat_queues(ost, -1);
-        mm_stat_probes(ost, osteps);
-        return MM_MATCHED;
-    }
-    if (!mm_may_queue(x)) {
-        mm_stat_probes(ost, osteps);
+miss:
+    mm_stat_search(ost, 0, 0);
+    if (MM_UNLIKELY(!mm_may_queue(x))) {
+        mm_stat_probes(ost, n);
         return MM_ENOMEM;
     }
-    int rc = hashed ? mm_ftable_push(own, x, k, own->seed == other->seed ? h
-                                                : mm_ftable_hash(own, k))
-                    : mm_ftable_push_key(own, x, k);
-    if (rc >= 0)
-        mm_stat_probes(ost, osteps);
-    return mm_hash_queued(own, st, rc);
+    if (mm_hash_push(own, st, x, k, h, hashed && mm_ftable_same_hash(own, other)) != MM_QUEUED)
+        return MM_ENOMEM;
+    mm_stat_probes(ost, n);
+    return MM_QUEUED;
 }
 
 MM_INLINE int mm_hash_post(mm_engine *e, mm_hash *H, mm_elem *r, mm_elem **partner)
@@ -129,7 +162,7 @@ MM_INLINE int mm_hash_arrive(mm_engine *e, mm_hash *H, mm_elem *m, mm_elem **par
 
 static inline mm_elem *mm_hash_probe(mm_engine *e, mm_hash *H, const mm_key *k, int remove)
 {
-    return mm_hash_take_head(&H->umq, &e->st.umq, k, mm_ftable_hash(&H->umq, k), remove);
+    return mm_hash_take_head(&H->umq, &e->st.umq, k, remove);
 }
 
 static inline void mm_hash_cancel(mm_engine *e, mm_hash *H, mm_elem *r)
@@ -144,8 +177,8 @@ static inline void mm_hash_cancel(mm_engine *e, mm_hash *H, mm_elem *r)
 static inline int mm_hash_queue(mm_engine *e, mm_hash *H, mm_elem *x)
 {
     int recv = (x->flags & MM_ELEM_RECV) != 0;
-    mm_ftable *t = recv ? &H->prq : &H->umq;
-    return mm_hash_queued(t, recv ? &e->st.prq : &e->st.umq, mm_ftable_push_key(t, x, &x->key));
+    return mm_hash_push(recv ? &H->prq : &H->umq, recv ? &e->st.prq : &e->st.umq, x, &x->key,
+                        0, 0);
 }
 
 #endif
