@@ -61,11 +61,17 @@ void mm_csim_plan_free(mm_csim_plan *p)
     memset(p, 0, sizeof *p);
 }
 
+void mm_csim_compute_load(mm_csim *s, uint64_t mean_ns, const uint32_t *permille)
+{
+    for (int32_t r = 0; r < s->n; r++) {
+        uint64_t m = permille ? mean_ns + mean_ns * permille[r] / 1000 : mean_ns;
+        s->clock[r] += m - m / 4 + mm_rng_below(&s->rng, m / 2 + 1);
+    }
+}
+
 void mm_csim_compute(mm_csim *s, uint64_t mean_ns)
 {
-    uint64_t lo = mean_ns - mean_ns / 4, span = mean_ns / 2 + 1;
-    for (int32_t r = 0; r < s->n; r++)
-        s->clock[r] += lo + mm_rng_below(&s->rng, span);
+    mm_csim_compute_load(s, mean_ns, NULL);
 }
 
 static int add_event(mm_csim *s, uint64_t t, const mm_event *e, char *err, size_t errlen)

@@ -82,6 +82,10 @@ void mm_csim_plan_free(mm_csim_plan *p);
 
 /* Every rank computes for mean_ns, plus or minus up to a quarter (seeded). */
 void mm_csim_compute(mm_csim *s, uint64_t mean_ns);
+/* The same with a lasting load per rank: rank r computes for
+ * mean_ns * (1000 + permille[r]) / 1000, plus or minus up to a quarter
+ * (an application whose ranks hold different amounts of work). */
+void mm_csim_compute_load(mm_csim *s, uint64_t mean_ns, const uint32_t *permille);
 
 /* One call of a planned collective: the skew draw, then its steps. */
 int  mm_csim_collective(mm_csim *s, const mm_csim_plan *p, char *err, size_t errlen);

@@ -22,7 +22,7 @@
 #include "rng.h"
 #include "stream.h"
 
-#define MM_GEN_MAX_PARAMS 16
+#define MM_GEN_MAX_PARAMS 24
 
 /* One parameter. An integer parameter takes def/min/max. A choice
  * parameter (choices != NULL, a NULL-terminated list of names) is given by

@@ -20,6 +20,7 @@
 #include "gen_coll.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "coll_sim.h"
 #include "gen_emit.h"
@@ -29,7 +30,7 @@ static const char *const gather_algs[] = {"auto", "linear", "direct", "binomial"
 
 /* Parameters every profile has, first in its table. */
 enum { A_N, A_RANK, A_ITERS, A_SKEW, A_LIB, A_LAT, A_COMPUTE, A_P2P_BYTES, A_COLL_BYTES, A_NOISE, A_X1, A_X2,
-       A_X3, A_X4, A_X5, A_X6 };
+       A_X3, A_X4, A_X5, A_X6, A_X7 };
 
 #define APP_PARAMS(n_def, rank_def, iters_def, iters_doc, compute_def, p2p_doc, p2p_def, coll_doc, coll_def, noise_def, skew_def) \
     {"n", "processes in the job", n_def, 2, 16384, NULL},                                       \
@@ -137,12 +138,13 @@ static int app_check(app *a, mm_stream *s, const app_size *z, const char *what)
  * style): the halo neighbours of MiniAMR and FDS. */
 typedef struct grid {
     int32_t px, py, pz;
-    int     dir; /* 0, 1, 2: one axis; 3: all three */
+    int     dir;   /* 0, 1, 2: one axis; 3: all three */
+    int32_t reach; /* ranks on each side of an axis: 1 the face neighbour, k also the next k-1 */
 } grid;
 
 static grid grid_make(int32_t n)
 {
-    grid g = {n, 1, 1, 3};
+    grid g = {n, 1, 1, 3, 1};
     int32_t z = 1;
     for (int32_t a = 1; (int64_t)a * a * a <= n; a++)
         if (n % a == 0)
@@ -157,7 +159,9 @@ static grid grid_make(int32_t n)
     return g;
 }
 
-/* The i-th existing face neighbour of p (minus side first, axis by axis). */
+/* The i-th existing neighbour of p along the axes of g->dir: for j = 1 ..
+ * reach, the rank j places before p, then the one j places after (axis by
+ * axis); reach 1 gives the face neighbours. */
 static int32_t grid_from(const void *ctx, int32_t p, int i)
 {
     const grid *g = ctx;
@@ -167,10 +171,12 @@ static int32_t grid_from(const void *ctx, int32_t p, int i)
     for (int d = 0; d < 3; d++) {
         if (g->dir != 3 && g->dir != d)
             continue;
-        if (c[d] > 0 && i-- == 0)
-            return p - stride[d];
-        if (c[d] < dim[d] - 1 && i-- == 0)
-            return p + stride[d];
+        for (int32_t j = 1; j <= g->reach; j++) {
+            if (c[d] >= j && i-- == 0)
+                return p - j * stride[d];
+            if (c[d] + j < dim[d] && i-- == 0)
+                return p + j * stride[d];
+        }
     }
     return -1;
 }
@@ -349,19 +355,43 @@ static int run_nbody(mm_stream *s, const int64_t *v, uint64_t seed, char *err, s
 /* ---- miniamr ---- */
 
 /* MiniAMR (sec. 5.4: MPI_Allreduce, MPI_Bcast, MPI_Allgather, MPI_Reduce;
- * allreduce contributes most; short traversals; more collective than
- * point-to-point elements, Fig. 1c). One iteration is a time step: the
- * halo exchange of miniAMR's comm.c, axis by axis, receiving from the face
- * neighbours on a 3D process grid with tag = axis (0, 1, 2) and specific
- * sources (miniAMR posts no MPI_ANY_SOURCE receive), then the checksum
- * allreduce. Every `refine` steps the refinement: eight small allreduces
- * of block counts (as refine.c) and an allgather; every 10 refinements a
- * reduce of the profile to rank 0 and a bcast of the new parameters. */
+ * allreduce contributes most; more collective than point-to-point elements,
+ * Fig. 1c; the paper ran miniAMR's default refinement options), laid out as
+ * the reference miniAMR's driver() (driver.c) runs a time step: `stages`
+ * stages, each with the halo exchange of comm() (comm.c: per axis, MPI_Irecv
+ * from the halo partners with tag = axis, MPI_Isend, MPI_Waitany until all
+ * are in; specific sources) for every `comm_vars` variables, and then,
+ * variable by variable, the stencil and, every `checksum` stages,
+ * check_sum()'s MPI_Allreduce of one double (check_sum.c): `vars` small
+ * blocking allreduces one stencil apart. The defaults are miniAMR's
+ * (param.h: 40 variables, all exchanged together, 20 stages, a checksum
+ * every 5 stages, refinement every 5 steps). Every `refine` steps the
+ * refinement: eight small allreduces of block counts (refine.c has more)
+ * and an allgather; a bcast of the parameters from rank 0 first (main.c)
+ * and a reduce of the profile to rank 0 last (the paper's list; the
+ * reference code's report uses allreduces).
+ *
+ * Every receive miniAMR posts is complete before it calls a collective, and
+ * its collectives are blocking, so a collective search meets only what
+ * arrived early: the next call's messages from partners that left the
+ * previous call first, and, when comm_vars is below vars, halo messages of
+ * neighbours already in the next exchange. `partners` (halo ranks per side
+ * of an axis: refined blocks spread over more ranks) and `imbalance` (ranks
+ * holding more blocks) widen that; docs/workloads.md gives the depths. */
 static const mm_gen_param miniamr_params[] = {
-    APP_PARAMS(512, 0, 400, "time steps", 20000,
+    APP_PARAMS(512, 0, 10, "time steps", 800000,
                "bytes of a halo face message", 4096,
-               "bytes of the checksum allreduce", 320, 0, 2000),
+               "bytes of the checksum allreduce", 8, 0, 2000),
     {"refine", "time steps between refinements", 5, 1, 1000000, NULL},
+    {"stages", "stages per time step (halo exchange, stencils, checksums)", 20, 1, 1000, NULL},
+    {"vars", "variables: stencils and checksum allreduces per checksum stage", 40, 1, 1000,
+     NULL},
+    {"checksum", "stages between checksum stages", 5, 1, 1000, NULL},
+    {"comm_vars", "variables per halo exchange (0: all, as miniAMR's default)", 0, 0, 1000, NULL},
+    {"partners", "halo partner ranks on each side of an axis (refined blocks spread over ranks)",
+     1, 1, 64, NULL},
+    {"imbalance", "largest extra work of a rank, per mille of the mean, drawn per rank after "
+                  "each refinement (blocks per rank differ)", 0, 0, 100000, NULL},
 };
 
 static int run_miniamr(mm_stream *s, const int64_t *v, uint64_t seed, char *err, size_t errlen)
@@ -378,33 +408,58 @@ static int run_miniamr(mm_stream *s, const int64_t *v, uint64_t seed, char *err,
     if (a.failed)
         return app_finish(&a, s, a.failed);
     grid g = grid_make(a.sim.n);
+    g.reach = (int32_t)v[A_X6];
     uint64_t iters = (uint64_t)v[A_ITERS], refine = (uint64_t)v[A_X1];
+    uint64_t stages = (uint64_t)v[A_X2], vars = (uint64_t)v[A_X3], every = (uint64_t)v[A_X4];
+    uint64_t group = v[A_X5] == 0 || (uint64_t)v[A_X5] > vars ? vars : (uint64_t)v[A_X5];
+    uint64_t exchanges = (vars + group - 1) / group; /* halo exchanges per stage */
+    uint32_t *load = NULL;
+    if (v[A_X7] && !(load = malloc((size_t)a.sim.n * sizeof *load))) {
+        snprintf(err, errlen, "miniamr: out of memory for the loads of %ld ranks", (long)a.sim.n);
+        return app_finish(&a, s, MMS_ENOMEM);
+    }
+    uint64_t checks = (stages + every - 1) / every; /* stages 0, every, 2 every, ... */
+    uint64_t stencil = (uint64_t)v[A_COMPUTE] / stages / vars; /* one variable's stencil */
     app_size z = {0, 0};
     for (g.dir = 0; g.dir < 3; g.dir++)
-        size_add(&z, iters, mm_csim_p2p_cost(&a.sim, grid_from, &g));
-    size_plan(&z, &a, iters, ck);
+        size_add(&z, mm_gen_muladd(mm_gen_muladd(iters, stages, 0), exchanges, 0),
+                 mm_csim_p2p_cost(&a.sim, grid_from, &g));
+    size_plan(&z, &a, mm_gen_muladd(mm_gen_muladd(iters, checks, 0), vars, 0), ck);
     size_plan(&z, &a, 8 * (iters / refine), cnt);
     size_plan(&z, &a, iters / refine, ag);
-    size_plan(&z, &a, iters / (10 * refine), red);
-    size_plan(&z, &a, iters / (10 * refine), bc);
-    if ((rc = app_check(&a, s, &z, "iters or n")) != MMS_OK)
+    size_plan(&z, &a, 1, red);
+    size_plan(&z, &a, 1, bc);
+    if ((rc = app_check(&a, s, &z, "iters, n, stages or vars")) != MMS_OK) {
+        free(load);
         return rc;
-    for (int64_t it = 0; rc == MMS_OK && it < v[A_ITERS]; it++) {
-        mm_csim_compute(&a.sim, (uint64_t)v[A_COMPUTE]);
-        for (g.dir = 0; rc == MMS_OK && g.dir < 3; g.dir++)
-            rc = mm_csim_p2p(&a.sim, grid_from, &g, (uint64_t)v[A_P2P_BYTES], g.dir, 0, err, errlen);
-        if (rc != MMS_OK || (rc = app_coll(&a, ck)) != MMS_OK)
-            break;
-        if ((it + 1) % v[A_X1] == 0) {
+    }
+    rc = app_coll(&a, bc); /* the parameters from rank 0 (main.c) */
+    for (uint64_t it = 0; rc == MMS_OK && it < iters; it++) {
+        if (load && it % refine == 0) /* after a refinement the ranks hold other blocks */
+            for (int32_t r = 0; r < a.sim.n; r++)
+                load[r] = (uint32_t)mm_rng_below(&a.sim.rng, (uint64_t)v[A_X7] + 1);
+        for (uint64_t st = 0; rc == MMS_OK && st < stages; st++) {
+            for (uint64_t var = 0; rc == MMS_OK && var < vars; var++) {
+                for (g.dir = 0; var % group == 0 && rc == MMS_OK && g.dir < 3; g.dir++)
+                    rc = mm_csim_p2p(&a.sim, grid_from, &g, (uint64_t)v[A_P2P_BYTES], g.dir, 0,
+                                     err, errlen);
+                if (rc != MMS_OK)
+                    break;
+                mm_csim_compute_load(&a.sim, stencil, load);
+                if (st % every == 0)
+                    rc = app_coll(&a, ck);
+            }
+        }
+        if (rc == MMS_OK && (it + 1) % refine == 0) {
             for (int k = 0; rc == MMS_OK && k < 8; k++)
                 rc = app_coll(&a, cnt);
             if (rc == MMS_OK)
                 rc = app_coll(&a, ag);
-            if (rc == MMS_OK && (it + 1) % (10 * v[A_X1]) == 0 &&
-                (rc = app_coll(&a, red)) == MMS_OK)
-                rc = app_coll(&a, bc);
         }
     }
+    if (rc == MMS_OK)
+        rc = app_coll(&a, red); /* the profile to rank 0 */
+    free(load);
     return app_finish(&a, s, rc);
 }
 
