@@ -121,6 +121,8 @@ typedef struct auto_impl {
     int64_t  down;
     uint64_t seed, force, rng;
     int      hinted;                /* both hints: hash allowed (and no wildcards) */
+    int      own_entries;           /* e->enter_post, enter_arrive are auto's (set_entries);
+                                       -1 until the first call */
     /* bins' tables, allocated at creation (without both hints) and kept: a
      * switch to bins only empties them (NULL: allocated at the switch) */
     mm_queue *warm_prq, *warm_umq;
@@ -293,6 +295,8 @@ static int keyed_for(const auto_impl *A, size_t nr, size_t nm, uint64_t wild)
     return d > A->nm_depth ? PH_NM : PH_BINS;
 }
 
+static void set_entries(mm_engine *e, auto_impl *A);
+
 /* Move every queued element into a new structure of phase p (PH_KEYED:
  * keyed_for's choice), in sequence order. On failure to allocate the element lists, nothing changes; on
  * failure to build p, the engine becomes a list (which allocates nothing). */
@@ -344,6 +348,7 @@ static MM_COLD void switch_to(mm_engine *e, auto_impl *A, int p, const mm_elem *
     A->est = 0;
     mm_mem_free(&e->mem, v, (cr + cm) * sizeof *v);
     window_start(e, A);
+    set_entries(e, A);
     mm_overhead_add(e, &e->st.overhead.extract_ns, t0);
 }
 
@@ -513,6 +518,8 @@ static int auto_init(mm_engine *e, char *err, size_t errlen)
     open_phase(e, A, PH_LIST, 0, 0);
     window_start(e, A);
     e->impl = A;
+    A->own_entries = -1; /* set_entries finds out */
+    set_entries(e, A);
     return 0;
 }
 
@@ -546,17 +553,58 @@ static void auto_fini(mm_engine *e)
     mm_mem_free(&e->mem, A, sizeof *A);
 }
 
-/* The keyed phases' post and arrive, apart from the list phase's so that
- * the list path stays as short as `list`'s. */
+/* Each phase's post and arrive. The list's and bins' fail only for an
+ * element they may not queue (which the API's entry never hands them), so
+ * they need not save the counters a failed call gives back; nm's and hash's
+ * may also fail to allocate where they queue. */
+MM_INLINE int list_phase_post(mm_engine *e, mm_elem *r, mm_elem **partner)
+{
+    auto_impl *A = e->impl;
+    int rc = mm_list_post(e, &A->u.L, r, partner);
+    if (MM_UNLIKELY(rc < 0))
+        return rc; /* nothing counted: a failed call leaves no trace */
+    list_check(e, A, rc == MM_MATCHED ? *partner : NULL, rc == MM_QUEUED ? r : NULL);
+    return rc;
+}
+
+MM_INLINE int list_phase_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
+{
+    auto_impl *A = e->impl;
+    int rc = mm_list_arrive(e, &A->u.L, m, partner);
+    if (MM_UNLIKELY(rc < 0))
+        return rc;
+    list_check(e, A, rc == MM_MATCHED ? *partner : NULL, rc == MM_QUEUED ? m : NULL);
+    return rc;
+}
+
+MM_INLINE int bins_phase_post(mm_engine *e, mm_elem *r, mm_elem **partner)
+{
+    auto_impl *A = e->impl;
+    int rc = mm_bins_post(e, &A->u.B, r, partner);
+    if (MM_UNLIKELY(rc < 0))
+        return rc;
+    keyed_check(e, A, rc == MM_MATCHED ? *partner : NULL, rc == MM_QUEUED ? r : NULL);
+    return rc;
+}
+
+MM_INLINE int bins_phase_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
+{
+    auto_impl *A = e->impl;
+    int rc = mm_bins_arrive(e, &A->u.B, m, partner);
+    if (MM_UNLIKELY(rc < 0))
+        return rc;
+    keyed_check(e, A, rc == MM_MATCHED ? *partner : NULL, rc == MM_QUEUED ? m : NULL);
+    return rc;
+}
+
 static MM_NOINLINE int keyed_post(mm_engine *e, auto_impl *A, mm_elem *r, mm_elem **partner)
 {
     int rc;
     mm_enter_undo_save(e, &e->st.umq);
-    switch (A->phase) {
-    case PH_BINS: rc = mm_bins_post(e, &A->u.B, r, partner); break;
-    case PH_NM:   rc = mm_nm_post(e, &A->u.N, r, partner); break;
-    default:      rc = mm_hash_post(e, &A->u.H, r, partner); break;
-    }
+    if (A->phase == PH_NM)
+        rc = mm_nm_post(e, &A->u.N, r, partner);
+    else
+        rc = mm_hash_post(e, &A->u.H, r, partner);
     if (MM_UNLIKELY(rc < 0)) {
         mm_enter_undo_restore(e, &e->st.umq); /* the API takes back the rest */
         return rc;
@@ -574,11 +622,10 @@ static MM_NOINLINE int keyed_arrive(mm_engine *e, auto_impl *A, mm_elem *m, mm_e
 {
     int rc;
     mm_enter_undo_save(e, &e->st.prq);
-    switch (A->phase) {
-    case PH_BINS: rc = mm_bins_arrive(e, &A->u.B, m, partner); break;
-    case PH_NM:   rc = mm_nm_arrive(e, &A->u.N, m, partner); break;
-    default:      rc = mm_hash_arrive(e, &A->u.H, m, partner); break;
-    }
+    if (A->phase == PH_NM)
+        rc = mm_nm_arrive(e, &A->u.N, m, partner);
+    else
+        rc = mm_hash_arrive(e, &A->u.H, m, partner);
     if (MM_UNLIKELY(rc < 0)) {
         mm_enter_undo_restore(e, &e->st.prq);
         return rc;
@@ -591,28 +638,26 @@ static MM_NOINLINE int keyed_arrive(mm_engine *e, auto_impl *A, mm_elem *m, mm_e
     return rc;
 }
 
+/* Any phase (the engine's post and arrive, and the entries of the nm and
+ * hash phases or of a locked or sharded engine). */
 static int auto_post(mm_engine *e, mm_elem *r, mm_elem **partner)
 {
     auto_impl *A = e->impl;
-    if (MM_UNLIKELY(A->phase != PH_LIST))
-        return keyed_post(e, A, r, partner);
-    int rc = mm_list_post(e, &A->u.L, r, partner);
-    if (MM_UNLIKELY(rc < 0))
-        return rc; /* nothing counted: a failed call leaves no trace */
-    list_check(e, A, rc == MM_MATCHED ? *partner : NULL, rc == MM_QUEUED ? r : NULL);
-    return rc;
+    if (MM_LIKELY(A->phase == PH_LIST))
+        return list_phase_post(e, r, partner);
+    if (A->phase == PH_BINS)
+        return bins_phase_post(e, r, partner);
+    return keyed_post(e, A, r, partner);
 }
 
 static int auto_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
 {
     auto_impl *A = e->impl;
-    if (MM_UNLIKELY(A->phase != PH_LIST))
-        return keyed_arrive(e, A, m, partner);
-    int rc = mm_list_arrive(e, &A->u.L, m, partner);
-    if (MM_UNLIKELY(rc < 0))
-        return rc;
-    list_check(e, A, rc == MM_MATCHED ? *partner : NULL, rc == MM_QUEUED ? m : NULL);
-    return rc;
+    if (MM_LIKELY(A->phase == PH_LIST))
+        return list_phase_arrive(e, m, partner);
+    if (A->phase == PH_BINS)
+        return bins_phase_arrive(e, m, partner);
+    return keyed_arrive(e, A, m, partner);
 }
 
 /* A probe's depth counts towards the window's, but a probe never switches
@@ -648,6 +693,34 @@ static void auto_cancel(mm_engine *e, mm_elem *r)
  * structures, which may also fail to allocate where they queue, give back
  * their search's counters themselves (keyed_post, keyed_arrive). */
 MM_ENGINE_ENTER(auto, auto_post, auto_arrive, 0)
+MM_ENGINE_ENTER(auto_list, list_phase_post, list_phase_arrive, 0)
+MM_ENGINE_ENTER(auto_bins, bins_phase_post, bins_phase_arrive, 0)
+
+/* The entries the API calls (e->enter_post, enter_arrive), while they are
+ * auto's own (not the API's wrappers of a locked or sharded engine, which
+ * call the ops' auto_enter_*): those of the phase, set at every switch, so
+ * that the list phase runs `list`'s path plus the rule's one compare and
+ * the bins phase `bins`' path plus its count, neither testing the phase. */
+static void set_entries(mm_engine *e, auto_impl *A)
+{
+    if (A->own_entries < 0) /* at creation */
+        A->own_entries = e->enter_post == auto_enter_post && e->enter_arrive == auto_enter_arrive;
+    if (!A->own_entries)
+        return;
+    switch (A->phase) {
+    case PH_LIST:
+        e->enter_post = auto_list_enter_post;
+        e->enter_arrive = auto_list_enter_arrive;
+        break;
+    case PH_BINS:
+        e->enter_post = auto_bins_enter_post;
+        e->enter_arrive = auto_bins_enter_arrive;
+        break;
+    default:
+        e->enter_post = auto_enter_post;
+        e->enter_arrive = auto_enter_arrive;
+    }
+}
 
 static const mm_engine_ops auto_ops = {
     .nlinks = MM_NM_NPAT, /* the most any structure needs: nm's messages */
