@@ -129,8 +129,8 @@ typedef struct auto_impl {
     int64_t  down;
     uint64_t seed, force, rng;
     int      hinted;                /* both hints: hash allowed (and no wildcards) */
-    int      own_entries;           /* e->enter_post, enter_arrive are auto's (set_entries);
-                                       -1 until the first call */
+    int      own_entries;           /* e->enter_post, enter_arrive are auto's (set_entries;
+                                       -1 in auto_init until set_entries looks) */
     /* bins' tables, allocated at creation (without both hints) and kept: a
      * switch to bins only empties them (NULL: allocated at the switch) */
     mm_queue *warm_prq, *warm_umq;
@@ -349,8 +349,8 @@ static int list_to_bins(mm_engine *e, auto_impl *A, int *p, uint64_t *wild)
     close_phase(e, A);
     open_phase(e, A, PH_BINS, prq.len, umq.len); /* cannot fail with its tables warm */
     e->st.overhead.events++;                     /* its alloc_ns: 0, nothing allocated */
-    /* Each element's next link is read before file() relinks it; the loop
-     * ends at the old sentinel's address, which it never reads. */
+    /* Each element's next link is read before the element is relinked; the
+     * loop ends at the old sentinel's address, which it never reads. */
     for (mm_link *l = prq.head.next; l != rend;) {
         mm_elem *x = mm_elem_of(l, prq.li);
         l = l->next;
