@@ -29,15 +29,20 @@
  *   Lmax  the largest number of queued elements (PRQ + UMQ) at a call.
  * List -> keyed as soon as the traversal of at most `window` searches
  * exceeds up x window, that is when D over a window would exceed `up`, or
- * a single search walks more than that. The list phase's only per-call work
- * is one compare of the statistics' traversal counter with a check point a
- * quarter of that budget on (list_window: the window slides at each check
- * point), so a deep queue costs about one budget of list searches. Keyed is,
+ * a single search walks more than that, or, when the evidence is clear
+ * sooner, the searches of one side since the last check point walked more
+ * than 4 x `up` each and at least a step in all. The list phase's only
+ * per-call work is one compare of the statistics' traversal counter with a
+ * check point a step (an eighth of that budget) on (list_window: the window
+ * slides at each check point), so a deep queue costs a step or two of list
+ * searches (a receive's empty searches, in the other side, do not dilute
+ * what the arrivals walk). Keyed is,
  * with both hints, bins while it would traverse at most `up` per search with
  * the queues moved (queued receives or messages per bin), else hash; without,
  * nm when bins would traverse more than `nm` per search (receives per bin plus
  * the wildcard receives), else bins. Bins' tables are allocated (and
- * emptied) at creation and kept, so a switch to bins allocates nothing.
+ * emptied) at creation and kept, so a switch to bins allocates nothing, and
+ * the list's elements are relinked into bins straight from its queues.
  * With both hints, bins -> hash when D over the last HOLD (4) windows
  * exceeds `up`. Bins -> nm when D over the last HOLD windows exceeds `nm`; nm ->
  * bins when Dnm over the last HOLD windows is at most nm / 2, Wq <= `down`,
@@ -112,8 +117,11 @@ typedef struct auto_impl {
     uint64_t peak;                  /* the same since the last switch */
     uint64_t t0;                    /* elements traversed (both sides) at its start */
     uint64_t s0;                    /* searches (both sides) at its start */
+    uint64_t cp[2][2];              /* list phase: each side's (PRQ, UMQ) traversed and
+                                       searches at the last check point */
     uint64_t budget;                /* up x window */
-    uint64_t quarter;               /* list phase: traversal between checks, budget / 4 */
+    uint64_t up;
+    uint64_t step;                  /* list phase: traversal between checks, budget / 8 */
     uint64_t nm_budget;             /* nm x window */
     uint64_t nm_depth;              /* nm */
     /* parameters */
@@ -121,6 +129,8 @@ typedef struct auto_impl {
     int64_t  down;
     uint64_t seed, force, rng;
     int      hinted;                /* both hints: hash allowed (and no wildcards) */
+    int      own_entries;           /* e->enter_post, enter_arrive are auto's (set_entries;
+                                       -1 in auto_init until set_entries looks) */
     /* bins' tables, allocated at creation (without both hints) and kept: a
      * switch to bins only empties them (NULL: allocated at the switch) */
     mm_queue *warm_prq, *warm_umq;
@@ -137,13 +147,36 @@ static uint64_t searches(const mm_engine *e)
     return e->st.prq.searches + e->st.umq.searches;
 }
 
+static void checkpoint(const mm_engine *e, auto_impl *A)
+{
+    A->cp[0][0] = e->st.prq.traversed;
+    A->cp[0][1] = e->st.prq.searches;
+    A->cp[1][0] = e->st.umq.traversed;
+    A->cp[1][1] = e->st.umq.searches;
+}
+
+/* Since the last check point, did one side's searches walk more than 4 x
+ * `up` per search, and at least a step (budget / 8) in all? */
+static int clearly_deep(const mm_engine *e, const auto_impl *A)
+{
+    const mm_qstats *side[2] = {&e->st.prq, &e->st.umq};
+    for (int i = 0; i < 2; i++) {
+        uint64_t dt = side[i]->traversed - A->cp[i][0], ds = side[i]->searches - A->cp[i][1];
+        if (side[i]->traversed >= A->cp[i][0] && side[i]->searches >= A->cp[i][1] &&
+            dt >= A->step && dt > 4 * A->up * ds)
+            return 1;
+    }
+    return 0;
+}
+
 static void window_start(mm_engine *e, auto_impl *A)
 {
     A->left = A->force ? 1 : A->window;
     A->lmax = 0;
     A->t0 = traversed(e);
     A->s0 = searches(e);
-    A->trip = A->force ? 0 : A->t0 + A->quarter;
+    A->trip = A->force ? 0 : A->t0 + A->step;
+    checkpoint(e, A);
 }
 
 /* ---- the structures ---- */
@@ -293,26 +326,63 @@ static int keyed_for(const auto_impl *A, size_t nr, size_t nm, uint64_t wild)
     return d > A->nm_depth ? PH_NM : PH_BINS;
 }
 
-/* Move every queued element into a new structure of phase p (PH_KEYED:
- * keyed_for's choice), in sequence order. On failure to allocate the element lists, nothing changes; on
- * failure to build p, the engine becomes a list (which allocates nothing). */
-static MM_COLD void switch_to(mm_engine *e, auto_impl *A, int p, const mm_elem *skip,
-                              mm_elem *add)
+static void set_entries(mm_engine *e, auto_impl *A);
+
+/* Leaving the list for bins with its warm tables: nothing to allocate and
+ * nothing that can fail, and each list queue is in sequence order already,
+ * so the elements are relinked, in order, straight from the list's queues
+ * into bins (no array, no sort). *p: the phase wanted (PH_KEYED: keyed_for's
+ * choice, which is set there); *wild: the wildcard receives. 0 when the move
+ * is not of that kind (nothing done: switch_to's general path moves it). */
+static int list_to_bins(mm_engine *e, auto_impl *A, int *p, uint64_t *wild)
 {
-    uint64_t t0 = mm_now_ns();
+    mm_queue prq = A->u.L.prq, umq = A->u.L.umq; /* heads (the sentinels stay in A->u) */
+    const mm_link *rend = &A->u.L.prq.head, *mend = &A->u.L.umq.head;
+    uint64_t w = 0;
+    if (!A->hinted) /* (with both hints no receive has a wildcard) */
+        mm_queue_foreach(x, &A->u.L.prq)
+            w += (uint64_t)mm_key_wild(&x->key);
+    if (*p == PH_KEYED)
+        *p = keyed_for(A, prq.len, umq.len, w);
+    if (*p != PH_BINS || !A->warm_prq)
+        return 0;
+    close_phase(e, A);
+    open_phase(e, A, PH_BINS, prq.len, umq.len); /* cannot fail with its tables warm */
+    e->st.overhead.events++;                     /* its alloc_ns: 0, nothing allocated */
+    /* Each element's next link is read before the element is relinked; the
+     * loop ends at the old sentinel's address, which it never reads. */
+    for (mm_link *l = prq.head.next; l != rend;) {
+        mm_elem *x = mm_elem_of(l, prq.li);
+        l = l->next;
+        mm_queue_push(mm_bins_recv_queue(&A->u.B, &x->key), x);
+    }
+    for (mm_link *l = umq.head.next; l != mend;) {
+        mm_elem *x = mm_elem_of(l, umq.li);
+        l = l->next;
+        mm_bins_queue_message(&A->u.B, x);
+    }
+    *wild = w;
+    return 1;
+}
+
+/* Any other move: the queued elements of each side gathered in sequence
+ * order into an array, filed into phase p (PH_KEYED: keyed_for's choice).
+ * MM_ENOMEM (nothing changed) when the array cannot be allocated; on failure
+ * to build p, the engine becomes a list. *wild: the wildcard receives. */
+static int move_sorted(mm_engine *e, auto_impl *A, int p, const mm_elem *skip, mm_elem *add,
+                       uint64_t *wild)
+{
     size_t cr = (size_t)e->st.prq.length + 1, cm = (size_t)e->st.umq.length + 1;
     seqd *v = mm_mem_alloc(&e->mem, (cr + cm) * sizeof *v);
-    if (!v) {
-        window_start(e, A); /* try again after a window */
-        return;
-    }
+    if (!v)
+        return MM_ENOMEM;
     size_t nr = gather_side(e, A, 1, v, cr, skip, add);
     size_t nm = gather_side(e, A, 0, v + nr, cr + cm - nr, skip, add);
-    uint64_t wild = 0;
+    *wild = 0;
     for (size_t i = 0; i < nr; i++)
-        wild += (uint64_t)mm_key_wild(&v[i].x->key);
+        *wild += (uint64_t)mm_key_wild(&v[i].x->key);
     if (p == PH_KEYED)
-        p = keyed_for(A, nr, nm, wild);
+        p = keyed_for(A, nr, nm, *wild);
     if (A->phase == PH_BINS && A->u.B.prq == A->warm_prq && nr + nm < A->nbins) {
         /* empty the warm tables now: only the bins of the elements leaving
          * them are not empty (cheaper than all 2 x nbins when few) */
@@ -337,13 +407,30 @@ static MM_COLD void switch_to(mm_engine *e, auto_impl *A, int p, const mm_elem *
         for (size_t i = 0; i < nr + nm; i++)
             file(e, A, v[i].x);
     }
+    mm_mem_free(&e->mem, v, (cr + cm) * sizeof *v);
+    return 0;
+}
+
+/* Move every queued element into a new structure of phase p (PH_KEYED:
+ * keyed_for's choice), in sequence order. If the move cannot be made (no
+ * memory for move_sorted's array), nothing changes and the rule tries again
+ * after a window. */
+static MM_COLD void switch_to(mm_engine *e, auto_impl *A, int p, const mm_elem *skip,
+                              mm_elem *add)
+{
+    uint64_t t0 = mm_now_ns(), wild = 0;
+    if (!(A->phase == PH_LIST && list_to_bins(e, A, &p, &wild)) &&
+        move_sorted(e, A, p, skip, add, &wild) != 0) {
+        window_start(e, A);
+        return;
+    }
     A->wq = wild;
     A->peak = 0;
     A->lwin = 0;
     A->lt0 = traversed(e);
     A->est = 0;
-    mm_mem_free(&e->mem, v, (cr + cm) * sizeof *v);
     window_start(e, A);
+    set_entries(e, A);
     mm_overhead_add(e, &e->st.overhead.extract_ns, t0);
 }
 
@@ -396,13 +483,15 @@ static void forced(mm_engine *e, auto_impl *A, const mm_elem *skip, mm_elem *add
     switch_to(e, A, p >= A->phase ? p + 1 : p, skip, add);
 }
 
-/* The list phase, at every quarter of the budget (up x window) traversed:
- * leave for the keyed structure if the window's traversal exceeds the
- * budget within at most `window` searches (D over a window exceeds up), or
- * if the last search alone walked more than the budget (it walked at least
- * `excess`: the traversal before it was short of the check point); else
- * slide the window to its last half (at the old one's mean depth, or the
- * last search's, if deeper) and check again a quarter budget on. A list
+/* The list phase, at every step (budget / 8, budget = up x window)
+ * traversed: leave for the keyed structure if the window's traversal exceeds
+ * the budget within at most `window` searches (D over a window exceeds up),
+ * or if the last search alone walked more than the budget (it walked at
+ * least `excess`: the traversal before it was short of the check point), or
+ * if one side's searches since the last check point walked more than 4 x up
+ * each (clearly_deep); else slide the window to its last half (at the old
+ * one's mean depth, or the last search's, if deeper) and check again a step
+ * on. A list
  * phase whose searches traverse nothing never comes here: it has nothing
  * to decide. */
 static MM_COLD void list_window(mm_engine *e, auto_impl *A, const mm_elem *skip, mm_elem *add)
@@ -417,7 +506,7 @@ static MM_COLD void list_window(mm_engine *e, auto_impl *A, const mm_elem *skip,
         return;
     }
     uint64_t delta = t - A->t0, span = s - A->s0, excess = t - A->trip + 1;
-    if ((span <= A->window && delta > A->budget) || excess > A->budget) {
+    if ((span <= A->window && delta > A->budget) || excess > A->budget || clearly_deep(e, A)) {
         switch_to(e, A, PH_KEYED, skip, add);
         return;
     }
@@ -428,7 +517,8 @@ static MM_COLD void list_window(mm_engine *e, auto_impl *A, const mm_elem *skip,
         A->t0 = t - recent;
         A->s0 = s - keep;
     }
-    A->trip = t + A->quarter;
+    A->trip = t + A->step;
+    checkpoint(e, A);
 }
 
 /* After a list-phase post or arrive: one compare, of the statistics' own
@@ -485,8 +575,9 @@ static int auto_init(mm_engine *e, char *err, size_t errlen)
     if (!A)
         return MM_ENOMEM;
     A->window = (uint32_t)e->param[P_WINDOW];
-    A->budget = (uint64_t)e->param[P_UP] * A->window;
-    A->quarter = A->budget / 4 ? A->budget / 4 : 1;
+    A->up = (uint64_t)e->param[P_UP];
+    A->budget = A->up * A->window;
+    A->step = A->budget / 8 ? A->budget / 8 : 1;
     A->nm_depth = (uint64_t)e->param[P_NM];
     A->nm_budget = A->nm_depth * A->window;
     A->down = e->param[P_DOWN];
@@ -513,6 +604,8 @@ static int auto_init(mm_engine *e, char *err, size_t errlen)
     open_phase(e, A, PH_LIST, 0, 0);
     window_start(e, A);
     e->impl = A;
+    A->own_entries = -1; /* set_entries finds out */
+    set_entries(e, A);
     return 0;
 }
 
@@ -546,17 +639,56 @@ static void auto_fini(mm_engine *e)
     mm_mem_free(&e->mem, A, sizeof *A);
 }
 
-/* The keyed phases' post and arrive, apart from the list phase's so that
- * the list path stays as short as `list`'s. */
+/* Each phase's post and arrive. The list's and bins' fail only for an
+ * element they may not queue (which the API's entry never hands them), so
+ * they need not save the counters a failed call gives back; nm's and hash's
+ * may also fail to allocate where they queue. */
+MM_INLINE int phase_call(mm_engine *e, mm_elem *x, mm_elem **partner, const int is_recv,
+                         const int bins)
+{
+    auto_impl *A = e->impl;
+    int rc = bins ? (is_recv ? mm_bins_post(e, &A->u.B, x, partner)
+                             : mm_bins_arrive(e, &A->u.B, x, partner))
+                  : (is_recv ? mm_list_post(e, &A->u.L, x, partner)
+                             : mm_list_arrive(e, &A->u.L, x, partner));
+    if (MM_UNLIKELY(rc < 0))
+        return rc; /* nothing counted: a failed call leaves no trace */
+    mm_elem *skip = rc == MM_MATCHED ? *partner : NULL, *add = rc == MM_QUEUED ? x : NULL;
+    if (bins)
+        keyed_check(e, A, skip, add);
+    else
+        list_check(e, A, skip, add);
+    return rc;
+}
+
+MM_INLINE int list_phase_post(mm_engine *e, mm_elem *r, mm_elem **partner)
+{
+    return phase_call(e, r, partner, 1, 0);
+}
+
+MM_INLINE int list_phase_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
+{
+    return phase_call(e, m, partner, 0, 0);
+}
+
+MM_INLINE int bins_phase_post(mm_engine *e, mm_elem *r, mm_elem **partner)
+{
+    return phase_call(e, r, partner, 1, 1);
+}
+
+MM_INLINE int bins_phase_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
+{
+    return phase_call(e, m, partner, 0, 1);
+}
+
 static MM_NOINLINE int keyed_post(mm_engine *e, auto_impl *A, mm_elem *r, mm_elem **partner)
 {
     int rc;
     mm_enter_undo_save(e, &e->st.umq);
-    switch (A->phase) {
-    case PH_BINS: rc = mm_bins_post(e, &A->u.B, r, partner); break;
-    case PH_NM:   rc = mm_nm_post(e, &A->u.N, r, partner); break;
-    default:      rc = mm_hash_post(e, &A->u.H, r, partner); break;
-    }
+    if (A->phase == PH_NM)
+        rc = mm_nm_post(e, &A->u.N, r, partner);
+    else
+        rc = mm_hash_post(e, &A->u.H, r, partner);
     if (MM_UNLIKELY(rc < 0)) {
         mm_enter_undo_restore(e, &e->st.umq); /* the API takes back the rest */
         return rc;
@@ -574,11 +706,10 @@ static MM_NOINLINE int keyed_arrive(mm_engine *e, auto_impl *A, mm_elem *m, mm_e
 {
     int rc;
     mm_enter_undo_save(e, &e->st.prq);
-    switch (A->phase) {
-    case PH_BINS: rc = mm_bins_arrive(e, &A->u.B, m, partner); break;
-    case PH_NM:   rc = mm_nm_arrive(e, &A->u.N, m, partner); break;
-    default:      rc = mm_hash_arrive(e, &A->u.H, m, partner); break;
-    }
+    if (A->phase == PH_NM)
+        rc = mm_nm_arrive(e, &A->u.N, m, partner);
+    else
+        rc = mm_hash_arrive(e, &A->u.H, m, partner);
     if (MM_UNLIKELY(rc < 0)) {
         mm_enter_undo_restore(e, &e->st.prq);
         return rc;
@@ -591,28 +722,26 @@ static MM_NOINLINE int keyed_arrive(mm_engine *e, auto_impl *A, mm_elem *m, mm_e
     return rc;
 }
 
+/* Any phase (the engine's post and arrive, and the entries of the nm and
+ * hash phases or of a locked or sharded engine). */
 static int auto_post(mm_engine *e, mm_elem *r, mm_elem **partner)
 {
     auto_impl *A = e->impl;
-    if (MM_UNLIKELY(A->phase != PH_LIST))
-        return keyed_post(e, A, r, partner);
-    int rc = mm_list_post(e, &A->u.L, r, partner);
-    if (MM_UNLIKELY(rc < 0))
-        return rc; /* nothing counted: a failed call leaves no trace */
-    list_check(e, A, rc == MM_MATCHED ? *partner : NULL, rc == MM_QUEUED ? r : NULL);
-    return rc;
+    if (MM_LIKELY(A->phase == PH_LIST))
+        return list_phase_post(e, r, partner);
+    if (A->phase == PH_BINS)
+        return bins_phase_post(e, r, partner);
+    return keyed_post(e, A, r, partner);
 }
 
 static int auto_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
 {
     auto_impl *A = e->impl;
-    if (MM_UNLIKELY(A->phase != PH_LIST))
-        return keyed_arrive(e, A, m, partner);
-    int rc = mm_list_arrive(e, &A->u.L, m, partner);
-    if (MM_UNLIKELY(rc < 0))
-        return rc;
-    list_check(e, A, rc == MM_MATCHED ? *partner : NULL, rc == MM_QUEUED ? m : NULL);
-    return rc;
+    if (MM_LIKELY(A->phase == PH_LIST))
+        return list_phase_arrive(e, m, partner);
+    if (A->phase == PH_BINS)
+        return bins_phase_arrive(e, m, partner);
+    return keyed_arrive(e, A, m, partner);
 }
 
 /* A probe's depth counts towards the window's, but a probe never switches
@@ -648,6 +777,34 @@ static void auto_cancel(mm_engine *e, mm_elem *r)
  * structures, which may also fail to allocate where they queue, give back
  * their search's counters themselves (keyed_post, keyed_arrive). */
 MM_ENGINE_ENTER(auto, auto_post, auto_arrive, 0)
+MM_ENGINE_ENTER(auto_list, list_phase_post, list_phase_arrive, 0)
+MM_ENGINE_ENTER(auto_bins, bins_phase_post, bins_phase_arrive, 0)
+
+/* The entries the API calls (e->enter_post, enter_arrive), while they are
+ * auto's own (not the API's wrappers of a locked or sharded engine, which
+ * call the ops' auto_enter_*): those of the phase, set at every switch, so
+ * that the list phase runs `list`'s path plus the rule's one compare and
+ * the bins phase `bins`' path plus its count, neither testing the phase. */
+static void set_entries(mm_engine *e, auto_impl *A)
+{
+    if (A->own_entries < 0) /* at creation */
+        A->own_entries = e->enter_post == auto_enter_post && e->enter_arrive == auto_enter_arrive;
+    if (!A->own_entries)
+        return;
+    switch (A->phase) {
+    case PH_LIST:
+        e->enter_post = auto_list_enter_post;
+        e->enter_arrive = auto_list_enter_arrive;
+        break;
+    case PH_BINS:
+        e->enter_post = auto_bins_enter_post;
+        e->enter_arrive = auto_bins_enter_arrive;
+        break;
+    default:
+        e->enter_post = auto_enter_post;
+        e->enter_arrive = auto_enter_arrive;
+    }
+}
 
 static const mm_engine_ops auto_ops = {
     .nlinks = MM_NM_NPAT, /* the most any structure needs: nm's messages */
