@@ -37,13 +37,20 @@
 
 typedef struct col_level {
     uint32_t nq;
+    uint32_t count;  /* elements queued here: a search skips an empty level  */
+    uint64_t magic;  /* part_mod_magic(nq): an element's queue, no division  */
     mm_queue q[];
 } col_level;
+
+struct col_prof;
 
 typedef struct col_op {
     part_levels levels;         /* col_level *, oldest first                   */
     uint32_t    count;          /* elements queued in the levels               */
+    uint32_t    lo;             /* levels before lo are empty (searches start here) */
     int32_t     tag_lo, tag_hi; /* tags they match (ANY_TAG: 0..INT32_MAX)     */
+    mm_key      pkey;           /* the profile this operation used last: calls */
+    struct col_prof *prof;      /* of one operation repeat p, so no lookup     */
 } col_op;
 
 typedef struct col_side {
@@ -54,7 +61,6 @@ typedef struct col_side {
     uint32_t   live;       /* operations with count > 0, one bit each          */
     col_op     op[MM_COLL_OP_COUNT];
     mm_ktable  prof;       /* p -> profile (aux)                               */
-    mm_kentry *last;       /* the profile used last: calls repeat p            */
 } col_side;
 
 _Static_assert(MM_COLL_OP_COUNT <= 32, "one bit per collective operation in col_side.live");
