@@ -23,7 +23,8 @@
  *
  * Search (Algorithm 2): pq, then the operation's levels from the first to the
  * last. Levels are chronological (inserts go to the last level only), so the
- * first hit among an operation's levels is its earliest; pq is merged by
+ * first hit among an operation's levels is its earliest (empty levels are
+ * skipped, drained ones before col_op.lo not even read); pq is merged by
  * sequence number. The paper searches only the searching element's own
  * operation; since an element's operation is an annotation that matching
  * ignores, we search every operation that holds elements whose tags can
