@@ -112,16 +112,13 @@ static inline mm_key profile_key(const mm_elem *x)
 }
 
 /* The profile of x's p, created (profiling x's call) if new; NULL when out
- * of memory, and x then simply waits in pq. Each operation remembers the
- * profile it used last (calls of one operation repeat p), so the table is
- * looked up only when an operation changes size class or communicator size;
- * the clock is read only when a profile is created (the profiling overhead
- * counted in st.overhead, Table 2), not on every event. */
-static col_prof *profile_of(col_side *S, col_op *o, const mm_elem *x)
+ * of memory, and x then simply waits in pq. Profiles in use sit in a small
+ * direct-mapped cache (calls repeat p), so the table is read only on a
+ * cache miss; the clock is read only when a profile is created (the
+ * profiling overhead counted in st.overhead, Table 2), not on every event. */
+static MM_COLD col_prof *profile_lookup(col_side *S, col_pcache *c, mm_key pk,
+                                        const mm_elem *x)
 {
-    mm_key pk = profile_key(x);
-    if (o->prof && mm_key_eq(&o->pkey, &pk))
-        return o->prof;
     int created;
     mm_kentry *ke = mm_ktable_get(&S->prof, &pk, mm_ktable_hash(&S->prof, &pk), &created);
     if (!ke)
@@ -139,9 +136,19 @@ static col_prof *profile_of(col_side *S, col_op *o, const mm_elem *x)
         ke->aux = p;
         mm_overhead_add(e, &e->st.overhead.profile_ns, t0);
     }
-    o->pkey = pk;
-    o->prof = ke->aux;
-    return o->prof;
+    c->key = pk;
+    c->prof = ke->aux;
+    return c->prof;
+}
+
+MM_INLINE col_prof *profile_of(col_side *S, const mm_elem *x)
+{
+    mm_key pk = profile_key(x);
+    /* operation + 5 * size class: one operation's 64 classes take distinct entries */
+    col_pcache *c = &S->pcache[(uint32_t)(pk.comm + 5 * (pk.comm >> 8)) % COL_PCACHE];
+    if (MM_LIKELY(c->prof && mm_key_eq(&c->key, &pk)))
+        return c->prof;
+    return profile_lookup(S, c, pk, x);
 }
 
 /* Open a level of nq queues for operation o, taking elements from first_seq. */
@@ -187,17 +194,22 @@ static void profiled(col_side *S, col_prof *p, unsigned op, uint64_t seq)
 
 /* One event of collective element x on this side: a search of `depth`
  * compares (searched), or x joining it. Returns x's profile. */
-static col_prof *profile_step(col_side *S, const mm_elem *x, int searched, uint64_t depth)
+static MM_COLD void profile_record(col_side *S, col_prof *p, const mm_elem *x, int searched,
+                                    uint64_t depth)
 {
-    col_prof *p = profile_of(S, &S->op[x->coll_op], x);
-    if (!p || p->done)
-        return p;
     if (p->comm == x->key.comm && p->call == x->call) {
         p->searches += (uint64_t)searched;
         p->traversals += depth;
     } else {
         profiled(S, p, x->coll_op, x->seq);
     }
+}
+
+MM_INLINE col_prof *profile_step(col_side *S, const mm_elem *x, int searched, uint64_t depth)
+{
+    col_prof *p = profile_of(S, x);
+    if (MM_UNLIKELY(p && !p->done)) /* profiling: only during a p's first call */
+        profile_record(S, p, x, searched, depth);
     return p;
 }
 

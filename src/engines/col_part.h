@@ -50,9 +50,16 @@ typedef struct col_op {
     uint32_t    count;          /* elements queued in the levels               */
     uint32_t    lo;             /* levels before lo are empty (searches start here) */
     int32_t     tag_lo, tag_hi; /* tags they match (ANY_TAG: 0..INT32_MAX)     */
-    mm_key      pkey;           /* the profile this operation used last: calls */
-    struct col_prof *prof;      /* of one operation repeat p, so no lookup     */
 } col_op;
+
+/* Profiles in use, direct-mapped by operation and size class: a call's
+ * steps send pieces of several sizes (several p), so one entry per
+ * operation would go back to the table at every step. */
+enum { COL_PCACHE = 64 };
+typedef struct col_pcache {
+    mm_key           key;
+    struct col_prof *prof; /* NULL: empty */
+} col_pcache;
 
 typedef struct col_side {
     part_ctx  *cx;
@@ -62,6 +69,7 @@ typedef struct col_side {
     uint32_t   live;       /* operations with count > 0, one bit each          */
     col_op     op[MM_COLL_OP_COUNT];
     mm_ktable  prof;       /* p -> profile (aux)                               */
+    col_pcache pcache[COL_PCACHE]; /* recently used profiles: no table lookup  */
 } col_side;
 
 _Static_assert(MM_COLL_OP_COUNT <= 32, "one bit per collective operation in col_side.live");
