@@ -23,6 +23,9 @@ int col_init(col_side *S, part_ctx *cx, uint32_t kc)
     mm_queue_init(&S->pq, 0);
     if (mm_ktable_init(&S->prof, 0, 16, mm_seed_random(), cx->mem) != 0)
         return MM_ENOMEM;
+    S->pcache = mm_mem_calloc(cx->mem, COL_PCACHE, sizeof *S->pcache);
+    if (!S->pcache)
+        return MM_ENOMEM;
     mm_stat_queues(cx->st, 1);
     return 0;
 }
@@ -49,6 +52,7 @@ void col_fini(col_side *S)
     if (S->prof.slots) /* NULL when col_init failed */
         mm_ktable_foreach(&S->prof, free_prof, mem);
     mm_ktable_destroy(&S->prof);
+    mm_mem_free(mem, S->pcache, COL_PCACHE * sizeof *S->pcache); /* NULL: nothing */
 }
 
 /* ---- search (Algorithm 2) ---- */

@@ -69,7 +69,7 @@ typedef struct col_side {
     uint32_t   live;       /* operations with count > 0, one bit each          */
     col_op     op[MM_COLL_OP_COUNT];
     mm_ktable  prof;       /* p -> profile (aux)                               */
-    col_pcache pcache[COL_PCACHE]; /* recently used profiles: no table lookup  */
+    col_pcache *pcache;    /* COL_PCACHE recently used profiles: no table lookup */
 } col_side;
 
 _Static_assert(MM_COLL_OP_COUNT <= 32, "one bit per collective operation in col_side.live");
