@@ -2,7 +2,10 @@
 #include <string.h>
 #include "engines/col_part.h"
 
-enum { SLOT_PQ, SLOT_LEVEL };
+/* Where an element waits (mm_elem.slot): pq, or level slot - SLOT_LEVEL of
+ * its operation; from level SLOT_FAR - SLOT_LEVEL on, the level is found
+ * from the element's sequence number (binary search over the levels). */
+enum { SLOT_PQ, SLOT_LEVEL, SLOT_FAR = 255 };
 
 /* What the first call of one p taught us (hung off the profile table). */
 typedef struct col_prof {
@@ -19,6 +22,9 @@ int col_init(col_side *S, part_ctx *cx, uint32_t kc)
     S->cap = part_cap(kc, (uint64_t)cx->e->nprocs);
     mm_queue_init(&S->pq, 0);
     if (mm_ktable_init(&S->prof, 0, 16, mm_seed_random(), cx->mem) != 0)
+        return MM_ENOMEM;
+    S->pcache = mm_mem_calloc(cx->mem, COL_PCACHE, sizeof *S->pcache);
+    if (!S->pcache)
         return MM_ENOMEM;
     mm_stat_queues(cx->st, 1);
     return 0;
@@ -46,6 +52,7 @@ void col_fini(col_side *S)
     if (S->prof.slots) /* NULL when col_init failed */
         mm_ktable_foreach(&S->prof, free_prof, mem);
     mm_ktable_destroy(&S->prof);
+    mm_mem_free(mem, S->pcache, COL_PCACHE * sizeof *S->pcache); /* NULL: nothing */
 }
 
 /* ---- search (Algorithm 2) ---- */
@@ -59,15 +66,18 @@ static inline void tag_range(int32_t tag, int32_t *lo, int32_t *hi)
 
 static inline mm_queue *queue_of(const col_level *L, int32_t src)
 {
-    return (mm_queue *)&L->q[(uint32_t)src % L->nq];
+    return (mm_queue *)&L->q[part_mod((uint32_t)src, L->magic, L->nq)];
 }
 
-/* The earliest element of one operation: its levels in order, first hit. */
+/* The earliest element of one operation: its levels in order, first hit;
+ * the drained levels before o->lo and any other empty level are skipped. */
 static mm_elem *op_find(const col_op *o, const mm_key *k, int recv_key, uint64_t bound,
                         uint64_t *depth)
 {
-    for (uint32_t l = 0; l < o->levels.n && o->levels.first[l] < bound; l++) {
+    for (uint32_t l = o->lo; l < o->levels.n && o->levels.first[l] < bound; l++) {
         const col_level *L = o->levels.at[l];
+        if (!L->count)
+            continue;
         mm_elem *h = NULL;
         if (k->src != MM_ANY_SOURCE) {
             h = mm_queue_find(queue_of(L, k->src), k, recv_key, bound, depth);
@@ -106,19 +116,20 @@ static inline mm_key profile_key(const mm_elem *x)
 }
 
 /* The profile of x's p, created (profiling x's call) if new; NULL when out
- * of memory, and x then simply waits in pq. */
-static col_prof *profile_of(col_side *S, const mm_elem *x)
+ * of memory, and x then simply waits in pq. Profiles in use sit in a small
+ * direct-mapped cache (calls repeat p), so the table is read only on a
+ * cache miss; the clock is read only when a profile is created (the
+ * profiling overhead counted in st.overhead, Table 2), not on every event. */
+static MM_COLD col_prof *profile_lookup(col_side *S, col_pcache *c, mm_key pk,
+                                        const mm_elem *x)
 {
-    mm_key pk = profile_key(x);
-    if (S->last && mm_key_eq(&S->last->key, &pk))
-        return S->last->aux;
-    mm_engine *e = S->cx->e;
-    uint64_t t0 = mm_now_ns();
     int created;
     mm_kentry *ke = mm_ktable_get(&S->prof, &pk, mm_ktable_hash(&S->prof, &pk), &created);
     if (!ke)
         return NULL;
     if (created) {
+        mm_engine *e = S->cx->e;
+        uint64_t t0 = mm_now_ns();
         col_prof *p = mm_mem_calloc(S->cx->mem, 1, sizeof *p);
         if (!p) {
             mm_ktable_remove(&S->prof, ke);
@@ -129,8 +140,19 @@ static col_prof *profile_of(col_side *S, const mm_elem *x)
         ke->aux = p;
         mm_overhead_add(e, &e->st.overhead.profile_ns, t0);
     }
-    S->last = ke;
-    return ke->aux;
+    c->key = pk;
+    c->prof = ke->aux;
+    return c->prof;
+}
+
+MM_INLINE col_prof *profile_of(col_side *S, const mm_elem *x)
+{
+    mm_key pk = profile_key(x);
+    /* operation + 5 * size class: one operation's 64 classes take distinct entries */
+    col_pcache *c = &S->pcache[(uint32_t)(pk.comm + 5 * (pk.comm >> 8)) % COL_PCACHE];
+    if (MM_LIKELY(c->prof && mm_key_eq(&c->key, &pk)))
+        return c->prof;
+    return profile_lookup(S, c, pk, x);
 }
 
 /* Open a level of nq queues for operation o, taking elements from first_seq. */
@@ -144,6 +166,8 @@ static void open_level(col_side *S, col_op *o, uint32_t nq, uint64_t first_seq)
         return;
     }
     L->nq = nq;
+    L->count = 0;
+    L->magic = part_mod_magic(nq);
     for (uint32_t i = 0; i < nq; i++)
         mm_queue_init(&L->q[i], 0);
     S->allocated += nq;
@@ -174,17 +198,22 @@ static void profiled(col_side *S, col_prof *p, unsigned op, uint64_t seq)
 
 /* One event of collective element x on this side: a search of `depth`
  * compares (searched), or x joining it. Returns x's profile. */
-static col_prof *profile_step(col_side *S, const mm_elem *x, int searched, uint64_t depth)
+static MM_COLD void profile_record(col_side *S, col_prof *p, const mm_elem *x, int searched,
+                                    uint64_t depth)
 {
-    col_prof *p = profile_of(S, x);
-    if (!p || p->done)
-        return p;
     if (p->comm == x->key.comm && p->call == x->call) {
         p->searches += (uint64_t)searched;
         p->traversals += depth;
     } else {
         profiled(S, p, x->coll_op, x->seq);
     }
+}
+
+MM_INLINE col_prof *profile_step(col_side *S, const mm_elem *x, int searched, uint64_t depth)
+{
+    col_prof *p = profile_of(S, x);
+    if (MM_UNLIKELY(p && !p->done)) /* profiling: only during a p's first call */
+        profile_record(S, p, x, searched, depth);
     return p;
 }
 
@@ -202,8 +231,11 @@ void col_add(col_side *S, mm_elem *x)
         mm_queue_push(&S->pq, x);
         return;
     }
-    x->slot = SLOT_LEVEL;
-    mm_queue_push(queue_of(o->levels.at[o->levels.n - 1], x->key.src), x);
+    uint32_t l = o->levels.n - 1;
+    col_level *L = o->levels.at[l];
+    x->slot = l < SLOT_FAR - SLOT_LEVEL ? (uint8_t)(SLOT_LEVEL + l) : SLOT_FAR;
+    L->count++;
+    mm_queue_push(queue_of(L, x->key.src), x);
     int32_t lo, hi;
     tag_range(x->key.tag, &lo, &hi);
     if (o->count++ == 0) {
@@ -223,7 +255,13 @@ void col_remove(col_side *S, mm_elem *x)
         return;
     }
     col_op *o = &S->op[x->coll_op];
-    mm_queue_remove(queue_of(o->levels.at[part_level_of(&o->levels, x->seq)], x->key.src), x);
+    uint32_t l = x->slot < SLOT_FAR ? (uint32_t)(x->slot - SLOT_LEVEL)
+                                    : part_level_of(&o->levels, x->seq);
+    col_level *L = o->levels.at[l];
+    mm_queue_remove(queue_of(L, x->key.src), x);
+    if (--L->count == 0 && l == o->lo) /* levels drain oldest first: skip them */
+        while (o->lo + 1 < o->levels.n && !((col_level *)o->levels.at[o->lo])->count)
+            o->lo++;
     if (--o->count == 0)
         S->live &= ~(1u << x->coll_op);
 }

@@ -23,7 +23,8 @@
  *
  * Search (Algorithm 2): pq, then the operation's levels from the first to the
  * last. Levels are chronological (inserts go to the last level only), so the
- * first hit among an operation's levels is its earliest; pq is merged by
+ * first hit among an operation's levels is its earliest (empty levels are
+ * skipped, drained ones before col_op.lo not even read); pq is merged by
  * sequence number. The paper searches only the searching element's own
  * operation; since an element's operation is an annotation that matching
  * ignores, we search every operation that holds elements whose tags can
@@ -37,14 +38,28 @@
 
 typedef struct col_level {
     uint32_t nq;
+    uint32_t count;  /* elements queued here: a search skips an empty level  */
+    uint64_t magic;  /* part_mod_magic(nq): an element's queue, no division  */
     mm_queue q[];
 } col_level;
+
+struct col_prof;
 
 typedef struct col_op {
     part_levels levels;         /* col_level *, oldest first                   */
     uint32_t    count;          /* elements queued in the levels               */
+    uint32_t    lo;             /* levels before lo are empty (searches start here) */
     int32_t     tag_lo, tag_hi; /* tags they match (ANY_TAG: 0..INT32_MAX)     */
 } col_op;
+
+/* Profiles in use, direct-mapped by operation and size class: a call's
+ * steps send pieces of several sizes (several p), so one entry per
+ * operation would go back to the table at every step. */
+enum { COL_PCACHE = 64 };
+typedef struct col_pcache {
+    mm_key           key;
+    struct col_prof *prof; /* NULL: empty */
+} col_pcache;
 
 typedef struct col_side {
     part_ctx  *cx;
@@ -54,7 +69,7 @@ typedef struct col_side {
     uint32_t   live;       /* operations with count > 0, one bit each          */
     col_op     op[MM_COLL_OP_COUNT];
     mm_ktable  prof;       /* p -> profile (aux)                               */
-    mm_kentry *last;       /* the profile used last: calls repeat p            */
+    col_pcache *pcache;    /* COL_PCACHE recently used profiles: no table lookup */
 } col_side;
 
 _Static_assert(MM_COLL_OP_COUNT <= 32, "one bit per collective operation in col_side.live");

@@ -42,6 +42,21 @@ static inline uint64_t part_cap(uint64_t k, uint64_t n)
     return r;
 }
 
+/* x mod d for a 32-bit x and a divisor d fixed when a structure is built,
+ * without a division (Lemire, Kaser, Kurz: "Faster remainder by direct
+ * computation", Software: Practice and Experience 49(6), 2019): m is
+ * part_mod_magic(d), computed once; exact for every x and every d >= 1. */
+static inline uint64_t part_mod_magic(uint32_t d)
+{
+    return UINT64_MAX / d + 1;
+}
+
+static inline uint32_t part_mod(uint32_t x, uint64_t m, uint32_t d)
+{
+    __extension__ unsigned __int128 r = (unsigned __int128)(m * x) * d;
+    return (uint32_t)(r >> 64);
+}
+
 /* The levels of a structure, in creation order, each with the sequence
  * number from which it takes elements: an element's level is found from its
  * own sequence number (binary search), so elements need no level field.

@@ -51,17 +51,27 @@ static inline mm_queue *np_queue(const pnp_side *S, uint32_t level)
     return S->levels.at[level];
 }
 
+/* Level i and every later level, with their dedicated queues, hold elements
+ * of seq >= levels.first[i] only: none below bound from level *i on. */
+static inline int levels_past(const pnp_side *S, uint32_t i, uint64_t bound)
+{
+    return i < S->levels.n && S->levels.first[i] >= bound;
+}
+
 /* The earliest element of rank k->src: base, NP0 .. NP(L-1), then D(src) for
- * a partner of level L; base and every NP for a non-partner. */
+ * a partner of level L; base and every NP for a non-partner. The NP queues
+ * before S->lo are empty and skipped; the walk stops at the first level that
+ * begins at or after bound (a search bounded by an earlier hit elsewhere). */
 static mm_elem *find_rank(const pnp_side *S, const mm_key *k, int recv_key, uint64_t bound,
                           uint64_t *depth)
 {
     mm_kentry *p = partner_of(S, k->src);
     uint32_t upto = p ? (uint32_t)(uintptr_t)p->aux : S->levels.n;
     mm_elem *h = mm_queue_find(&S->base, k, recv_key, bound, depth);
-    for (uint32_t i = 0; !h && i < upto; i++)
+    uint32_t i = S->lo;
+    for (; !h && i < upto && !levels_past(S, i, bound); i++)
         h = mm_queue_find(np_queue(S, i), k, recv_key, bound, depth);
-    if (!h && p)
+    if (!h && p && !levels_past(S, upto, bound))
         h = mm_queue_find(&p->q, k, recv_key, bound, depth);
     return h;
 }
@@ -72,7 +82,7 @@ static mm_elem *find_rank(const pnp_side *S, const mm_key *k, int recv_key, uint
 static mm_elem *find_any(const pnp_side *S, const mm_key *k, uint64_t bound, uint64_t *depth)
 {
     mm_elem *best = mm_queue_find(&S->base, k, 1, bound, depth);
-    for (uint32_t i = 0; !best && i < S->levels.n; i++)
+    for (uint32_t i = S->lo; !best && i < S->levels.n && !levels_past(S, i, bound); i++)
         best = mm_queue_find(np_queue(S, i), k, 1, bound, depth);
     for (uint32_t i = 0; i < S->npartners; i++)
         mm_queue_find_earlier(&S->plist[i]->q, k, 1, bound, &best, depth);
@@ -225,9 +235,14 @@ void pnp_remove(pnp_side *S, mm_elem *x)
     case SLOT_WILD:
         mm_queue_remove(&S->wild, x);
         break;
-    case SLOT_NP:
-        mm_queue_remove(np_queue(S, part_level_of(&S->levels, x->seq)), x);
+    case SLOT_NP: {
+        uint32_t l = part_level_of(&S->levels, x->seq);
+        mm_queue_remove(np_queue(S, l), x);
+        /* Only the last level's NP queue takes new elements: older ones drain. */
+        while (S->lo == l && l + 1 < S->levels.n && mm_queue_empty(np_queue(S, l)))
+            S->lo = ++l;
         break;
+    }
     default:
         mm_queue_remove(&partner_of(S, x->key.src)->q, x);
         break;

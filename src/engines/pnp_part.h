@@ -41,6 +41,7 @@ typedef struct pnp_side {
     mm_queue    base;
     mm_queue    wild;      /* ANY_SOURCE receives                                  */
     part_levels levels;    /* pnp_level *: the NP queue of each level              */
+    uint32_t    lo;        /* NP queues of the levels before lo are empty (drained) */
     mm_ktable   partners;  /* (0, src, 0) -> dedicated FIFO, aux = level           */
     mm_kentry **plist;     /* the partners, for ANY_SOURCE searches                */
     uint32_t    npartners, plist_cap;

@@ -22,6 +22,7 @@
 #include <string.h>
 #include "engines/col_part.h"
 #include "engines/pnp_part.h"
+#include "enter.h"
 
 enum part_type { PART_NONE, PART_LL, PART_PNP, PART_COL };
 enum { P2P, COLL };
@@ -252,10 +253,15 @@ static void split_cancel(mm_engine *e, mm_elem *r)
     part_remove(part_of(I, &I->prq, r), r);
 }
 
+/* post and arrive fail only for an element they may not queue: the path with
+ * the split's search compiled in (enter.h), as the list engine has it. */
+MM_ENGINE_ENTER(split, split_post, split_arrive, 0)
+
 static const mm_engine_ops split_ops = {
     .nlinks = 1,
     .init = split_init, .fini = split_fini,
     .post = split_post, .arrive = split_arrive,
+    .enter_post = split_enter_post, .enter_arrive = split_enter_arrive,
     .probe = split_probe, .cancel = split_cancel,
 };
 

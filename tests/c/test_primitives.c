@@ -5,6 +5,7 @@
 #include "check.h"
 #include "core/fifo.h"
 #include "core/ktable.h"
+#include "engines/part.h"
 
 static uint64_t rng = 88172645463325252ull;
 static uint64_t next_rand(void)
@@ -230,8 +231,33 @@ static void test_fifo(void)
     CHECK(mem.peak > 0);
 }
 
+/* part_mod (the COL queue of a rank, no division) equals % for every divisor
+ * a level can have and ranks across the whole 32-bit range. */
+static void test_part_mod(void)
+{
+    uint32_t xs[] = {0, 1, 2, 3, 31, 32, 33, 1023, 1024, 65535, 65536, 1u << 31,
+                     (1u << 31) + 1, UINT32_MAX - 1, UINT32_MAX};
+    uint64_t r = 88172645463325252ull; /* xorshift64 */
+    int bad = 0;
+    for (uint32_t d = 1; d <= 70000; d += d < 2048 ? 1 : 97) {
+        uint64_t m = part_mod_magic(d);
+        for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++)
+            bad += part_mod(xs[i], m, d) != xs[i] % d;
+        for (int i = 0; i < 64; i++) {
+            r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+            uint32_t x = (uint32_t)r;
+            bad += part_mod(x, m, d) != x % d;
+        }
+    }
+    for (uint32_t d = UINT32_MAX - 3; d != 0; d++) /* the largest divisors */
+        for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++)
+            bad += part_mod(xs[i], part_mod_magic(d), d) != xs[i] % d;
+    CHECK_EQ(bad, 0);
+}
+
 int main(void)
 {
+    test_part_mod();
     test_queue();
     test_match_rule();
     test_pool();
