@@ -1,7 +1,7 @@
 """`mpimatch queues DIR`: what each rank of a running or hung job waits for.
 
 Reads the snapshots the provider writes on a signal (FI_MPIMATCH_DUMP=DIR, one
-mpimatch-snap-<pid>-<ep>.json per endpoint; docs/queues.md), shows them side by side
+mpimatch-snap-<host>-<pid>-<ep>.json per endpoint; docs/queues.md), shows them side by side
 (console, and a self-contained HTML page), and works out across ranks:
 
 - receives that nothing can match: no unexpected message at that rank matches them and

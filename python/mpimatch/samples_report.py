@@ -1,7 +1,7 @@
 """`mpimatch report DIR`: the provider's queue samples over time, per rank.
 
 With FI_MPIMATCH_STATS=DIR and FI_MPIMATCH_STATS_INTERVAL=MS (mpimatch run --stats DIR
---stats-interval MS) every endpoint appends a sample to DIR/mpimatch-samples-<pid>-<ep>.jsonl
+--stats-interval MS) every endpoint appends a sample to DIR/mpimatch-samples-<host>-<pid>-<ep>.jsonl
 every MS milliseconds of progress: a header line, then one JSON object per line (t in
 seconds since the endpoint was enabled, PRQ and UMQ lengths, posts, arrivals, matches, the
 searches and elements compared on each side so far, unexpected bytes; docs/queues.md).

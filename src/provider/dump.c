@@ -97,11 +97,11 @@ static long my_rank(mmfi_ep *ep)
     return v ? strtol(v, NULL, 10) : -1;
 }
 
-/* DIR/mpimatch-<what>-<pid>-<ep>.<ext> */
+/* DIR/mpimatch-<what>-<host>-<pid>-<ep>.<ext> (mmfi_file_path) */
 static void path_of(char *out, size_t n, const char *dir, mmfi_ep *ep, const char *what,
                     const char *ext)
 {
-    snprintf(out, n, "%s/mpimatch-%s-%d-%u.%s", dir, what, (int)ep->name.pid, ep->name.epid, ext);
+    mmfi_file_path(out, n, dir, &ep->name, what, ext);
 }
 
 /* ---- samples ---- */

@@ -427,6 +427,13 @@ static inline void mmfi_unlock(mmfi_domain *d)
 /* ---- prov.c ---- */
 int  mmfi_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *context);
 uint32_t mmfi_host_hash(void);
+/* DIR/mpimatch-<what>-<host>-<pid>-<ep>.<ext>: the files an endpoint writes
+ * (statistics, profile, snapshots, samples). The host name (its first label,
+ * characters other than [A-Za-z0-9_] made '_') keeps apart processes of two
+ * hosts that have the same pid, which happens on any cluster whose nodes write
+ * to one shared directory. */
+void mmfi_file_path(char *out, size_t n, const char *dir, const mmfi_addr *name, const char *what,
+                    const char *ext);
 
 /* ---- domain.c ---- */
 int  mmfi_domain_open(struct fid_fabric *fabric, struct fi_info *info,

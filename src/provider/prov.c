@@ -104,6 +104,20 @@ uint64_t mmfi_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+void mmfi_file_path(char *out, size_t n, const char *dir, const mmfi_addr *name, const char *what,
+                    const char *ext)
+{
+    char h[256] = {0};
+    if (gethostname(h, sizeof h - 1) != 0 || !h[0])
+        strcpy(h, "host");
+    size_t i = 0;
+    for (; h[i] && h[i] != '.' && i < 63; i++)
+        if (!isalnum((unsigned char)h[i]) && h[i] != '_')
+            h[i] = '_';
+    h[i] = 0;
+    snprintf(out, n, "%s/mpimatch-%s-%s-%d-%u.%s", dir, what, h, (int)name->pid, name->epid, ext);
+}
+
 uint32_t mmfi_host_hash(void)
 {
     char h[256] = {0};

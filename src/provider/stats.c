@@ -1,6 +1,6 @@
 /*
  * stats.c - FI_MPIMATCH_STATS=DIR: at endpoint close each process writes
- * DIR/mpimatch-fi-<pid>-<ep>.json, the engine's statistics in the "results"
+ * DIR/mpimatch-fi-<host>-<pid>-<ep>.json, the engine's statistics in the "results"
  * schema of `mpimatch-replay --json` (docs/replay.md) plus the provider's
  * counters per channel. Written to a temporary name and renamed: a reader
  * never sees half a file.
@@ -114,7 +114,7 @@ void mmfi_stats_write(mmfi_ep *ep)
     if (!dir[0] || !ep->eng)
         return;
     char path[600], tmp[640];
-    snprintf(path, sizeof path, "%s/mpimatch-fi-%d-%u.json", dir, (int)ep->name.pid, ep->name.epid);
+    mmfi_file_path(path, sizeof path, dir, &ep->name, "fi", "json");
     snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
     FILE *f = fopen(tmp, "w");
     if (!f) {
@@ -201,7 +201,7 @@ void mmfi_stats_write(mmfi_ep *ep)
     }
 }
 
-/* ---- FI_MPIMATCH_PROFILE=DIR: DIR/mpimatch-fi-<pid>-<ep>.mms, a text event
+/* ---- FI_MPIMATCH_PROFILE=DIR: DIR/mpimatch-fi-<host>-<pid>-<ep>.mms, a text event
  * stream (docs/stream-format.md) of every keyed engine call, in call order,
  * with the keys the engine saw. `mpimatch advise DIR` replays it with list
  * semantics (docs/advise.md), so the profile does not depend on the engine
@@ -209,8 +209,7 @@ void mmfi_stats_write(mmfi_ep *ep)
 
 static void profile_path(const mmfi_ep *ep, char *buf, size_t len, int tmp)
 {
-    snprintf(buf, len, "%s/mpimatch-fi-%d-%u.mms%s", ep->dom->set.profile_dir,
-             (int)ep->name.pid, ep->name.epid, tmp ? ".tmp" : "");
+    mmfi_file_path(buf, len, ep->dom->set.profile_dir, &ep->name, "fi", tmp ? "mms.tmp" : "mms");
 }
 
 static FILE *profile_file(mmfi_ep *ep)

@@ -8,6 +8,7 @@
 #include "fitest.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <poll.h>
@@ -973,7 +974,15 @@ static char dump_dir[256];
 static char *read_snapshot(pid_t pid)
 {
     char path[400];
-    snprintf(path, sizeof path, "%s/mpimatch-snap-%d-0.json", dump_dir, (int)pid);
+    /* mpimatch-snap-<host>-<pid>-0.json: this host's first label (mmfi_file_path) */
+    char h[256] = {0};
+    gethostname(h, sizeof h - 1);
+    size_t i = 0;
+    for (; h[i] && h[i] != '.' && i < 63; i++)
+        if (!isalnum((unsigned char)h[i]) && h[i] != '_')
+            h[i] = '_';
+    h[i] = 0;
+    snprintf(path, sizeof path, "%s/mpimatch-snap-%s-%d-0.json", dump_dir, h, (int)pid);
     FILE *fp = fopen(path, "r");
     if (!fp)
         return NULL;

@@ -1,5 +1,6 @@
 """The provider across hosts: Open MPI jobs whose ranks run on two virtual hosts, each a
-network namespace with its own host name, its own /dev/shm and an Ethernet interface
+network namespace with its own host name, its own /dev/shm, its own process ids (so
+processes on the two hosts share pids, as on a cluster) and an Ethernet interface
 (a veth pair on a bridge), so the provider sees peers on another host exactly as on a
 cluster: a different host name in their addresses, no shared memory between the hosts,
 TCP over a real (virtual) link and not loopback, and Open MPI inserting each remote
@@ -84,13 +85,15 @@ def _unavailable() -> str:
 AGENT = """#!/bin/sh
 # The launch agent of the virtual hosts (mpirun's plm_rsh_agent, in place of ssh):
 # run the command line "on" host $1, i.e. in its network namespace, with its own
-# host name (UTS namespace) and its own /dev/shm (mount namespace).
+# host name (UTS namespace), its own /dev/shm (mount namespace) and its own process
+# ids (PID namespace: the hosts' processes get the same small pids, as on a cluster).
 host=$1; shift
 case "$host" in
 {cases}
   *) echo "unknown virtual host $host" >&2; exit 1 ;;
 esac
-exec ip netns exec "$ns" unshare --uts --mount --propagation private \\
+exec ip netns exec "$ns" unshare --uts --mount --pid --fork --kill-child --mount-proc \\
+  --propagation private \\
   sh -c 'hostname "$0" && mount -t tmpfs tmpfs /dev/shm && exec sh -c "$*"' "$name" "$@"
 """
 
@@ -223,14 +226,19 @@ def test_across_hosts(engine, program: str, np: int, hosts: Hosts, programs) -> 
 
 
 def test_hosts_are_hosts(hosts: Hosts, programs) -> None:
-    """The setup is what it claims: the two hosts have their own names, and in p2p at np 3
+    """The setup is what it claims: the two hosts have their own names and process ids,
+    and in p2p at np 3
     every rank receives over TCP (each has a peer on the other host) while the two ranks
     of one host also receive through shared memory and the third does not."""
     import json
     import tempfile
-    names = mpistack.run(OB1_HOSTS, 2, ["hostname"], TIMEOUT, extra=hosts.extra())
+    names = mpistack.run(OB1_HOSTS, 2, ["sh", "-c", "echo $(hostname) $$"], TIMEOUT,
+                         extra=hosts.extra())
     assert names.returncode == 0, names.summary() + names.stderr[-2000:]
-    assert sorted(names.stdout.split()) == ["node2", "node3"], names.stdout
+    seen = sorted(line.split() for line in names.stdout.splitlines() if line.strip())
+    assert [h for h, _ in seen] == ["node2", "node3"], names.stdout
+    # each host numbers its own processes (PID namespace): small pids, as a fresh node has
+    assert all(int(pid) < 1000 for _, pid in seen), names.stdout
     with tempfile.TemporaryDirectory() as d:
         stack = mpistack.provider_stack("list", name="mpimatch-hosts-stats", stats=Path(d),
                                         env_extra=[("FI_MPIMATCH_TCP_IFACE", "eth0")])
