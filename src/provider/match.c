@@ -152,20 +152,29 @@ void mmfi_match_close(mmfi_ep *ep)
 /* Leave the engine for the generic path: messages in arrival order (each an
  * exact key, so the engine gives back exactly the earliest such element: this
  * one), receives by handle. */
+/* Take queued message m out of the engine: its exact key gives back the
+ * earliest such element, which is m when the caller goes through the
+ * unexpected list in arrival order. 0, or -FI_EOTHER (warned) if the engine
+ * gave back another one. */
+static int take_from_engine(mmfi_ep *ep, mmfi_rec *m)
+{
+    uintptr_t found = 0;
+    int rc = mm_mprobe(ep->eng, m->key.comm, m->key.src, m->key.tag, &found);
+    if (rc != MM_MATCHED || found != (uintptr_t)m) {
+        MMFI_WARN(FI_LOG_EP_DATA, "internal: the engine gave back another message (%s)\n",
+                  mm_strerror(rc));
+        return -FI_EOTHER;
+    }
+    m->in_engine = 0;
+    return 0;
+}
+
 static int enter_generic(mmfi_ep *ep)
 {
     for (mmfi_link *l = ep->unexp.next; l != &ep->unexp; l = l->next) {
         mmfi_rec *m = (mmfi_rec *)l;
-        if (!m->in_engine)
-            continue;
-        uintptr_t found = 0;
-        int rc = mm_mprobe(ep->eng, m->key.comm, m->key.src, m->key.tag, &found);
-        if (rc != MM_MATCHED || found != (uintptr_t)m) {
-            MMFI_WARN(FI_LOG_EP_DATA, "internal: the engine gave back another message (%s)\n",
-                      mm_strerror(rc));
+        if (m->in_engine && take_from_engine(ep, m))
             return -FI_EOTHER;
-        }
-        m->in_engine = 0;
     }
     for (mmfi_link *l = ep->posted.next; l != &ep->posted; l = l->next) {
         mmfi_rec *r = (mmfi_rec *)l;
@@ -329,6 +338,33 @@ int mmfi_match_post(mmfi_ep *ep, mmfi_rec *r)
     return 0;
 }
 
+/* Message m through the engine under its key: 1 (the receive it matched, taken
+ * off the posted list, in *recv_out), 0 (queued in the engine: m->key kept),
+ * 2 (no key: m goes to the unexpected list only), or a libfabric error. */
+MM_INLINE int engine_arrive(mmfi_ep *ep, mmfi_rec *m, mmfi_rec **recv_out)
+{
+    mm_entry key;
+    if (!mmfi_decode_msg(ep, m, &key))
+        return 2;
+    uintptr_t partner = 0;
+    key.cookie = (uintptr_t)m;
+    int rc = mm_arrive(ep->eng, &key, &partner);
+    if (rc < 0)
+        return rc == MM_ENOMEM ? -FI_ENOMEM : -FI_EINVAL;
+    mmfi_profile(ep, 'M', &key, m->len);
+    if (rc == MM_MATCHED) {
+        mmfi_rec *r = (mmfi_rec *)partner;
+        r->in_engine = 0;
+        mmfi_list_del(&r->link);
+        *recv_out = r;
+        return 1;
+    }
+    m->key = key;
+    m->in_engine = 1;
+    m->keyable = 1;
+    return 0;
+}
+
 int mmfi_match_arrive(mmfi_ep *ep, mmfi_rec *m, mmfi_rec **recv_out)
 {
     ep->c.arrivals++;
@@ -336,25 +372,10 @@ int mmfi_match_arrive(mmfi_ep *ep, mmfi_rec *m, mmfi_rec **recv_out)
     if (ep->timed)
         m->t_ns = mmfi_now_ns();
     if (!ep->generic) {
-        mm_entry key;
-        if (mmfi_decode_msg(ep, m, &key)) {
-            uintptr_t partner = 0;
-            key.cookie = (uintptr_t)m;
-            int rc = mm_arrive(ep->eng, &key, &partner);
-            if (rc < 0)
-                return rc == MM_ENOMEM ? -FI_ENOMEM : -FI_EINVAL;
-            mmfi_profile(ep, 'M', &key, m->len);
-            if (rc == MM_MATCHED) {
-                mmfi_rec *r = (mmfi_rec *)partner;
-                r->in_engine = 0;
-                mmfi_list_del(&r->link);
-                *recv_out = r;
-                return 1;
-            }
-            m->key = key;
-            m->in_engine = 1;
-            m->keyable = 1;
-        } else
+        int rc = engine_arrive(ep, m, recv_out);
+        if (rc < 0 || rc == 1)
+            return rc;
+        if (rc == 2)
             ep->c.keyless_msgs++;
     } else {
         ep->c.generic_ops++;
@@ -400,42 +421,24 @@ void mmfi_match_rekey(mmfi_ep *ep)
         /* the whole "not in the AV" source, so that an exact key gives back this one */
         if (m->key.src != ep->eng_nprocs - 1)
             continue;
-        uintptr_t found = 0;
-        int rc = mm_mprobe(ep->eng, m->key.comm, m->key.src, m->key.tag, &found);
-        if (rc != MM_MATCHED || found != (uintptr_t)m) {
-            MMFI_WARN(FI_LOG_EP_DATA, "internal: re-keying a message, the engine gave back "
-                      "another one (%s)\n", mm_strerror(rc));
-            return;
-        }
+        if (take_from_engine(ep, m))
+            break; /* those taken out so far still go back */
         mmfi_profile(ep, 'X', &(mm_entry){.comm = m->key.comm, .src = m->key.src,
                                           .tag = m->key.tag}, 0);
-        m->in_engine = 0;
         m->addr = a;
         mmfi_list_del(&m->link);
         mmfi_list_push(&moved, &m->link);
     }
     while (!mmfi_list_empty(&moved)) {
-        mmfi_rec *m = (mmfi_rec *)moved.next;
+        mmfi_rec *m = (mmfi_rec *)moved.next, *r = NULL;
         mmfi_list_del(&m->link);
-        mm_entry key;
-        mmfi_decode_msg(ep, m, &key); /* keyed before, so keyed now */
-        uintptr_t partner = 0;
-        key.cookie = (uintptr_t)m;
-        int rc = mm_arrive(ep->eng, &key, &partner);
-        if (rc == MM_MATCHED) {
-            mmfi_profile(ep, 'M', &key, m->len);
-            mmfi_rec *r = (mmfi_rec *)partner;
-            r->in_engine = 0;
-            mmfi_list_del(&r->link);
+        int rc = engine_arrive(ep, m, &r); /* keyed before, so keyed now */
+        if (rc == 1) {
             mmfi_deliver(ep, r, m);
             continue;
         }
-        if (rc >= 0) {
-            mmfi_profile(ep, 'M', &key, m->len);
-            m->key = key;
-            m->in_engine = 1;
-        } else /* out of memory: it waits keyless, for the generic path only */
-            MMFI_WARN(FI_LOG_EP_DATA, "re-keying a message: %s\n", mm_strerror(rc));
+        if (rc < 0) /* out of memory: it waits keyless, for the generic path only */
+            MMFI_WARN(FI_LOG_EP_DATA, "re-keying a message: %s\n", fi_strerror(-rc));
         mmfi_list_push(&ep->unexp, &m->link);
     }
 }

@@ -61,7 +61,7 @@ typedef struct mmfi_settings {
     char     profile_dir[512]; /* FI_MPIMATCH_PROFILE: matching event streams */
     int      dump_signal;    /* FI_MPIMATCH_DUMP_SIGNAL (default SIGUSR2)  */
     uint32_t tcp_ip;       /* FI_MPIMATCH_TCP_IFACE: IPv4 to listen on (network order) */
-    uint32_t tcp_adv;      /* the IPv4 put in our address when listening on all (tcp_ip 0) */
+    uint32_t tcp_adv;      /* the IPv4 peers are given (tcp_ip, or an interface's when tcp_ip is any) */
     int      force_tcp;    /* FI_MPIMATCH_FORCE_TCP: 0 none, 1 all, 2 the list */
     uint32_t force_list[64]; /* AV indices (MPI ranks) treated as on another host */
     uint32_t nforce;

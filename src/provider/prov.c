@@ -136,50 +136,57 @@ static const char *env(const char *name)
     return v;
 }
 
-/* FI_MPIMATCH_TCP_IFACE and FI_MPIMATCH_FORCE_TCP; 0 or -FI_EINVAL (warned). */
+/* The IPv4 address of interface `name`, or with name NULL of the first
+ * interface that is up and not loopback: 1 (in *ip, network order) or 0. */
+static int ipv4_of(const char *name, uint32_t *ip)
+{
+    struct ifaddrs *ifs = NULL;
+    int found = 0;
+    if (getifaddrs(&ifs) != 0)
+        return 0;
+    for (struct ifaddrs *i = ifs; i && !found; i = i->ifa_next)
+        if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET &&
+            (name ? !strcmp(i->ifa_name, name)
+                  : (i->ifa_flags & IFF_UP) && !(i->ifa_flags & IFF_LOOPBACK))) {
+            *ip = ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
+            found = 1;
+        }
+    freeifaddrs(ifs);
+    return found;
+}
+
+static int force_tcp_setting(mmfi_settings *s);
+
+/* FI_MPIMATCH_TCP_IFACE and FI_MPIMATCH_FORCE_TCP; 0 or -1 (warned). */
 static int tcp_settings(mmfi_settings *s)
 {
     const char *v = env("tcp_iface");
     struct in_addr ia;
-    s->tcp_ip = htonl(INADDR_LOOPBACK);
-    s->tcp_adv = 0;
     if (!v) {
         /* Unset: listen on every interface, and give peers the first IPv4 address of
          * an interface that is up and not loopback (loopback only if there is none).
          * A loopback address in an address that reaches another host would send its
          * peers to their own host (av.c refuses it). */
-        struct ifaddrs *ifs = NULL;
         s->tcp_ip = htonl(INADDR_ANY);
-        s->tcp_adv = htonl(INADDR_LOOPBACK);
-        if (getifaddrs(&ifs) == 0) {
-            for (struct ifaddrs *i = ifs; i; i = i->ifa_next)
-                if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && (i->ifa_flags & IFF_UP) &&
-                    !(i->ifa_flags & IFF_LOOPBACK)) {
-                    s->tcp_adv = ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
-                    break;
-                }
-            freeifaddrs(ifs);
-        }
-    } else if (inet_pton(AF_INET, v, &ia) == 1)
-        s->tcp_ip = ia.s_addr;
-    else {
-        struct ifaddrs *ifs = NULL, *i;
-        int found = 0;
-        if (getifaddrs(&ifs) == 0) {
-            for (i = ifs; i && !found; i = i->ifa_next)
-                if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && !strcmp(i->ifa_name, v)) {
-                    s->tcp_ip = ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
-                    found = 1;
-                }
-            freeifaddrs(ifs);
-        }
-        if (!found) {
-            MMFI_WARN(FI_LOG_CORE, "FI_MPIMATCH_TCP_IFACE=\"%s\": no such IPv4 interface or "
-                      "address\n", v);
-            return -1;
-        }
+        if (!ipv4_of(NULL, &s->tcp_adv))
+            s->tcp_adv = htonl(INADDR_LOOPBACK);
+        return force_tcp_setting(s);
     }
-    v = env("force_tcp");
+    if (inet_pton(AF_INET, v, &ia) == 1)
+        s->tcp_ip = ia.s_addr;
+    else if (!ipv4_of(v, &s->tcp_ip)) {
+        MMFI_WARN(FI_LOG_CORE, "FI_MPIMATCH_TCP_IFACE=\"%s\": no such IPv4 interface or "
+                  "address\n", v);
+        return -1;
+    }
+    s->tcp_adv = s->tcp_ip;
+    return force_tcp_setting(s);
+}
+
+/* FI_MPIMATCH_FORCE_TCP; 0 or -1 (warned). */
+static int force_tcp_setting(mmfi_settings *s)
+{
+    const char *v = env("force_tcp");
     s->force_tcp = 0;
     s->nforce = 0;
     if (!v || !strcmp(v, "none"))

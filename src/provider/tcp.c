@@ -105,7 +105,7 @@ int mmfi_tcp_open(mmfi_ep *ep)
         return -FI_EIO;
     }
     ep->tcp_lfd = fd;
-    ep->name.ip = ep->dom->set.tcp_ip == htonl(INADDR_ANY) ? ep->dom->set.tcp_adv : sa.sin_addr.s_addr;
+    ep->name.ip = ep->dom->set.tcp_adv;
     ep->name.port = sa.sin_port;
     return 0;
 }
