@@ -217,6 +217,68 @@ static void col_cap(void)
     mm_destroy(e);
 }
 
+/* More levels than an element's slot byte can name (col_part.c: from level
+ * 254 on, an element finds its level from its sequence number). Profile i
+ * of the gather (comm_size 1000 + i, tag -10 - i) posts 2(i + 1) receives whose messages
+ * arrive in reverse order: mean depth (2i + 3) / 2, so nq = i + 2, more than
+ * the last level's, and the call that follows opens level i. One receive of
+ * that call stays queued in each level; then some far ones are cancelled and
+ * the rest matched, all with the cookies they were posted with. The level
+ * found decides which level's counts a removal lowers (the lists have
+ * sentinels, so the unlinking itself is right either way): a wrong or out
+ * of range level shows under ASan, in the queue count, or as a match. */
+static void col_far_levels(void)
+{
+    enum { LEVELS = 270 };
+    /* the cap: floor(1024 * sqrt(2000)) = 45796 >= sum of (i + 2) = 37125 */
+    mm_engine *e = make("col+ll", 2000, "kc=1024", NULL, NULL);
+    static mm_handle h[LEVELS];
+    uint64_t queues = 2; /* the point-to-point list and pq */
+    uintptr_t got;
+    int bad = 0;
+    for (int32_t i = 0; i < LEVELS; i++) {
+        mm_entry x = {.comm = 0, .tag = -10 - i, .kind = MM_KIND_COLL, .coll_op = MM_COLL_GATHER,
+                      .comm_size = 1000 + (uint32_t)i, .call = 0, .bytes = 8};
+        int32_t m = 2 * (i + 1);
+        for (int32_t s = 0; s < m; s++) {
+            x.src = s;
+            x.cookie = (uintptr_t)s + 1;
+            bad += mm_post(e, &x, NULL, &got) != MM_QUEUED;
+        }
+        for (int32_t s = m - 1; s >= 0; s--) {
+            x.src = s;
+            bad += mm_arrive(e, &x, &got) != MM_MATCHED || got != (uintptr_t)s + 1;
+        }
+        x.call = 1;
+        x.src = i;
+        x.cookie = 100000 + (uintptr_t)i;
+        bad += mm_post(e, &x, &h[i], &got) != MM_QUEUED;
+        queues += (uint64_t)i + 2;
+    }
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(stats(e).prq.queues, queues); /* every profile opened its level */
+    CHECK_EQ(stats(e).prq.length, LEVELS);
+    /* cancel every third receive from level 250 on, slot byte and sequence alike */
+    for (int32_t i = 250; i < LEVELS; i += 3)
+        bad += mm_cancel(e, h[i]) != MM_MATCHED;
+    CHECK_EQ(bad, 0);
+    for (int32_t j = 0; j < LEVELS; j++) {
+        int32_t i = (int32_t)((j * 7919) % LEVELS); /* 7919 is prime: a permutation */
+        mm_entry x = {.comm = 0, .src = i, .tag = -10 - i, .kind = MM_KIND_COLL,
+                      .coll_op = MM_COLL_GATHER, .comm_size = 1000 + (uint32_t)i, .call = 1,
+                      .bytes = 8, .cookie = 7};
+        int cancelled = i >= 250 && (i - 250) % 3 == 0;
+        int rc = mm_arrive(e, &x, &got);
+        if (cancelled)
+            bad += rc != MM_QUEUED;
+        else
+            bad += rc != MM_MATCHED || got != 100000 + (uintptr_t)i;
+    }
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(stats(e).prq.length, 0);
+    mm_destroy(e);
+}
+
 /* Kind routing: with point-to-point on tags >= 0 and collectives on negative
  * tags (Open MPI) or on a communicator of their own (MPICH), neither part is
  * searched for the other's traffic; a collective-kind message still matches
@@ -276,6 +338,7 @@ int main(void)
     pnp_cap();
     col_gather_queues();
     col_cap();
+    col_far_levels();
     kinds();
     params();
     return check_report("test_pnp_col");
