@@ -216,6 +216,56 @@ def test_provider_profile_feeds_advise(tmp_path: Path) -> None:
     assert a["engine"] in ("hash", "bins", "nm")
 
 
+def test_e2e_group_on_the_provider(tmp_path: Path) -> None:
+    """--build --e2e --only e2e: the ping-pong run as an MPI program on the provider with
+    list and bins (quick: 0 and 200 dead receives), profiled at run time (list semantics:
+    200 dead receives are 201 elements per success) and labelled from the runs' times; the
+    other samples of the dataset stay as they were, in their places."""
+    from mpimatch import mpistack
+    why = mpistack.unavailable(mpistack.Stack("mpimatch", "", ()))
+    if why or not MPIBENCH.is_file():
+        pytest.skip(why or f"{MPIBENCH} is not built")
+    old = tmp_path / "dataset.json"
+    base = ds.build({}, reps=1, quick=True)
+    old.write_text(ds.dumps(base))
+    r = run_cli("train", "--build", "--quick", "--e2e", "--only", "e2e", "--reps", "1",
+                "--dataset", old, "--out", tmp_path / "m.json", "--report", tmp_path / "r.md")
+    assert r.returncode == 0, r.stdout + r.stderr
+    data = ds.load(old)
+    assert data["samples"][:len(base["samples"])] == base["samples"]
+    e2e = data["samples"][len(base["samples"]):]
+    assert [s["name"] for s in e2e] == [
+        "mpibench pingpong:dead=0,size=8,iters=500,reps=1",
+        "mpibench pingpong:dead=200,size=8,iters=500,reps=1"]
+    for s in e2e:
+        assert s["group"] == "e2e" and s["kind"] == "application"
+        assert set(s["times_ns"]) == {"list", "bins"} and min(s["times_ns"].values()) > 0
+        assert s["label"] == ds.label_of(s["times_ns"])
+    assert e2e[0]["counts"]["successes"] > 500 and e2e[1]["counts"]["successes"] > 500
+    assert e2e[1]["features"]["depth_success.median"] > e2e[0]["features"]["depth_success.median"]
+    report = (tmp_path / "r.md").read_text()
+    assert "end-to-end ping-pong samples" in report and "| 200 |" in report
+
+
+def test_train_only_bad_input(tmp_path: Path) -> None:
+    r = run_cli("train", "--e2e", "--out", tmp_path / "m.json")
+    assert r.returncode == 2 and "add --build" in r.stderr
+    r = run_cli("train", "--build", "--quick", "--only", "nosuch", "--out", tmp_path / "m.json")
+    assert r.returncode == 2 and "no group nosuch" in r.stderr and "pingpong" in r.stderr
+    assert not (tmp_path / "m.json").exists()
+
+
+def test_replace_groups_keeps_the_order() -> None:
+    old = {"features": ["f"], "phase_events": 8, "samples": [
+        {"name": n, "group": g} for n, g in (("a1", "a"), ("b1", "b"), ("b2", "b"), ("c1", "c"))]}
+    new = {"features": ["f"], "phase_events": 8, "samples": [
+        {"name": "b9", "group": "b"}, {"name": "e1", "group": "e"}]}
+    out = ds.replace_groups(old, new, ["b", "e"])
+    assert [s["name"] for s in out["samples"]] == ["a1", "b9", "c1", "e1"]
+    with pytest.raises(Exception, match="phase_events differ"):
+        ds.replace_groups(old, {**new, "phase_events": 9}, ["b"])
+
+
 TEST_PROVIDER = Path(__file__).resolve().parents[2] / "build" / "bin" / "test_provider"
 
 

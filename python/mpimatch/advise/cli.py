@@ -62,6 +62,14 @@ def register(sub: Any) -> None:
     q.add_argument("--app", action="append", default=[], metavar="APP[:RUN]=STREAM_DIR",
                    help="with --build: a traced application's stream directory (repeatable; "
                         "runs of one APP form one group of leave-one-application-out)")
+    q.add_argument("--e2e", action="store_true",
+                   help="with --build: also the end-to-end group, the ping-pong grid run as an "
+                        "MPI program on the libfabric provider with every candidate engine, "
+                        "labelled from those runs (a few minutes; needs Open MPI and the "
+                        "provider)")
+    q.add_argument("--only", metavar="GROUP[,GROUP...]",
+                   help="with --build: remake these groups only and keep every other sample "
+                        "of --dataset (e.g. --only e2e,miniamr)")
     q.add_argument("--reps", type=int, default=5, metavar="R",
                    help="with --build: timed repetitions of each replay (default 5)")
     q.add_argument("--seed", type=int, default=1, metavar="N", help="training seed (default 1)")
@@ -221,8 +229,9 @@ def _apps(specs: List[str]) -> Dict[str, Path]:
 
 def cmd_train(args: argparse.Namespace, out: Console) -> int:
     from . import train as tr
-    if (args.quick or args.app) and not args.build:
-        raise MpimatchError("--quick and --app describe the dataset to build: add --build")
+    if (args.quick or args.app or args.e2e or args.only) and not args.build:
+        raise MpimatchError("--quick, --app, --e2e and --only describe the dataset to build: "
+                            "add --build")
     if args.reps < 1:
         raise MpimatchError("--reps must be at least 1")
     dataset_path = Path(args.dataset) if args.dataset else DATASET
@@ -232,9 +241,24 @@ def cmd_train(args: argparse.Namespace, out: Console) -> int:
         check_writable(p)
     if args.build:
         apps = _apps(args.app)
+        only = None
+        if args.only:
+            only = [g for g in args.only.split(",") if g]
+            known = ds.groups_of(apps, args.quick, args.e2e)
+            unknown = [g for g in only if g not in known]
+            if not only or unknown:
+                raise MpimatchError(f"--only {args.only}: no group {', '.join(unknown) or ''} "
+                                    f"in this build (its groups: {', '.join(known)})")
+            old = ds.load(dataset_path)
+            if old.get("reps") != args.reps:
+                raise MpimatchError(f"{dataset_path}: built with --reps {old.get('reps')}; "
+                                    f"remake groups of it with the same --reps")
         tr._sklearn()   # fail before minutes of replays, not after
         data = ds.build(apps, args.reps, args.quick,
-                        progress=lambda m: out.print(m, highlight=False))
+                        progress=lambda m: out.print(m, highlight=False), e2e=args.e2e,
+                        only=only)
+        if only is not None:
+            data = ds.replace_groups(old, data, only)
         write_atomic(dataset_path, ds.dumps(data))
         out.print(f"dataset: {len(data['samples'])} samples -> {dataset_path}", highlight=False)
     else:
@@ -246,6 +270,10 @@ def cmd_train(args: argparse.Namespace, out: Console) -> int:
     grid = tr.pingpong_grid(data)
     if grid:
         report += "\nLabels of the preposted ping-pong samples (dead receives by message size):\n\n" + grid
+    grid = tr.pingpong_grid(data, "e2e")
+    if grid:
+        report += ("\nLabels of the end-to-end ping-pong samples (on the provider; dead receives "
+                   "by message size):\n\n" + grid)
     if args.report:
         write_atomic(Path(args.report), report)
     if args.c_header:

@@ -170,30 +170,89 @@ def benchmark_workloads(quick: bool = False) -> List[tuple]:
     return items
 
 
+def e2e_samples(reps: int, quick: bool = False,
+                progress: Optional[Callable[[str], None]] = None,
+                phase_events: int = PHASE_EVENTS) -> List[Sample]:
+    """The end-to-end group (e2e.py): the ping-pong grid run on the provider with every
+    candidate engine (list and bins only with quick), labelled from those runs' times."""
+    from . import e2e
+    engines = ("list", "bins") if quick else CANDIDATES
+    out = []
+    for name, pool, times in e2e.measure(engines, reps, quick, progress, phase_events):
+        s = Sample(name, e2e.GROUP, "application", pool.named_features(), times, {},
+                   counts=dict(pool.counts))
+        s.label = label_of(times)
+        out.append(s)
+    return out
+
+
+def groups_of(apps: Mapping[str, Path], quick: bool = False, e2e: bool = False) -> List[str]:
+    """The groups a build with these arguments makes."""
+    seen = {g: None for _, g in benchmark_workloads(quick)}
+    if not quick:
+        seen["examples"] = None
+    for app in apps:
+        seen[app.split(":", 1)[0]] = None
+    if e2e:
+        seen["e2e"] = None
+    return list(seen)
+
+
 def build(apps: Mapping[str, Path], reps: int, quick: bool = False,
           progress: Optional[Callable[[str], None]] = None,
-          phase_events: int = PHASE_EVENTS) -> Dict[str, Any]:
-    """Profile and time every sample; the dataset as a JSON-ready dict."""
+          phase_events: int = PHASE_EVENTS, e2e: bool = False,
+          only: Optional[Sequence[str]] = None) -> Dict[str, Any]:
+    """Profile and time every sample; the dataset as a JSON-ready dict. e2e adds the
+    end-to-end group; only (group names) makes those groups alone."""
+    def wanted(group: str) -> bool:
+        return only is None or group in only
     samples: List[Sample] = []
-    items = benchmark_workloads(quick)
+    items = [(spec, group) for spec, group in benchmark_workloads(quick) if wanted(group)]
     for i, (spec, group) in enumerate(items):
         if progress:
             progress(f"[{i + 1}/{len(items)}] {spec}")
         samples.append(workload_sample(spec, group, reps, phase_events))
-    for name in EXAMPLE_STREAMS if not quick else ():
+    for name in EXAMPLE_STREAMS if not quick and wanted("examples") else ():
         path = tools.REPO_ROOT / "examples" / name
         if path.is_file():
             samples.append(stream_sample(path, f"examples/{name}", "examples", "benchmark",
                                          reps, phase_events))
     for app, directory in apps.items():
+        if not wanted(app.split(":", 1)[0]):
+            continue
         if progress:
             progress(f"[app] {app}: {directory}")
         samples += app_samples(app, directory, reps, phase_events)
+    if e2e and wanted("e2e"):
+        samples += e2e_samples(reps, quick, progress, phase_events)
     return {"format": DATASET_FORMAT, "version": VERSION, "features": list(FEATURES),
             "candidates": list(CANDIDATES), "preference": list(PREFERENCE),
             "gain_rule": GAIN_RULE, "tie": TIE, "transfer": dict(TRANSFER), "reps": reps,
             "phase_events": phase_events,
             "samples": [vars(s) for s in samples]}
+
+
+def replace_groups(old: Mapping[str, Any], new: Mapping[str, Any],
+                   groups: Sequence[str]) -> Dict[str, Any]:
+    """old with the samples of `groups` replaced by new's (each group where its first
+    sample was; groups old did not have, at the end)."""
+    for key in ("features", "phase_events"):
+        if old.get(key) != new.get(key):
+            raise MpimatchError(f"the dataset's {key} differ from this build's: rebuild it "
+                                f"whole (without --only)")
+    fresh: Dict[str, List[Any]] = {}
+    for s in new["samples"]:
+        fresh.setdefault(s["group"], []).append(s)
+    out: List[Any] = []
+    for s in old["samples"]:
+        g = s["group"]
+        if g not in groups:
+            out.append(s)
+        elif g in fresh:
+            out += fresh.pop(g)
+    for g in groups:
+        out += fresh.pop(g, [])
+    return {**old, "samples": out}
 
 
 def dumps(data: Mapping[str, Any]) -> str:

@@ -262,14 +262,17 @@ def dumps(model: Mapping[str, Any]) -> str:
     return json.dumps(model, separators=(",", ":")) + "\n"
 
 
-def pingpong_grid(data: Mapping[str, Any]) -> str:
+def pingpong_grid(data: Mapping[str, Any], group: str = "pingpong") -> str:
     """The labels of the preposted ping-pong samples, dead receives by message size (the
-    MPI 4.0 hints paper's figure 6, as labels), as Markdown; "" without such samples."""
+    MPI 4.0 hints paper's figure 6, as labels), as Markdown; "" without such samples.
+    group "pingpong": the replayed grid (pingpong:n=N,bytes=B,...); "e2e": the end-to-end
+    one (mpibench pingpong:dead=N,size=B,...)."""
+    keys = ("dead", "size") if group == "e2e" else ("n", "bytes")
     grid: Dict[Tuple[int, int], str] = {}
     for s in data["samples"]:
-        if s["group"] == "pingpong" and ":" in s["name"]:
+        if s["group"] == group and ":" in s["name"]:
             kv = dict(p.split("=", 1) for p in s["name"].split(":", 1)[1].split(","))
-            grid[(int(kv["n"]), int(kv["bytes"]))] = s["label"]
+            grid[(int(kv[keys[0]]), int(kv[keys[1]]))] = s["label"]
     if not grid:
         return ""
     ns = sorted({n for n, _ in grid})
