@@ -34,9 +34,10 @@
 
 #include "coll_base.h"
 
-/* Radix range accepted (MVAPICH2's knomial factors are runtime settings,
- * MV2_REDUCE_INTER_KNOMIAL_FACTOR and MV2_REDUCE_INTRA_KNOMIAL_FACTOR,
- * default 4). */
+/* Radix range accepted (MVAPICH2 takes its k-nomial factors,
+ * mv2_reduce_inter_knomial_factor and mv2_reduce_intra_knomial_factor, from
+ * the reduce tuning table's inter_k_degree and intra_k_degree unless set:
+ * 4 in the tables read, reduce_tuning.c). */
 #define MM_COLL_MV2_RADIX_MIN 2
 #define MM_COLL_MV2_RADIX_MAX 65536
 

@@ -396,7 +396,7 @@ static int run_nbody(mm_stream *s, const int64_t *v, uint64_t seed, char *err, s
  * the allreduces run MVAPICH2's reduce_p2p on k-nomial trees
  * (coll_mv2.h), where rank 0, the root, posts the receives of all its
  * children at once. The default k = 120 is fitted to COL+PNP's 1.46x on
- * collective PRQ searches (MVAPICH2's default radix is 4; 128 gives the
+ * collective PRQ searches (MVAPICH2's tuning tables give 4; 128 gives the
  * same within noise, 120 keeps the default stream under 200,000 events);
  * docs/workloads.md gives the depths and what is not reproduced. */
 static const mm_gen_param miniamr_params[] = {
