@@ -583,6 +583,11 @@ static void test_errors(void)
     CHECK_EQ(build(&mm_gen_fds, app_rank, 1, &s, err, sizeof err), MMS_EFORMAT);
     CHECK(strstr(err, "fds") && strstr(err, "rank 16"));
     mm_stream_free(&s);
+    const char *radix1[] = {"mv2_radix=1", NULL};
+    CHECK_EQ(build(&mm_gen_miniamr, radix1, 1, &s, err, sizeof err), MMS_EFORMAT);
+    CHECK(strstr(err, "miniamr") && strstr(err, "mv2_radix 1"));
+    CHECK_EQ(s.n, 0);
+    mm_stream_free(&s);
 }
 
 /* MVAPICH2's k-nomial reduce_p2p (coll_mv2.h): 2(n-1) transfers in step
