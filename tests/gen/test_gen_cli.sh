@@ -33,7 +33,7 @@ json_ok list.json
 
 # ---- sizes computed from the spec: rejected before generating (at once) ----
 run 2 timeout 60 "$GEN" miniamr:n=16384,iters=1000000 -o big.txt
-has err "miniamr: the workload would have 4650400028 events, more than the limit of 16777216; lower iters, n, stages or vars"
+has err "miniamr: the workload would have 77370400028 events, more than the limit of 16777216; lower iters, n, stages, vars or mv2_radix"
 absent big.txt
 run 2 timeout 60 "$GEN" nbody:n=512,iters=1000000
 has err "nbody: the workload would have"
@@ -44,7 +44,7 @@ has err "fds: the"
 run 2 timeout 60 "$GEN" allreduce:n=16384,calls=1000000
 has err "allreduce: the"
 run 2 timeout 60 "$REPLAY" --workload miniamr:n=16384,iters=1000000 --engine list
-has err "the workload would have 4650400028 events"
+has err "the workload would have 77370400028 events"
 
 # ---- write errors and out of memory: status 1 with a message ----
 if mknod fulldev c 1 7 2>/dev/null; then

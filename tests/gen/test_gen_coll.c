@@ -8,7 +8,7 @@
  * operation's negative tag, every point-to-point one a tag >= 0; every
  * receive finds its message. Every registered engine replays the stream
  * and pairs each receive with the same message as the reference engine
- * "list". The profiles have 10k-200k events with default parameters and
+ * "list". The profiles have 10k-250k events with default parameters and
  * the collective / point-to-point mix of paper 000, Fig. 1; the gather hot
  * spot delivers n-1 messages per call at the root, some of them unexpected.
  * Bad parameters give clear errors. */
@@ -17,6 +17,7 @@
 
 #include "check.h"
 #include "coll_algo.h"
+#include "coll_mv2.h"
 #include "coll_sim.h"
 #include "gen_coll.h"
 #include "mpimatch.h"
@@ -300,7 +301,7 @@ static void test_gather_hot_spot(void)
     mm_stream_free(&s);
 }
 
-/* The profiles at their defaults: 10k-200k events and Fig. 1's mix. */
+/* The profiles at their defaults: 10k-250k events and Fig. 1's mix. */
 static void test_profiles(void)
 {
     for (size_t g = NCOLL; g < NGENS; g++) {
@@ -312,7 +313,7 @@ static void test_profiles(void)
         double coll = (double)t.coll / (double)s.n;
         printf("%-8s defaults: %zu events, %.1f%% collective, %zu ANY_SOURCE receives\n",
                gens[g]->name, s.n, 100 * coll, t.any_source);
-        CHECK(s.n >= 10000 && s.n <= 200000);
+        CHECK(s.n >= 10000 && s.n <= 250000);
         CHECK_EQ(t.bad_coll, 0);
         CHECK_EQ(t.bad_p2p, 0);
         const char *name = gens[g]->name;
@@ -452,17 +453,40 @@ static void test_profile_queues(void)
     CHECK_EQ(leftover, 0);
     mm_stream_free(&s);
 
-    /* miniamr: exact messages into rank 0, laid out as miniAMR's driver()
-     * (recursive doubling, 9 receives per call at 512 processes): per time
-     * step 4 checksum stages of 40 allreduces (check_sum.c, one per
-     * variable), 2 refinements of 8 allreduces and an allgather in 10 steps,
-     * one reduce to rank 0 (rank 0 roots the bcast); 20 stages of a halo
-     * exchange per axis, one face neighbour per axis at the corner rank 0.
-     * The earlier profile (one checksum allreduce per step: 400 + 8 x 80
-     * calls in 400 steps) fails the first bound. Blocking collectives one at
-     * a time, with every halo receive complete before them, leave collective
-     * searches at one element or less (docs/workloads.md) */
+    /* miniamr at its defaults: the allreduces run MVAPICH2's reduce_p2p on
+     * k-nomial trees of radix 120 (the fit of docs/workloads.md): rank 0,
+     * the root, posts the receives from its 123 children at once (119 at
+     * distance 1, 4 at distance 120) and sends the bcast. Per time step 4 checksum
+     * stages of 40 allreduces (check_sum.c), one refinement of 8 allreduces
+     * and an allgather (MPICH's recursive doubling: 9 messages) in 5 steps,
+     * one reduce to rank 0; 20 stages of a halo exchange per axis. Ranks
+     * out of step (imbalance 2000 per mille after each refinement, skew 5 us
+     * before each collective: the UMQ side of the fit) send before rank 0
+     * posts. The collective searches walk about 16 (PRQ) and 13 (UMQ)
+     * elements and COL+PNP cuts both: the real-code model below (one
+     * receive per step) and the earlier profiles fail the depth bounds. */
     CHECK_EQ(build(&mm_gen_miniamr, NULL, 1, &s, err, sizeof err), MMS_OK);
+    t = count(&s, 512);
+    CHECK_EQ(t.by_op[MM_COLL_ALLREDUCE], (5 * 4 * 40 + 8) * 123);
+    CHECK_EQ(t.by_op[MM_COLL_ALLGATHER], 9);
+    CHECK_EQ(t.by_op[MM_COLL_REDUCE], 9);
+    CHECK_EQ(t.by_op[MM_COLL_BCAST], 0);
+    CHECK_EQ(t.p2p, 2 * 5 * 20 * 3);
+    depths ml = depths_of(&s, "list"), mc = depths_of(&s, "col+pnp");
+    printf("miniamr: list coll PRQ %.2f UMQ %.2f, col+pnp PRQ %.2f UMQ %.2f\n",
+           mean(&ml, 1, 0), mean(&ml, 1, 1), mean(&mc, 1, 0), mean(&mc, 1, 1));
+    /* longer than radix's ~10 on both sides, more on the PRQ (as 1.46x > 1.37x) */
+    CHECK(mean(&ml, 1, 0) > 12 && mean(&ml, 1, 0) < 60);
+    CHECK(mean(&ml, 1, 1) > 10 && mean(&ml, 1, 1) < mean(&ml, 1, 0));
+    CHECK(mean(&mc, 1, 0) * 8 < mean(&ml, 1, 0));
+    CHECK(mean(&mc, 1, 1) * 4 < mean(&ml, 1, 1));
+    mm_stream_free(&s);
+    /* the real-code model: mv2_radix=0 runs MPICH's recursive doubling (9
+     * receives per call at 512 processes), 10 steps as the earlier default:
+     * blocking collectives one at a time, with every halo receive complete
+     * before them, leave collective searches at one element or less */
+    const char *amr_real[] = {"mv2_radix=0", "iters=10", "imbalance=0", "skew=2000", NULL};
+    CHECK_EQ(build(&mm_gen_miniamr, amr_real, 1, &s, err, sizeof err), MMS_OK);
     t = count(&s, 512);
     CHECK_EQ(t.by_op[MM_COLL_ALLREDUCE], (10 * 4 * 40 + 8 * 2) * 9);
     CHECK_EQ(t.by_op[MM_COLL_ALLGATHER], 2 * 9);
@@ -470,13 +494,15 @@ static void test_profile_queues(void)
     CHECK_EQ(t.by_op[MM_COLL_BCAST], 0);
     CHECK_EQ(t.p2p, 2 * 10 * 20 * 3); /* a receive and a message each */
     depths ma = depths_of(&s, "list");
-    printf("miniamr: list coll PRQ %.2f UMQ %.2f\n", mean(&ma, 1, 0), mean(&ma, 1, 1));
+    printf("miniamr real-code model: list coll PRQ %.2f UMQ %.2f\n", mean(&ma, 1, 0),
+           mean(&ma, 1, 1));
     CHECK(mean(&ma, 1, 0) <= 1.0 && mean(&ma, 1, 1) < 1.0);
     mm_stream_free(&s);
     /* comm_vars=1: a halo exchange before every variable's stencil (40 per
      * stage); partners=2: two halo ranks per side of an axis (two at the
      * corner); the collectives do not change */
-    const char *amr_vars[] = {"comm_vars=1", "partners=2", NULL};
+    const char *amr_vars[] = {"comm_vars=1", "partners=2", "mv2_radix=0", "iters=10",
+                              "imbalance=0", "skew=2000", NULL};
     CHECK_EQ(build(&mm_gen_miniamr, amr_vars, 1, &s, err, sizeof err), MMS_OK);
     t = count(&s, 512);
     CHECK_EQ(t.p2p, 2 * 10 * 20 * 40 * 3 * 2);
@@ -562,6 +588,93 @@ static void test_errors(void)
     CHECK_EQ(build(&mm_gen_fds, app_rank, 1, &s, err, sizeof err), MMS_EFORMAT);
     CHECK(strstr(err, "fds") && strstr(err, "rank 16"));
     mm_stream_free(&s);
+    const char *radix1[] = {"mv2_radix=1", NULL};
+    CHECK_EQ(build(&mm_gen_miniamr, radix1, 1, &s, err, sizeof err), MMS_EFORMAT);
+    CHECK(strstr(err, "miniamr") && strstr(err, "mv2_radix 1"));
+    CHECK_EQ(s.n, 0);
+    mm_stream_free(&s);
+}
+
+/* MVAPICH2's k-nomial reduce_p2p (coll_mv2.h): 2(n-1) transfers in step
+ * order; replayed step by step (what a rank sends in a step is what it held
+ * at the step's start), every rank ends with every rank's contribution;
+ * every rank receives its reduce children in one step, before it sends to
+ * its parent, and rank 0 posts them as MVAPICH2 does (radix 1 first, j
+ * descending). Bad sizes and radices are refused. */
+static void test_mv2_reduce_p2p(void)
+{
+    static const int32_t ns[] = {1, 2, 5, 64, 100, 512, 1000};
+    static const uint32_t ks[] = {2, 3, 4, 128, 512, 2048};
+    char err[256];
+    for (size_t a = 0; a < sizeof ns / sizeof *ns; a++)
+        for (size_t b = 0; b < sizeof ks / sizeof *ks; b++) {
+            int32_t n = ns[a];
+            mm_coll_xfer *x;
+            size_t nx;
+            CHECK_EQ(mm_coll_mv2_reduce_p2p(n, ks[b], 8, &x, &nx, err, sizeof err), MMS_OK);
+            CHECK_EQ(nx, 2 * (size_t)(n - 1));
+            size_t w = ((size_t)n + 63) / 64;
+            uint64_t *have = calloc((size_t)n * w, sizeof *have),
+                     *snap = calloc((size_t)n * w, sizeof *snap);
+            uint32_t *recv_step = calloc((size_t)n, sizeof *recv_step);
+            if (!have || !snap || !recv_step)
+                abort();
+            for (int32_t r = 0; r < n; r++)
+                have[(size_t)r * w + (size_t)r / 64] |= 1ull << (r % 64);
+            size_t bad = 0;
+            for (size_t i = 0; i < nx;) {
+                size_t j = i;
+                memcpy(snap, have, (size_t)n * w * sizeof *have);
+                for (; j < nx && x[j].step == x[i].step; j++) {
+                    const mm_coll_xfer *e = &x[j];
+                    bad += e->src == e->dst || e->src < 0 || e->dst < 0 || e->src >= n ||
+                           e->dst >= n || e->bytes != 8 || (j && e->step < x[j - 1].step);
+                    if (e->mode == MM_XFER_REDUCE) {
+                        bad += e->tag_op != MM_COLL_REDUCE;
+                        /* a child sends after its own receives, all in one step */
+                        bad += recv_step[e->src] && recv_step[e->src] >= e->step;
+                        bad += recv_step[e->dst] && recv_step[e->dst] != e->step;
+                        recv_step[e->dst] = e->step;
+                        for (size_t q = 0; q < w; q++)
+                            have[(size_t)e->dst * w + q] |= snap[(size_t)e->src * w + q];
+                    } else {
+                        bad += e->tag_op != MM_COLL_BCAST;
+                        memcpy(&have[(size_t)e->dst * w], &snap[(size_t)e->src * w],
+                               w * sizeof *have);
+                    }
+                }
+                i = j;
+            }
+            size_t missing = 0;
+            for (int32_t r = 0; r < n; r++)
+                for (int32_t q = 0; q < n; q++)
+                    missing += !(have[(size_t)r * w + (size_t)q / 64] >> (q % 64) & 1);
+            CHECK_EQ(bad, 0);
+            CHECK_EQ(missing, 0);
+            free(have);
+            free(snap);
+            free(recv_step);
+            free(x);
+        }
+    /* rank 0 at 512 processes, radix 128: 127, 126, ..., 1, then 384, 256, 128 */
+    mm_coll_xfer *x;
+    size_t nx, k = 0;
+    int32_t want[130];
+    for (int32_t j = 127; j >= 1; j--)
+        want[k++] = j;
+    want[k++] = 384, want[k++] = 256, want[k++] = 128;
+    CHECK_EQ(mm_coll_mv2_reduce_p2p(512, 128, 8, &x, &nx, err, sizeof err), MMS_OK);
+    k = 0;
+    for (size_t i = 0; i < nx; i++)
+        if (x[i].dst == 0) {
+            CHECK(k < 130 && x[i].src == want[k] && x[i].mode == MM_XFER_REDUCE);
+            k++;
+        }
+    CHECK_EQ(k, 130);
+    free(x);
+    CHECK_EQ(mm_coll_mv2_reduce_p2p(512, 1, 8, &x, &nx, err, sizeof err), MMS_EFORMAT);
+    CHECK(strstr(err, "radix") != NULL);
+    CHECK_EQ(mm_coll_mv2_reduce_p2p(0, 4, 8, &x, &nx, err, sizeof err), MMS_EFORMAT);
 }
 
 int main(void)
@@ -571,6 +684,7 @@ int main(void)
     test_gather_hot_spot();
     test_profiles();
     test_profile_queues();
+    test_mv2_reduce_p2p();
     test_errors();
     return check_report("test_gen_coll");
 }

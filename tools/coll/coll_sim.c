@@ -4,6 +4,8 @@
  */
 #include "coll_sim.h"
 
+#include "coll_mv2.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +55,17 @@ int mm_csim_plan_make(const mm_csim *s, mm_csim_plan *p, int op, int alg, int li
     p->d.root = root;
     p->d.bytes = bytes;
     return mm_coll_expand_array(&p->d, &p->x, &p->nx, err, errlen);
+}
+
+int mm_csim_plan_mv2(const mm_csim *s, mm_csim_plan *p, uint32_t radix, uint64_t bytes,
+                     char *err, size_t errlen)
+{
+    memset(p, 0, sizeof *p);
+    p->d.op = MM_COLL_ALLREDUCE;
+    p->d.alg = MM_ALG_AUTO;
+    p->d.n = s->n;
+    p->d.bytes = bytes;
+    return mm_coll_mv2_reduce_p2p(s->n, radix, bytes, &p->x, &p->nx, err, errlen);
 }
 
 void mm_csim_plan_free(mm_csim_plan *p)

@@ -79,6 +79,11 @@ void mm_csim_free(mm_csim *s);
 int  mm_csim_plan_make(const mm_csim *s, mm_csim_plan *p, int op, int alg, int lib,
                        int32_t root, uint64_t bytes, char *err, size_t errlen);
 void mm_csim_plan_free(mm_csim_plan *p);
+/* An allreduce of `bytes` as MVAPICH2's reduce_p2p runs it on k-nomial trees
+ * of the given radix (coll_mv2.h): the plan's op is MM_COLL_ALLREDUCE, its
+ * d.alg MM_ALG_AUTO (the schedule is not one of mm_coll_expand's). */
+int  mm_csim_plan_mv2(const mm_csim *s, mm_csim_plan *p, uint32_t radix, uint64_t bytes,
+                      char *err, size_t errlen);
 
 /* Every rank computes for mean_ns, plus or minus up to a quarter (seeded). */
 void mm_csim_compute(mm_csim *s, uint64_t mean_ns);

@@ -189,7 +189,9 @@ PAPER = Suite("paper", "the papers' figures (needs the C generators, mpimatch-ge
     # (sec. 5.4): the queues they open; FDS rank 0 at 1024 processes: 8*sqrt(1024)
     # Timed per element class (--classes): the paper's figs. 6-8 give the search time of
     # collective and of point-to-point elements apart; Table 2 divides the engines'
-    # overhead (adaptive work) by the search time.
+    # overhead (adaptive work) by the search time. miniamr at its defaults is the fitted
+    # profile (allreduces on MVAPICH2's k-nomial reduce_p2p, mv2_radix=120); the real-code
+    # model, one receive per step, is miniamr:mv2_radix=0 (docs/workloads.md).
     *(Item(w, PAPER_ENGINES, figure="p000-fig7-8", classes=True)
       for w in ("radix", "nbody", "miniamr", "fds")),
     Item("fds:n=1024", PAPER_ENGINES, figure="p000-fig9", classes=True),
