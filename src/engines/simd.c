@@ -153,22 +153,29 @@ static int q_push(mm_engine *e, simd_q *q, mm_elem *x)
 
 static MM_NOINLINE void q_remove_slow(mm_engine *e, simd_q *q, uint32_t i);
 
-/* Empty slot i. Taking the head (order-preserving traffic) only moves the
- * head past it and any holes behind it. */
-static inline void q_remove(mm_engine *e, simd_q *q, uint32_t i)
+/* Take the head slot (order-preserving traffic): move the head past it,
+ * and past the holes behind it if there are any. The slot itself is left as
+ * it is: slots below the head are never read (a scan masks the lanes below
+ * its start), so it needs no hole marker; and a vector load of the next
+ * search does not overlap a store of this one (no store-forwarding stall). */
+static inline void q_take_head(simd_q *q)
 {
-    if (i != q->head) {
-        q_remove_slow(e, q, i);
-        return;
-    }
-    q->comm[i] = -1;
-    q->elem[i] = NULL;
-    uint32_t h = i + 1;
-    while (h < q->end && q->comm[h] == -1)
-        h++, q->holes--;
+    uint32_t h = q->head + 1;
+    if (MM_UNLIKELY(q->holes != 0))
+        while (h < q->end && q->comm[h] == -1)
+            h++, q->holes--;
     q->head = h;
     if (h == q->end)
-        q->head = q->end = 0;  /* empty: every slot is a hole, restart at 0 */
+        q->head = q->end = 0;  /* empty: restart at slot 0 */
+}
+
+/* Empty slot i. */
+static inline void q_remove(mm_engine *e, simd_q *q, uint32_t i)
+{
+    if (i != q->head)
+        q_remove_slow(e, q, i);
+    else
+        q_take_head(q);
 }
 
 static MM_NOINLINE void q_remove_slow(mm_engine *e, simd_q *q, uint32_t i)
@@ -364,7 +371,106 @@ static void simd_cancel(mm_engine *e, mm_elem *r)
  * queue cannot grow, and then leave every statistic as it was but the
  * search's count, which the API takes back (search_or_queue). One pool
  * (nlinks_recv 0); slots keep the order, so no search reads a seq. */
-MM_ENGINE_ENTER_LEAN(simd, simd_post, simd_arrive, 0, MM_ENTER_ONE_POOL | MM_ENTER_LATE_SEQ)
+static MM_NOINLINE int simd_full_enter_post(mm_engine *e, const mm_entry *x, mm_handle *h,
+                                            uintptr_t *partner);
+static MM_NOINLINE int simd_full_enter_arrive(mm_engine *e, const mm_entry *x, uintptr_t *partner);
+MM_ENGINE_ENTER_LEAN(simd_full, simd_post, simd_arrive, 0, MM_ENTER_ONE_POOL | MM_ENTER_LATE_SEQ)
+
+/* The calls that need neither a scan nor growth, each with an entry of its
+ * own: the other side's head pairs with the new element (depth 1, a hit),
+ * or the other side is empty and the own side has room (depth 0, a miss,
+ * appended). The entries below check which applies, with scalar loads of
+ * the head slot (the head is never a hole, so it has an element), before
+ * the API's copy of the entry into the element, which changes neither side;
+ * any other call takes the full path above, a tail call away. So these
+ * paths have no call in them and save (almost) no registers. The statistics
+ * and the slots end as search_or_queue leaves them. */
+MM_INLINE int take_head(simd_q *q, mm_qstats *st, mm_elem **partner)
+{
+    mm_stat_search(st, 1, 1);
+    *partner = q->elem[q->head];
+    q_take_head(q);
+    return MM_MATCHED;
+}
+
+MM_INLINE int append(simd_q *own, mm_qstats *st, mm_elem *x)
+{
+    if (MM_UNLIKELY(!mm_may_queue(x))) {
+        mm_stat_search(st, 0, 0);
+        return MM_ENOMEM;
+    }
+    uint32_t i = own->end++;
+    own->comm[i] = x->key.comm;
+    own->src[i] = x->key.src;
+    own->tag[i] = x->key.tag;
+    own->elem[i] = x;
+    set_slot(x, i);
+    mm_stat_search(st, 0, 0);
+    return MM_QUEUED;
+}
+
+static int simd_hit_post(mm_engine *e, mm_elem *r, mm_elem **partner)
+{
+    (void)r;
+    return take_head(&((simd_impl *)e->impl)->umq, &e->st.umq, partner);
+}
+
+static int simd_hit_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
+{
+    (void)m;
+    return take_head(&((simd_impl *)e->impl)->prq, &e->st.prq, partner);
+}
+
+static int simd_append_post(mm_engine *e, mm_elem *r, mm_elem **partner)
+{
+    (void)partner;
+    return append(&((simd_impl *)e->impl)->prq, &e->st.umq, r);
+}
+
+static int simd_append_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
+{
+    (void)partner;
+    return append(&((simd_impl *)e->impl)->umq, &e->st.prq, m);
+}
+
+MM_ENGINE_ENTER_LEAN(simd_hit, simd_hit_post, simd_hit_arrive, 0,
+                     MM_ENTER_ONE_POOL | MM_ENTER_LATE_SEQ)
+MM_ENGINE_ENTER_LEAN(simd_append, simd_append_post, simd_append_arrive, 0,
+                     MM_ENTER_ONE_POOL | MM_ENTER_LATE_SEQ)
+
+/* Which path settles x (a receive when is_recv), searching q and queueing
+ * on own: 1 the head of q pairs with it, 0 q is empty and own has room,
+ * -1 neither (the full path). */
+MM_INLINE int fast_path(const simd_q *q, const simd_q *own, const mm_entry *x, int is_recv)
+{
+    uint32_t i = q->head;
+    if (i == q->end)
+        return own->end < own->cap ? 0 : -1;
+    const mm_key k = {x->comm, x->src, x->tag};
+    return pairs(q->elem[i], &k, is_recv) ? 1 : -1;
+}
+
+static int simd_enter_post(mm_engine *e, const mm_entry *x, mm_handle *h, uintptr_t *partner)
+{
+    simd_impl *S = e->impl;
+    int path = fast_path(&S->umq, &S->prq, x, 1);
+    if (MM_LIKELY(path > 0))
+        return simd_hit_enter_post(e, x, h, partner);
+    if (MM_LIKELY(path == 0))
+        return simd_append_enter_post(e, x, h, partner);
+    return simd_full_enter_post(e, x, h, partner);
+}
+
+static int simd_enter_arrive(mm_engine *e, const mm_entry *x, uintptr_t *partner)
+{
+    simd_impl *S = e->impl;
+    int path = fast_path(&S->prq, &S->umq, x, 0);
+    if (MM_LIKELY(path > 0))
+        return simd_hit_enter_arrive(e, x, partner);
+    if (MM_LIKELY(path == 0))
+        return simd_append_enter_arrive(e, x, partner);
+    return simd_full_enter_arrive(e, x, partner);
+}
 
 static const mm_engine_ops simd_ops = {
     .nlinks = 1, /* not a list link: holds the element's slot */
