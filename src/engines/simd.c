@@ -39,6 +39,7 @@ typedef struct simd_q {
     int32_t  *comm, *src, *tag;  /* [cap] packed keys; comm == -1: no element  */
     mm_elem **elem;              /* [cap] */
     uint32_t  head, end;         /* live slots are in [head, end)             */
+    uint32_t  kend;              /* the keys of [head, kend) are written      */
     uint32_t  holes;             /* empty slots inside [head, end)            */
     uint32_t  cap;               /* a multiple of MM_SIMD_BLOCK               */
     mm_mem   *mem;               /* the side's byte account                   */
@@ -88,13 +89,34 @@ static void q_free(simd_q *q)
     mm_mem_free(q->mem, q->elem, (size_t)q->cap * SLOT_BYTES);
 }
 
+/* Write the keys of the slots appended since the last scan, [kend, end),
+ * from their elements (a hole, whose element is gone, gets comm -1). An
+ * append writes only the element's slot, so traffic that never scans (a
+ * burst matches at the head) never writes a key; a scan writes each slot's
+ * key once. */
+static MM_NOINLINE void q_keys(simd_q *q)
+{
+    for (uint32_t i = q->kend > q->head ? q->kend : q->head; i < q->end; i++) {
+        const mm_elem *x = q->elem[i];
+        if (x) {
+            q->comm[i] = x->key.comm;
+            q->src[i] = x->key.src;
+            q->tag[i] = x->key.tag;
+        } else {
+            q->comm[i] = -1;
+        }
+    }
+    q->kend = q->end;
+}
+
 /* Copy the live slots of q, in order, to the front of to (which may be q
- * itself: slots only move down), and make the rest of to's old range empty. */
+ * itself: slots only move down), keys written. */
 static void q_compact_into(simd_q *q, simd_q *to)
 {
+    q_keys(q);
     uint32_t n = 0;
     for (uint32_t i = q->head; i < q->end; i++) {
-        if (q->comm[i] == -1)
+        if (!q->elem[i])
             continue;
         to->comm[n] = q->comm[i];
         to->src[n] = q->src[i];
@@ -103,11 +125,8 @@ static void q_compact_into(simd_q *q, simd_q *to)
         set_slot(to->elem[n], n);
         n++;
     }
-    if (to == q)
-        for (uint32_t i = n; i < q->end; i++)
-            q->comm[i] = -1, q->elem[i] = NULL;
     to->head = 0;
-    to->end = n;
+    to->end = to->kend = n;
     to->holes = 0;
 }
 
@@ -135,6 +154,15 @@ static MM_COLD int q_make_room(mm_engine *e, simd_q *q)
     return rc;
 }
 
+/* Append x to q, which has room: its key is written by the next scan
+ * (q_keys). */
+static inline void q_append(simd_q *q, mm_elem *x)
+{
+    uint32_t i = q->end++;
+    q->elem[i] = x;
+    set_slot(x, i);
+}
+
 static int q_push(mm_engine *e, simd_q *q, mm_elem *x)
 {
     if (q->end == q->cap) {
@@ -142,12 +170,7 @@ static int q_push(mm_engine *e, simd_q *q, mm_elem *x)
         if (rc != 0)
             return rc;
     }
-    uint32_t i = q->end++;
-    q->comm[i] = x->key.comm;
-    q->src[i] = x->key.src;
-    q->tag[i] = x->key.tag;
-    q->elem[i] = x;
-    set_slot(x, i);
+    q_append(q, x);
     return 0;
 }
 
@@ -162,11 +185,11 @@ static inline void q_take_head(simd_q *q)
 {
     uint32_t h = q->head + 1;
     if (MM_UNLIKELY(q->holes != 0))
-        while (h < q->end && q->comm[h] == -1)
+        while (h < q->end && !q->elem[h])
             h++, q->holes--;
     q->head = h;
     if (h == q->end)
-        q->head = q->end = 0;  /* empty: restart at slot 0 */
+        q->head = q->end = q->kend = 0;  /* empty: restart at slot 0 */
 }
 
 /* Empty slot i. */
@@ -180,15 +203,17 @@ static inline void q_remove(mm_engine *e, simd_q *q, uint32_t i)
 
 static MM_NOINLINE void q_remove_slow(mm_engine *e, simd_q *q, uint32_t i)
 {
-    q->comm[i] = -1;
+    q->comm[i] = -1; /* for a slot past kend, q_keys writes it too */
     q->elem[i] = NULL;
     q->holes++;
-    while (q->head < q->end && q->comm[q->head] == -1)
+    while (q->head < q->end && !q->elem[q->head])
         q->head++, q->holes--;
-    while (q->end > q->head && q->comm[q->end - 1] == -1)
+    while (q->end > q->head && !q->elem[q->end - 1])
         q->end--, q->holes--;
+    if (q->kend > q->end)
+        q->kend = q->end;
     if (q->head == q->end) {
-        q->head = q->end = 0;  /* empty: every slot is a hole, restart at 0 */
+        q->head = q->end = q->kend = 0;  /* empty: every slot is a hole, restart at 0 */
     } else if (q->holes >= MIN_HOLES_TO_COMPACT && q->holes > q->end - q->head - q->holes) {
         uint64_t t0 = mm_now_ns();
         q_compact_into(q, q);
@@ -210,10 +235,12 @@ static inline int pairs(const mm_elem *x, const mm_key *k, int recv_key)
  * arrays. Out of line (one copy per side), so that the head-slot check of
  * q_find, which settles a burst, keeps few registers and no stack frame
  * for the vector pattern. */
-static inline __attribute__((always_inline)) uint32_t q_scan(const simd_impl *S, const simd_q *q,
+static inline __attribute__((always_inline)) uint32_t q_scan(const simd_impl *S, simd_q *q,
                                                              uint32_t i, const mm_key *k,
                                                              int recv_key)
 {
+    if (q->kend != q->end)
+        q_keys(q);
     mm_simd_pat p = recv_key ? mm_simd_pat_recv(k) : mm_simd_pat_msg(k);
     if (!recv_key && S->no_any_tag)
         p.tag_alt = p.tag; /* no ANY_TAG receive to find: one tag compare per slot */
@@ -235,13 +262,13 @@ static inline __attribute__((always_inline)) uint32_t q_scan(const simd_impl *S,
     return MM_SIMD_NONE;
 }
 
-static MM_NOINLINE uint32_t q_scan_recv(const simd_impl *S, const simd_q *q, uint32_t i,
+static MM_NOINLINE uint32_t q_scan_recv(const simd_impl *S, simd_q *q, uint32_t i,
                                         const mm_key *k)
 {
     return q_scan(S, q, i, k, 1);
 }
 
-static MM_NOINLINE uint32_t q_scan_msg(const simd_impl *S, const simd_q *q, uint32_t i,
+static MM_NOINLINE uint32_t q_scan_msg(const simd_impl *S, simd_q *q, uint32_t i,
                                        const mm_key *k)
 {
     return q_scan(S, q, i, k, 0);
@@ -257,7 +284,7 @@ static MM_NOINLINE uint32_t q_scan_msg(const simd_impl *S, const simd_q *q, uint
  * the CPU cannot forward (a store-forwarding stall on every search). The
  * head is never a hole (q_remove moves the head past holes), so it has an
  * element. */
-static inline __attribute__((always_inline)) uint32_t q_find(const simd_impl *S, const simd_q *q,
+static inline __attribute__((always_inline)) uint32_t q_find(const simd_impl *S, simd_q *q,
                                                              const mm_key *k, int recv_key,
                                                              uint64_t *depth)
 {
@@ -399,12 +426,7 @@ MM_INLINE int append(simd_q *own, mm_qstats *st, mm_elem *x)
         mm_stat_search(st, 0, 0);
         return MM_ENOMEM;
     }
-    uint32_t i = own->end++;
-    own->comm[i] = x->key.comm;
-    own->src[i] = x->key.src;
-    own->tag[i] = x->key.tag;
-    own->elem[i] = x;
-    set_slot(x, i);
+    q_append(own, x);
     mm_stat_search(st, 0, 0);
     return MM_QUEUED;
 }
