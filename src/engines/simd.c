@@ -15,13 +15,18 @@
  * keys per instruction. The scanner's hit is verified against the element
  * with mm_match before it is used.
  *
- * Removing from the middle leaves a hole (comm = -1, which no search
- * matches); holes at either end are trimmed at once, and when holes outnumber
- * live slots the queue is compacted in place, keeping order. Appending to a
- * full array compacts it if that frees half of it, else moves it to one twice
- * the size: both are amortised O(1) per operation. An element remembers its
- * slot (in its link area: this engine threads no lists) so a cancel or a
- * match finds it in O(1) and compaction updates it. */
+ * An append writes the slot's element only; the next scan writes the keys
+ * of the slots appended since the last one (q_keys), so traffic whose
+ * partner is always the head (a burst) never writes a key.
+ *
+ * Removing from the middle leaves a hole (no element, and comm = -1, which
+ * no search matches); taking the head only moves the head. Holes at either
+ * end are trimmed at once, and when holes outnumber live slots the queue is
+ * compacted in place, keeping order. Appending to a full array compacts it
+ * if that frees half of it, else doubles the arrays one at a time: both are
+ * amortised O(1) per operation. An element remembers its slot (in its link
+ * area: this engine threads no lists) so a cancel or a match finds it in
+ * O(1) and compaction updates it. */
 #include <string.h>
 #include "engine.h"
 #include "enter.h"
@@ -42,6 +47,7 @@ typedef struct simd_q {
     uint32_t  kend;              /* the keys of [head, kend) are written      */
     uint32_t  holes;             /* empty slots inside [head, end)            */
     uint32_t  cap;               /* a multiple of MM_SIMD_BLOCK               */
+    uint32_t  grown;             /* arrays (q_array order) already of 2 * cap  */
     mm_mem   *mem;               /* the side's byte account                   */
 } simd_q;
 
@@ -53,8 +59,6 @@ typedef struct simd_impl {
     int                no_any_tag; /* MM_HINT_NO_ANY_TAG: no queued receive has ANY_TAG */
 } simd_impl;
 
-/* Bytes of one slot across the four arrays. */
-enum { SLOT_BYTES = MM_SIMD_KEY_WORDS * sizeof(int32_t) + sizeof(mm_elem *) };
 
 static inline void set_slot(mm_elem *x, uint32_t i)
 {
@@ -68,25 +72,64 @@ static inline uint32_t slot_of(const mm_elem *x)
     return i;
 }
 
-/* Arrays for cap slots in one block: element pointers first (8-byte
- * aligned), then the three key arrays. Every slot starts empty. */
+/* The four arrays, each allocated on its own (so that growth holds the old
+ * arrays and one new one at a time: q_grow), in growth order: array a of
+ * q, and the bytes of one of its slots. */
+enum { NARRAYS = 4 };
+
+static void **q_array(simd_q *q, int a, size_t *item)
+{
+    *item = a == 0 ? sizeof(mm_elem *) : sizeof(int32_t);
+    return a == 0 ? (void **)&q->elem : a == 1 ? (void **)&q->comm
+         : a == 2 ? (void **)&q->src : (void **)&q->tag;
+}
+
+/* Empty arrays of cap slots (the keys of no slot are written). */
 static int q_alloc(simd_q *q, uint32_t cap)
 {
-    char *b = mm_mem_calloc(q->mem, cap, SLOT_BYTES);
-    if (!b)
-        return MM_ENOMEM;
-    q->elem = (mm_elem **)(void *)b;
-    q->comm = (int32_t *)(void *)(b + (size_t)cap * sizeof(mm_elem *));
-    q->src = q->comm + cap;
-    q->tag = q->src + cap;
     q->cap = cap;
-    memset(q->comm, 0xff, (size_t)cap * sizeof(int32_t)); /* -1: empty */
+    q->grown = 0;
+    for (int a = 0; a < NARRAYS; a++) {
+        size_t item;
+        void **p = q_array(q, a, &item);
+        *p = mm_mem_calloc(q->mem, cap, item);
+        if (!*p)
+            return MM_ENOMEM; /* the caller frees the others (q_free) */
+    }
     return 0;
 }
 
 static void q_free(simd_q *q)
 {
-    mm_mem_free(q->mem, q->elem, (size_t)q->cap * SLOT_BYTES);
+    for (int a = 0; a < NARRAYS; a++) {
+        size_t item;
+        void **p = q_array(q, a, &item);
+        if (*p)
+            mm_mem_free(q->mem, *p, (size_t)(a < (int)q->grown ? 2 : 1) * q->cap * item);
+    }
+}
+
+/* Double every array, keeping each slot where it is: one array at a time is
+ * allocated, copied and freed, so the side holds its arrays and one new
+ * array at the most (16 bytes a slot less than a new set of all four). When
+ * an allocation fails, the arrays already doubled stay so (q->grown) and the
+ * next call goes on from there. */
+static int q_grow(simd_q *q)
+{
+    for (int a = (int)q->grown; a < NARRAYS; a++) {
+        size_t item;
+        void **p = q_array(q, a, &item);
+        char *b = mm_mem_calloc(q->mem, 2 * (size_t)q->cap, item);
+        if (!b)
+            return MM_ENOMEM;
+        memcpy(b + q->head * item, (char *)*p + q->head * item, (size_t)(q->end - q->head) * item);
+        mm_mem_free(q->mem, *p, q->cap * item);
+        *p = b;
+        q->grown = (uint32_t)a + 1;
+    }
+    q->cap *= 2;
+    q->grown = 0;
+    return 0;
 }
 
 /* Write the keys of the slots appended since the last scan, [kend, end),
@@ -109,25 +152,25 @@ static MM_NOINLINE void q_keys(simd_q *q)
     q->kend = q->end;
 }
 
-/* Copy the live slots of q, in order, to the front of to (which may be q
- * itself: slots only move down), keys written. */
-static void q_compact_into(simd_q *q, simd_q *to)
+/* Move the live slots of q, in order, to the front (slots only move down),
+ * keys written. */
+static void q_compact(simd_q *q)
 {
     q_keys(q);
     uint32_t n = 0;
     for (uint32_t i = q->head; i < q->end; i++) {
         if (!q->elem[i])
             continue;
-        to->comm[n] = q->comm[i];
-        to->src[n] = q->src[i];
-        to->tag[n] = q->tag[i];
-        to->elem[n] = q->elem[i];
-        set_slot(to->elem[n], n);
+        q->comm[n] = q->comm[i];
+        q->src[n] = q->src[i];
+        q->tag[n] = q->tag[i];
+        q->elem[n] = q->elem[i];
+        set_slot(q->elem[n], n);
         n++;
     }
-    to->head = 0;
-    to->end = to->kend = n;
-    to->holes = 0;
+    q->head = 0;
+    q->end = q->kend = n;
+    q->holes = 0;
 }
 
 /* Room for one more slot at the end: compact, or double. Timed as
@@ -137,19 +180,12 @@ static MM_COLD int q_make_room(mm_engine *e, simd_q *q)
     uint64_t t0 = mm_now_ns();
     uint32_t live = q->end - q->head - q->holes;
     int rc = 0;
-    if ((uint64_t)live * 2 <= q->cap) {
-        q_compact_into(q, q);
-    } else if (q->cap > UINT32_MAX / 2 - MM_SIMD_BLOCK) {
+    if ((uint64_t)live * 2 <= q->cap)
+        q_compact(q);
+    else if (q->cap > UINT32_MAX / 2 - MM_SIMD_BLOCK)
         rc = MM_ENOMEM;
-    } else {
-        simd_q bigger = *q;
-        rc = q_alloc(&bigger, 2 * q->cap);
-        if (rc == 0) {
-            q_compact_into(q, &bigger);
-            q_free(q);
-            *q = bigger;
-        }
-    }
+    else
+        rc = q_grow(q);
     mm_overhead_add(e, &e->st.overhead.alloc_ns, t0);
     return rc;
 }
@@ -216,7 +252,7 @@ static MM_NOINLINE void q_remove_slow(mm_engine *e, simd_q *q, uint32_t i)
         q->head = q->end = q->kend = 0;  /* empty: every slot is a hole, restart at 0 */
     } else if (q->holes >= MIN_HOLES_TO_COMPACT && q->holes > q->end - q->head - q->holes) {
         uint64_t t0 = mm_now_ns();
-        q_compact_into(q, q);
+        q_compact(q);
         mm_overhead_add(e, &e->st.overhead.alloc_ns, t0);
     }
 }
@@ -278,12 +314,10 @@ static MM_NOINLINE uint32_t q_scan_msg(const simd_impl *S, simd_q *q, uint32_t i
  * MM_SIMD_NONE; *depth = the slots the search passed, holes included: they
  * were compared. The caller counts the search (mm_stat_search).
  *
- * The head slot is checked first, with scalar loads: in order-preserving
- * traffic (a burst) the partner is the head, and a vector load there would
- * overlap the hole marker the previous match stored just before it, which
- * the CPU cannot forward (a store-forwarding stall on every search). The
- * head is never a hole (q_remove moves the head past holes), so it has an
- * element. */
+ * The head slot is checked first, through its element: in order-preserving
+ * traffic (a burst) the partner is the head, and its key may not be written
+ * yet (q_keys). The head is never a hole (q_remove moves the head past
+ * holes), so it has an element. */
 static inline __attribute__((always_inline)) uint32_t q_find(const simd_impl *S, simd_q *q,
                                                              const mm_key *k, int recv_key,
                                                              uint64_t *depth)

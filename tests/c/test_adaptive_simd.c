@@ -574,6 +574,14 @@ static void simd_bytes_per_element(void)
     st = stats(e);
     CHECK_EQ(st.prq.bytes, 1000 * 64 + 1024 * (MM_SIMD_KEY_WORDS * 4 + 8));
     CHECK_EQ(st.umq.bytes, 64 * 20);
+    /* the 1025th doubles the arrays one at a time: at the most the old
+     * arrays (20 bytes a slot) and the new ones but the last (4 bytes a slot
+     * old, 8 new): 44 bytes a slot of the old size, not 20 + 40 */
+    for (uint32_t i = 1000; i < 1025; i++)
+        CHECK_EQ(post(e, 0, 2, (int32_t)i, i, NULL), MM_QUEUED);
+    st = stats(e);
+    CHECK_EQ(st.prq.bytes, 1025 * 64 + 2048 * 20);
+    CHECK(st.prq.peak_bytes <= 1025 * 64 + 1024 * 44);
     mm_destroy(e);
     const char *bad[] = {"isa=4"};
     mm_config cfg = {.nprocs = 4, .params = bad, .nparams = 1};
