@@ -15,13 +15,18 @@
  * keys per instruction. The scanner's hit is verified against the element
  * with mm_match before it is used.
  *
- * Removing from the middle leaves a hole (comm = -1, which no search
- * matches); holes at either end are trimmed at once, and when holes outnumber
- * live slots the queue is compacted in place, keeping order. Appending to a
- * full array compacts it if that frees half of it, else moves it to one twice
- * the size: both are amortised O(1) per operation. An element remembers its
- * slot (in its link area: this engine threads no lists) so a cancel or a
- * match finds it in O(1) and compaction updates it. */
+ * An append writes the slot's element only; the next scan writes the keys
+ * of the slots appended since the last one (q_keys), so traffic whose
+ * partner is always the head (a burst) never writes a key.
+ *
+ * Removing from the middle leaves a hole (no element, and comm = -1, which
+ * no search matches); taking the head only moves the head. Holes at either
+ * end are trimmed at once, and when holes outnumber live slots the queue is
+ * compacted in place, keeping order. Appending to a full array compacts it
+ * if that frees half of it, else doubles the arrays one at a time: both are
+ * amortised O(1) per operation. An element remembers its slot (in its link
+ * area: this engine threads no lists) so a cancel or a match finds it in
+ * O(1) and compaction updates it. */
 #include <string.h>
 #include "engine.h"
 #include "enter.h"
@@ -39,8 +44,10 @@ typedef struct simd_q {
     int32_t  *comm, *src, *tag;  /* [cap] packed keys; comm == -1: no element  */
     mm_elem **elem;              /* [cap] */
     uint32_t  head, end;         /* live slots are in [head, end)             */
+    uint32_t  kend;              /* the keys of [head, kend) are written      */
     uint32_t  holes;             /* empty slots inside [head, end)            */
     uint32_t  cap;               /* a multiple of MM_SIMD_BLOCK               */
+    uint32_t  grown;             /* arrays (q_array order) already of 2 * cap  */
     mm_mem   *mem;               /* the side's byte account                   */
 } simd_q;
 
@@ -52,8 +59,6 @@ typedef struct simd_impl {
     int                no_any_tag; /* MM_HINT_NO_ANY_TAG: no queued receive has ANY_TAG */
 } simd_impl;
 
-/* Bytes of one slot across the four arrays. */
-enum { SLOT_BYTES = MM_SIMD_KEY_WORDS * sizeof(int32_t) + sizeof(mm_elem *) };
 
 static inline void set_slot(mm_elem *x, uint32_t i)
 {
@@ -67,48 +72,105 @@ static inline uint32_t slot_of(const mm_elem *x)
     return i;
 }
 
-/* Arrays for cap slots in one block: element pointers first (8-byte
- * aligned), then the three key arrays. Every slot starts empty. */
+/* The four arrays, each allocated on its own (so that growth holds the old
+ * arrays and one new one at a time: q_grow), in growth order: array a of
+ * q, and the bytes of one of its slots. */
+enum { NARRAYS = 4 };
+
+static void **q_array(simd_q *q, int a, size_t *item)
+{
+    *item = a == 0 ? sizeof(mm_elem *) : sizeof(int32_t);
+    return a == 0 ? (void **)&q->elem : a == 1 ? (void **)&q->comm
+         : a == 2 ? (void **)&q->src : (void **)&q->tag;
+}
+
+/* Empty arrays of cap slots (the keys of no slot are written). */
 static int q_alloc(simd_q *q, uint32_t cap)
 {
-    char *b = mm_mem_calloc(q->mem, cap, SLOT_BYTES);
-    if (!b)
-        return MM_ENOMEM;
-    q->elem = (mm_elem **)(void *)b;
-    q->comm = (int32_t *)(void *)(b + (size_t)cap * sizeof(mm_elem *));
-    q->src = q->comm + cap;
-    q->tag = q->src + cap;
     q->cap = cap;
-    memset(q->comm, 0xff, (size_t)cap * sizeof(int32_t)); /* -1: empty */
+    q->grown = 0;
+    for (int a = 0; a < NARRAYS; a++) {
+        size_t item;
+        void **p = q_array(q, a, &item);
+        *p = mm_mem_calloc(q->mem, cap, item);
+        if (!*p)
+            return MM_ENOMEM; /* the caller frees the others (q_free) */
+    }
     return 0;
 }
 
 static void q_free(simd_q *q)
 {
-    mm_mem_free(q->mem, q->elem, (size_t)q->cap * SLOT_BYTES);
+    for (int a = 0; a < NARRAYS; a++) {
+        size_t item;
+        void **p = q_array(q, a, &item);
+        if (*p)
+            mm_mem_free(q->mem, *p, (size_t)(a < (int)q->grown ? 2 : 1) * q->cap * item);
+    }
 }
 
-/* Copy the live slots of q, in order, to the front of to (which may be q
- * itself: slots only move down), and make the rest of to's old range empty. */
-static void q_compact_into(simd_q *q, simd_q *to)
+/* Double every array, keeping each slot where it is: one array at a time is
+ * allocated, copied and freed, so the side holds its arrays and one new
+ * array at the most (16 bytes a slot less than a new set of all four). When
+ * an allocation fails, the arrays already doubled stay so (q->grown) and the
+ * next call goes on from there. */
+static int q_grow(simd_q *q)
 {
+    for (int a = (int)q->grown; a < NARRAYS; a++) {
+        size_t item;
+        void **p = q_array(q, a, &item);
+        char *b = mm_mem_calloc(q->mem, 2 * (size_t)q->cap, item);
+        if (!b)
+            return MM_ENOMEM;
+        memcpy(b + q->head * item, (char *)*p + q->head * item, (size_t)(q->end - q->head) * item);
+        mm_mem_free(q->mem, *p, q->cap * item);
+        *p = b;
+        q->grown = (uint32_t)a + 1;
+    }
+    q->cap *= 2;
+    q->grown = 0;
+    return 0;
+}
+
+/* Write the keys of the slots appended since the last scan, [kend, end),
+ * from their elements (a hole, whose element is gone, gets comm -1). An
+ * append writes only the element's slot, so traffic that never scans (a
+ * burst matches at the head) never writes a key; a scan writes each slot's
+ * key once. */
+static MM_NOINLINE void q_keys(simd_q *q)
+{
+    for (uint32_t i = q->kend > q->head ? q->kend : q->head; i < q->end; i++) {
+        const mm_elem *x = q->elem[i];
+        if (x) {
+            q->comm[i] = x->key.comm;
+            q->src[i] = x->key.src;
+            q->tag[i] = x->key.tag;
+        } else {
+            q->comm[i] = -1;
+        }
+    }
+    q->kend = q->end;
+}
+
+/* Move the live slots of q, in order, to the front (slots only move down),
+ * keys written. */
+static void q_compact(simd_q *q)
+{
+    q_keys(q);
     uint32_t n = 0;
     for (uint32_t i = q->head; i < q->end; i++) {
-        if (q->comm[i] == -1)
+        if (!q->elem[i])
             continue;
-        to->comm[n] = q->comm[i];
-        to->src[n] = q->src[i];
-        to->tag[n] = q->tag[i];
-        to->elem[n] = q->elem[i];
-        set_slot(to->elem[n], n);
+        q->comm[n] = q->comm[i];
+        q->src[n] = q->src[i];
+        q->tag[n] = q->tag[i];
+        q->elem[n] = q->elem[i];
+        set_slot(q->elem[n], n);
         n++;
     }
-    if (to == q)
-        for (uint32_t i = n; i < q->end; i++)
-            q->comm[i] = -1, q->elem[i] = NULL;
-    to->head = 0;
-    to->end = n;
-    to->holes = 0;
+    q->head = 0;
+    q->end = q->kend = n;
+    q->holes = 0;
 }
 
 /* Room for one more slot at the end: compact, or double. Timed as
@@ -118,21 +180,23 @@ static MM_COLD int q_make_room(mm_engine *e, simd_q *q)
     uint64_t t0 = mm_now_ns();
     uint32_t live = q->end - q->head - q->holes;
     int rc = 0;
-    if ((uint64_t)live * 2 <= q->cap) {
-        q_compact_into(q, q);
-    } else if (q->cap > UINT32_MAX / 2 - MM_SIMD_BLOCK) {
+    if ((uint64_t)live * 2 <= q->cap)
+        q_compact(q);
+    else if (q->cap > UINT32_MAX / 2 - MM_SIMD_BLOCK)
         rc = MM_ENOMEM;
-    } else {
-        simd_q bigger = *q;
-        rc = q_alloc(&bigger, 2 * q->cap);
-        if (rc == 0) {
-            q_compact_into(q, &bigger);
-            q_free(q);
-            *q = bigger;
-        }
-    }
+    else
+        rc = q_grow(q);
     mm_overhead_add(e, &e->st.overhead.alloc_ns, t0);
     return rc;
+}
+
+/* Append x to q, which has room: its key is written by the next scan
+ * (q_keys). */
+static inline void q_append(simd_q *q, mm_elem *x)
+{
+    uint32_t i = q->end++;
+    q->elem[i] = x;
+    set_slot(x, i);
 }
 
 static int q_push(mm_engine *e, simd_q *q, mm_elem *x)
@@ -142,49 +206,53 @@ static int q_push(mm_engine *e, simd_q *q, mm_elem *x)
         if (rc != 0)
             return rc;
     }
-    uint32_t i = q->end++;
-    q->comm[i] = x->key.comm;
-    q->src[i] = x->key.src;
-    q->tag[i] = x->key.tag;
-    q->elem[i] = x;
-    set_slot(x, i);
+    q_append(q, x);
     return 0;
 }
 
 static MM_NOINLINE void q_remove_slow(mm_engine *e, simd_q *q, uint32_t i);
 
-/* Empty slot i. Taking the head (order-preserving traffic) only moves the
- * head past it and any holes behind it. */
-static inline void q_remove(mm_engine *e, simd_q *q, uint32_t i)
+/* Take the head slot (order-preserving traffic): move the head past it,
+ * and past the holes behind it if there are any. The slot itself is left as
+ * it is: slots below the head are never read (a scan masks the lanes below
+ * its start), so it needs no hole marker; and a vector load of the next
+ * search does not overlap a store of this one (no store-forwarding stall). */
+static inline void q_take_head(simd_q *q)
 {
-    if (i != q->head) {
-        q_remove_slow(e, q, i);
-        return;
-    }
-    q->comm[i] = -1;
-    q->elem[i] = NULL;
-    uint32_t h = i + 1;
-    while (h < q->end && q->comm[h] == -1)
-        h++, q->holes--;
+    uint32_t h = q->head + 1;
+    if (MM_UNLIKELY(q->holes != 0))
+        while (h < q->end && !q->elem[h])
+            h++, q->holes--;
     q->head = h;
     if (h == q->end)
-        q->head = q->end = 0;  /* empty: every slot is a hole, restart at 0 */
+        q->head = q->end = q->kend = 0;  /* empty: restart at slot 0 */
+}
+
+/* Empty slot i. */
+static inline void q_remove(mm_engine *e, simd_q *q, uint32_t i)
+{
+    if (i != q->head)
+        q_remove_slow(e, q, i);
+    else
+        q_take_head(q);
 }
 
 static MM_NOINLINE void q_remove_slow(mm_engine *e, simd_q *q, uint32_t i)
 {
-    q->comm[i] = -1;
+    q->comm[i] = -1; /* for a slot past kend, q_keys writes it too */
     q->elem[i] = NULL;
     q->holes++;
-    while (q->head < q->end && q->comm[q->head] == -1)
+    while (q->head < q->end && !q->elem[q->head])
         q->head++, q->holes--;
-    while (q->end > q->head && q->comm[q->end - 1] == -1)
+    while (q->end > q->head && !q->elem[q->end - 1])
         q->end--, q->holes--;
+    if (q->kend > q->end)
+        q->kend = q->end;
     if (q->head == q->end) {
-        q->head = q->end = 0;  /* empty: every slot is a hole, restart at 0 */
+        q->head = q->end = q->kend = 0;  /* empty: every slot is a hole, restart at 0 */
     } else if (q->holes >= MIN_HOLES_TO_COMPACT && q->holes > q->end - q->head - q->holes) {
         uint64_t t0 = mm_now_ns();
-        q_compact_into(q, q);
+        q_compact(q);
         mm_overhead_add(e, &e->st.overhead.alloc_ns, t0);
     }
 }
@@ -203,10 +271,12 @@ static inline int pairs(const mm_elem *x, const mm_key *k, int recv_key)
  * arrays. Out of line (one copy per side), so that the head-slot check of
  * q_find, which settles a burst, keeps few registers and no stack frame
  * for the vector pattern. */
-static inline __attribute__((always_inline)) uint32_t q_scan(const simd_impl *S, const simd_q *q,
+static inline __attribute__((always_inline)) uint32_t q_scan(const simd_impl *S, simd_q *q,
                                                              uint32_t i, const mm_key *k,
                                                              int recv_key)
 {
+    if (q->kend != q->end)
+        q_keys(q);
     mm_simd_pat p = recv_key ? mm_simd_pat_recv(k) : mm_simd_pat_msg(k);
     if (!recv_key && S->no_any_tag)
         p.tag_alt = p.tag; /* no ANY_TAG receive to find: one tag compare per slot */
@@ -228,13 +298,13 @@ static inline __attribute__((always_inline)) uint32_t q_scan(const simd_impl *S,
     return MM_SIMD_NONE;
 }
 
-static MM_NOINLINE uint32_t q_scan_recv(const simd_impl *S, const simd_q *q, uint32_t i,
+static MM_NOINLINE uint32_t q_scan_recv(const simd_impl *S, simd_q *q, uint32_t i,
                                         const mm_key *k)
 {
     return q_scan(S, q, i, k, 1);
 }
 
-static MM_NOINLINE uint32_t q_scan_msg(const simd_impl *S, const simd_q *q, uint32_t i,
+static MM_NOINLINE uint32_t q_scan_msg(const simd_impl *S, simd_q *q, uint32_t i,
                                        const mm_key *k)
 {
     return q_scan(S, q, i, k, 0);
@@ -244,13 +314,11 @@ static MM_NOINLINE uint32_t q_scan_msg(const simd_impl *S, const simd_q *q, uint
  * MM_SIMD_NONE; *depth = the slots the search passed, holes included: they
  * were compared. The caller counts the search (mm_stat_search).
  *
- * The head slot is checked first, with scalar loads: in order-preserving
- * traffic (a burst) the partner is the head, and a vector load there would
- * overlap the hole marker the previous match stored just before it, which
- * the CPU cannot forward (a store-forwarding stall on every search). The
- * head is never a hole (q_remove moves the head past holes), so it has an
- * element. */
-static inline __attribute__((always_inline)) uint32_t q_find(const simd_impl *S, const simd_q *q,
+ * The head slot is checked first, through its element: in order-preserving
+ * traffic (a burst) the partner is the head, and its key may not be written
+ * yet (q_keys). The head is never a hole (q_remove moves the head past
+ * holes), so it has an element. */
+static inline __attribute__((always_inline)) uint32_t q_find(const simd_impl *S, simd_q *q,
                                                              const mm_key *k, int recv_key,
                                                              uint64_t *depth)
 {
@@ -364,7 +432,101 @@ static void simd_cancel(mm_engine *e, mm_elem *r)
  * queue cannot grow, and then leave every statistic as it was but the
  * search's count, which the API takes back (search_or_queue). One pool
  * (nlinks_recv 0); slots keep the order, so no search reads a seq. */
-MM_ENGINE_ENTER_LEAN(simd, simd_post, simd_arrive, 0, MM_ENTER_ONE_POOL | MM_ENTER_LATE_SEQ)
+static MM_NOINLINE int simd_full_enter_post(mm_engine *e, const mm_entry *x, mm_handle *h,
+                                            uintptr_t *partner);
+static MM_NOINLINE int simd_full_enter_arrive(mm_engine *e, const mm_entry *x, uintptr_t *partner);
+MM_ENGINE_ENTER_LEAN(simd_full, simd_post, simd_arrive, 0, MM_ENTER_ONE_POOL | MM_ENTER_LATE_SEQ)
+
+/* The calls that need neither a scan nor growth, each with an entry of its
+ * own: the other side's head pairs with the new element (depth 1, a hit),
+ * or the other side is empty and the own side has room (depth 0, a miss,
+ * appended). The entries below check which applies, with scalar loads of
+ * the head slot (the head is never a hole, so it has an element), before
+ * the API's copy of the entry into the element, which changes neither side;
+ * any other call takes the full path above, a tail call away. So these
+ * paths have no call in them and save (almost) no registers. The statistics
+ * and the slots end as search_or_queue leaves them. */
+MM_INLINE int take_head(simd_q *q, mm_qstats *st, mm_elem **partner)
+{
+    mm_stat_search(st, 1, 1);
+    *partner = q->elem[q->head];
+    q_take_head(q);
+    return MM_MATCHED;
+}
+
+MM_INLINE int append(simd_q *own, mm_qstats *st, mm_elem *x)
+{
+    if (MM_UNLIKELY(!mm_may_queue(x))) {
+        mm_stat_search(st, 0, 0);
+        return MM_ENOMEM;
+    }
+    q_append(own, x);
+    mm_stat_search(st, 0, 0);
+    return MM_QUEUED;
+}
+
+static int simd_hit_post(mm_engine *e, mm_elem *r, mm_elem **partner)
+{
+    (void)r;
+    return take_head(&((simd_impl *)e->impl)->umq, &e->st.umq, partner);
+}
+
+static int simd_hit_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
+{
+    (void)m;
+    return take_head(&((simd_impl *)e->impl)->prq, &e->st.prq, partner);
+}
+
+static int simd_append_post(mm_engine *e, mm_elem *r, mm_elem **partner)
+{
+    (void)partner;
+    return append(&((simd_impl *)e->impl)->prq, &e->st.umq, r);
+}
+
+static int simd_append_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
+{
+    (void)partner;
+    return append(&((simd_impl *)e->impl)->umq, &e->st.prq, m);
+}
+
+MM_ENGINE_ENTER_LEAN(simd_hit, simd_hit_post, simd_hit_arrive, 0,
+                     MM_ENTER_ONE_POOL | MM_ENTER_LATE_SEQ)
+MM_ENGINE_ENTER_LEAN(simd_append, simd_append_post, simd_append_arrive, 0,
+                     MM_ENTER_ONE_POOL | MM_ENTER_LATE_SEQ)
+
+/* Which path settles x (a receive when is_recv), searching q and queueing
+ * on own: 1 the head of q pairs with it, 0 q is empty and own has room,
+ * -1 neither (the full path). */
+MM_INLINE int fast_path(const simd_q *q, const simd_q *own, const mm_entry *x, int is_recv)
+{
+    uint32_t i = q->head;
+    if (i == q->end)
+        return own->end < own->cap ? 0 : -1;
+    const mm_key k = {x->comm, x->src, x->tag};
+    return pairs(q->elem[i], &k, is_recv) ? 1 : -1;
+}
+
+static int simd_enter_post(mm_engine *e, const mm_entry *x, mm_handle *h, uintptr_t *partner)
+{
+    simd_impl *S = e->impl;
+    int path = fast_path(&S->umq, &S->prq, x, 1);
+    if (MM_LIKELY(path > 0))
+        return simd_hit_enter_post(e, x, h, partner);
+    if (MM_LIKELY(path == 0))
+        return simd_append_enter_post(e, x, h, partner);
+    return simd_full_enter_post(e, x, h, partner);
+}
+
+static int simd_enter_arrive(mm_engine *e, const mm_entry *x, uintptr_t *partner)
+{
+    simd_impl *S = e->impl;
+    int path = fast_path(&S->prq, &S->umq, x, 0);
+    if (MM_LIKELY(path > 0))
+        return simd_hit_enter_arrive(e, x, partner);
+    if (MM_LIKELY(path == 0))
+        return simd_append_enter_arrive(e, x, partner);
+    return simd_full_enter_arrive(e, x, partner);
+}
 
 static const mm_engine_ops simd_ops = {
     .nlinks = 1, /* not a list link: holds the element's slot */

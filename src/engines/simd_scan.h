@@ -2,11 +2,13 @@
  * several keys compared per instruction (the `simd` engine's inner loop).
  *
  * A queue keeps its keys as three parallel int32 arrays (structure of
- * arrays): comm[i], src[i], tag[i]. A slot that holds no live element has
- * comm[i] == -1, which no search matches (communicators are >= 0); the
- * arrays are allocated in whole blocks of MM_SIMD_BLOCK slots and every slot
- * past the last element is such a hole, so a scanner may read whole vectors
- * up to the next block boundary without a scalar tail.
+ * arrays): comm[i], src[i], tag[i]. A slot inside the searched range that
+ * holds no live element has comm[i] == -1, which no search matches
+ * (communicators are >= 0). The arrays are allocated in whole blocks of
+ * MM_SIMD_BLOCK slots, so a scanner may read whole vectors from the block
+ * of `from` to the block of `to - 1` without a scalar head or tail: the
+ * lanes outside [from, to) may hold anything (old keys), and a scanner
+ * never answers one of them.
  *
  * One pattern serves both directions and every wildcard: slot i matches iff
  *     comm[i] == comm

@@ -474,6 +474,50 @@ static void simd_isas_agree_with_list(void)
         mm_destroy(e[k]);
 }
 
+/* An append writes only the slot's element; the next scan writes the keys
+ * of the slots appended since the last one (simd.c, q_keys). Holes made
+ * before that (a cancel in the middle, a cancel of the last slot, which
+ * trims the end below the written keys) and a head that has moved past the
+ * written keys must not show as keys, under every ISA the CPU has. */
+static void simd_keys_written_by_the_scan(void)
+{
+    static const char *const isa_param[] = {"isa=1", "isa=2", "isa=3"};
+    for (int isa = MM_ISA_SCALAR; isa <= MM_ISA_AVX512; isa++) {
+        if (!mm_simd_isa_available(isa))
+            continue;
+        mm_engine *e = make("simd", 4, &isa_param[isa - MM_ISA_SCALAR], 1);
+        static mm_handle h[200];
+        for (uint32_t i = 0; i < 100; i++)  /* tags 0..99, no key written yet */
+            CHECK_EQ(post(e, 0, 1, (int32_t)i, i, &h[i]), MM_QUEUED);
+        CHECK_EQ(mm_cancel(e, h[99]), MM_MATCHED);  /* the end moves back */
+        CHECK_EQ(mm_cancel(e, h[50]), MM_MATCHED);  /* a hole without a key */
+        CHECK_EQ(arrive(e, 0, 1, 98, 1000), MM_MATCHED);  /* a scan: keys 0..98 */
+        CHECK_EQ(got, 98);
+        for (uint32_t i = 100; i < 110; i++)  /* slots 98.. again, past the keys */
+            CHECK_EQ(post(e, 0, 1, (int32_t)i, i, &h[i]), MM_QUEUED);
+        CHECK_EQ(arrive(e, 0, 1, 99, 1001), MM_QUEUED);   /* cancelled, not a key */
+        CHECK_EQ(arrive(e, 0, 1, 50, 1002), MM_QUEUED);
+        for (uint32_t i = 0; i < 60; i++)  /* the head passes holes and keys */
+            if (i != 50) {
+                CHECK_EQ(arrive(e, 0, 1, (int32_t)i, 2000 + i), MM_MATCHED);
+                CHECK_EQ(got, i);
+            }
+        CHECK_EQ(arrive(e, 0, 1, 100, 1006), MM_MATCHED);  /* slot 98, a new key */
+        CHECK_EQ(got, 100);
+        CHECK_EQ(arrive(e, 0, 1, 105, 1003), MM_MATCHED);  /* a scan past the keys */
+        CHECK_EQ(got, 105);
+        CHECK_EQ(mm_cancel(e, h[109]), MM_MATCHED);
+        CHECK_EQ(arrive(e, 0, 1, 109, 1004), MM_QUEUED);
+        CHECK_EQ(post(e, 0, 1, 7, 110, &h[110]), MM_QUEUED);  /* tag 7 again, last */
+        CHECK_EQ(arrive(e, 0, 1, 7, 1005), MM_MATCHED);
+        CHECK_EQ(got, 110);
+        mm_stats st = stats(e);
+        CHECK_EQ(st.prq.length, 38 + 7);  /* 60..97, and 101..108 but 105 */
+        CHECK_EQ(st.umq.length, 3);       /* tags 99, 50, 109 */
+        mm_destroy(e);
+    }
+}
+
 /* Cancels in random order leave holes; compaction keeps the array near the
  * live count, and the survivors still match in posting order. */
 static void simd_compaction_under_cancels(void)
@@ -530,6 +574,14 @@ static void simd_bytes_per_element(void)
     st = stats(e);
     CHECK_EQ(st.prq.bytes, 1000 * 64 + 1024 * (MM_SIMD_KEY_WORDS * 4 + 8));
     CHECK_EQ(st.umq.bytes, 64 * 20);
+    /* the 1025th doubles the arrays one at a time: at the most the old
+     * arrays (20 bytes a slot) and the new ones but the last (4 bytes a slot
+     * old, 8 new): 44 bytes a slot of the old size, not 20 + 40 */
+    for (uint32_t i = 1000; i < 1025; i++)
+        CHECK_EQ(post(e, 0, 2, (int32_t)i, i, NULL), MM_QUEUED);
+    st = stats(e);
+    CHECK_EQ(st.prq.bytes, 1025 * 64 + 2048 * 20);
+    CHECK(st.prq.peak_bytes <= 1025 * 64 + 1024 * 44);
     mm_destroy(e);
     const char *bad[] = {"isa=4"};
     mm_config cfg = {.nprocs = 4, .params = bad, .nparams = 1};
@@ -552,6 +604,7 @@ int main(void)
     simd_scanners_agree();
     simd_isas_agree_with_list();
     simd_compaction_under_cancels();
+    simd_keys_written_by_the_scan();
     simd_bytes_per_element();
     return check_report("test_adaptive_simd");
 }
