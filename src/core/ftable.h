@@ -229,6 +229,27 @@ MM_INLINE mm_fslot *mm_ftable_lookup_t(const mm_ftable *t, const mm_key *k, uint
     }
 }
 
+/* mm_ftable_home_t's answer for a key that is neither in its home slot nor
+ * absent from a table whose home slot is empty: the rest of the probe run
+ * must be looked at (mm_ftable_lookup_t). Never a slot's address. */
+#define MM_FTABLE_FAR ((mm_fslot *)1)
+
+/* The first step of mm_ftable_lookup_t alone: key k's slot if it is k's
+ * home slot (hash h), NULL if the home slot is empty (k is absent), else
+ * MM_FTABLE_FAR. Sets *n to 1, the slot inspected, which is what the whole
+ * lookup counts when it ends there. No loop: the few registers of one
+ * compare. */
+MM_INLINE mm_fslot *mm_ftable_home_t(const mm_ftable *t, const mm_key *k, uint32_t h,
+                                     uint32_t *n, const int masked)
+{
+    mm_fslot *s = &t->slots[h & t->mask];
+    uint32_t tag = s->tag;
+    *n = 1;
+    if ((tag & ~MM_FSLOT_IDLE) == h && mm_fslot_is_t(t, s, k, masked))
+        return s;
+    return tag == MM_FSLOT_EMPTY ? NULL : MM_FTABLE_FAR;
+}
+
 /* mm_ftable_lookup_t for any table, counting in t->steps, and remembering a
  * slot found. */
 static inline mm_fslot *mm_ftable_slot(mm_ftable *t, const mm_key *k, uint32_t h)
