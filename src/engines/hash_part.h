@@ -123,6 +123,21 @@ MM_INLINE int mm_hash_push(mm_ftable *t, mm_qstats *st, mm_elem *x, const mm_key
     return MM_QUEUED;
 }
 
+/* The match: take the head of live slot s of t (a search that inspected n
+ * slots, statistics st) as *partner. A FIFO that empties lowers the side's
+ * count of queues, which cannot raise its maximum. */
+MM_INLINE int mm_hash_take(mm_ftable *t, mm_qstats *st, mm_fslot *s, uint32_t n,
+                           mm_elem **partner)
+{
+    mm_stat_search(st, 1, 1);
+    mm_stat_probes(st, n);
+    int closed;
+    *partner = mm_ftable_pop_t(t, s, &closed, MM_HASH_LI);
+    if (closed)
+        st->queues--;
+    return MM_MATCHED;
+}
+
 /* x searches `other` and, unmatched, joins `own`. A call that fails (out of
  * memory for own's table) has changed no statistic but the search count
  * and miss that mm_enter takes back: the search's probes are recorded only
@@ -139,9 +154,7 @@ MM_INLINE int mm_hash_push(mm_ftable *t, mm_qstats *st, mm_elem *x, const mm_key
  * pushed there (a run of one key: no hash), else a lookup. The slots
  * inspected are counted in a register and the statistics written once, at
  * the end. Both tables hash alike unless one re-seeded itself, so the hash
- * computed for the lookup serves the insertion too. A FIFO that a match
- * empties lowers the side's count of queues (which cannot raise its
- * maximum). */
+ * computed for the lookup serves the insertion too. */
 MM_INLINE int mm_hash_search_or_queue(mm_ftable *other, mm_qstats *ost, mm_ftable *own,
                                       mm_qstats *st, mm_elem *x, mm_elem **partner,
                                       const int fast)
@@ -152,8 +165,10 @@ MM_INLINE int mm_hash_search_or_queue(mm_ftable *other, mm_qstats *ost, mm_ftabl
     if (other->count != other->idle) {
         mm_fslot *s;
         if (mm_ftable_memo_is(other, k)) { /* the last key pushed: no hash */
-            s = mm_ftable_memo_slot(other);
+            s = mm_ftable_memo_slot(other); /* never NULL */
             n = 1;
+            if (!(s->tag & MM_FSLOT_IDLE))
+                return mm_hash_take(other, ost, s, n, partner);
         } else {
             h = mm_ftable_hash(other, k), hashed = 1;
             if (fast) {
@@ -162,15 +177,8 @@ MM_INLINE int mm_hash_search_or_queue(mm_ftable *other, mm_qstats *ost, mm_ftabl
                     return MM_ENTER_RETRY;
             } else
                 s = mm_ftable_lookup_t(other, k, h, &n, 0);
-        }
-        if (s && !(s->tag & MM_FSLOT_IDLE)) {
-            int closed;
-            *partner = mm_ftable_pop_t(other, s, &closed, MM_HASH_LI);
-            mm_stat_search(ost, 1, 1);
-            mm_stat_probes(ost, n);
-            if (closed)
-                ost->queues--;
-            return MM_MATCHED;
+            if (s && !(s->tag & MM_FSLOT_IDLE))
+                return mm_hash_take(other, ost, s, n, partner);
         }
     }
     /* fast: x is an entry's element, which may be queued (only
