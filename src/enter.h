@@ -48,7 +48,23 @@ static inline mm_pool *mm_enter_pool(mm_engine *e, int is_recv)
  *   element's seq (they may queue it: queues read the seq of the elements
  *   they hold only): the element is numbered only once queued, and a call
  *   that matches takes no number. */
-enum { MM_ENTER_ONE_POOL = 1u << 0, MM_ENTER_LATE_SEQ = 1u << 1 };
+enum { MM_ENTER_ONE_POOL = 1u << 0, MM_ENTER_LATE_SEQ = 1u << 1, MM_ENTER_KEY_WORDS = 1u << 2 };
+
+/* MM_ENTER_KEY_WORDS: the engine reads the new element's key at once (a
+ * hash or a memo compare): the entry's first 16 bytes (the key, then kind,
+ * coll_op and the zero reserved word) are copied as two 8-byte words, not
+ * with the vector moves of one 40-byte copy, so that the engine's loads of
+ * the key are each inside one store (forwarded whole, or not loaded again:
+ * the compiler keeps the words in registers). */
+MM_INLINE void mm_enter_fill_words(mm_elem *x, const mm_entry *d, uint8_t flags)
+{
+    uint64_t w0, w1;
+    memcpy(&w0, d, 8), memcpy(&w1, (const char *)d + 8, 8);
+    memcpy(&x->key, &w0, 8), memcpy((char *)&x->key + 8, &w1, 8);
+    memcpy((char *)&x->key + 16, (const char *)d + 16, sizeof *d - 16);
+    if (flags)
+        x->flags = flags;
+}
 
 MM_INLINE mm_pool *mm_enter_pool_of(mm_engine *e, int is_recv, unsigned lean)
 {
@@ -130,10 +146,18 @@ int mm_enter_slow(mm_engine *e, const mm_entry *x, unsigned mode, mm_handle *h,
  * xflags: MM_ELEM_* bits the new element carries besides the API's (0 on
  * the public path); pflags, if not NULL, receives a matched partner's flags
  * (the shard layer's internal calls, shard.c). */
-MM_INLINE int mm_enter_lean(mm_engine *e, const mm_entry *x, const int is_recv, mm_handle *h,
+/* A status that only a fast engine function returns (MM_ENGINE_ENTER_FAST):
+ * it cannot finish the call inline and has changed nothing. */
+enum { MM_ENTER_RETRY = 3 };
+
+/* mm_enter_lean, and with retry 1 an engine function may answer
+ * MM_ENTER_RETRY: the call is then left undone (self stays free, unnumbered,
+ * no statistic changed) and MM_ENTER_RETRY returned, for the caller to run
+ * the whole call again on its full path. */
+MM_INLINE int mm_enter_core(mm_engine *e, const mm_entry *x, const int is_recv, mm_handle *h,
                             uintptr_t *partner, const uint8_t xflags, uint8_t *const pflags,
                             const mm_engine_fn post, const mm_engine_fn arrive,
-                            const int may_fail, const unsigned lean)
+                            const int may_fail, const unsigned lean, const int retry)
 {
     const int late = (lean & MM_ENTER_LATE_SEQ) != 0;
     mm_pool *mp = mm_enter_pool_of(e, is_recv, lean);
@@ -145,12 +169,21 @@ MM_INLINE int mm_enter_lean(mm_engine *e, const mm_entry *x, const int is_recv, 
     if (may_fail)
         mm_enter_undo_save(e, theirs);
     const uint8_t flags = (uint8_t)((is_recv ? MM_ELEM_RECV : 0) | xflags);
-    if (late)
+    if (late && (lean & MM_ENTER_KEY_WORDS))
+        mm_enter_fill_words(self, x, flags);
+    else if (late)
         mm_enter_fill_entry(self, x, flags);
     else
         mm_enter_fill(self, x, ++e->seq, flags);
     mm_elem *other;
     int rc = is_recv ? post(e, self, &other) : arrive(e, self, &other);
+    if (retry && rc == MM_ENTER_RETRY) { /* self is still the pool's, unqueued */
+        if (!late) {
+            *(void **)self = next;
+            e->seq--;
+        }
+        return rc;
+    }
     if (rc == MM_MATCHED) {
         uintptr_t cookie = other->cookie;
         if (pflags)
@@ -190,6 +223,15 @@ MM_INLINE int mm_enter_lean(mm_engine *e, const mm_entry *x, const int is_recv, 
     return rc;
 }
 
+MM_INLINE int mm_enter_lean(mm_engine *e, const mm_entry *x, const int is_recv, mm_handle *h,
+                            uintptr_t *partner, const uint8_t xflags, uint8_t *const pflags,
+                            const mm_engine_fn post, const mm_engine_fn arrive,
+                            const int may_fail, const unsigned lean)
+{
+    return mm_enter_core(e, x, is_recv, h, partner, xflags, pflags, post, arrive, may_fail, lean,
+                         0);
+}
+
 MM_INLINE int mm_enter(mm_engine *e, const mm_entry *x, const int is_recv, mm_handle *h,
                        uintptr_t *partner, const uint8_t xflags, uint8_t *const pflags,
                        const mm_engine_fn post, const mm_engine_fn arrive, const int may_fail)
@@ -224,5 +266,46 @@ MM_INLINE int mm_enter(mm_engine *e, const mm_entry *x, const int is_recv, mm_ha
  * engine makes (0: none). */
 #define MM_ENGINE_ENTER(NAME, POST, ARRIVE, MAY_FAIL)                                      \
     MM_ENGINE_ENTER_LEAN(NAME, POST, ARRIVE, MAY_FAIL, 0)
+
+/* MM_ENGINE_ENTER_LEAN with a fast path: the entries first run the call with
+ * FPOST and FARRIVE, versions of POST and ARRIVE that do the common cases
+ * inline and answer MM_ENTER_RETRY, having changed nothing, for the rest
+ * (a new key, growth); the entry then jumps to the whole path with POST and
+ * ARRIVE, compiled out of line, as it does when the pool is empty. The fast
+ * path makes no call but jumps, so that it need not save registers. */
+#define MM_ENGINE_ENTER_FAST(NAME, FPOST, FARRIVE, POST, ARRIVE, MAY_FAIL, LEAN)            \
+    static MM_NOINLINE MM_ENTER_FLATTEN int NAME##_enter_post_full(                       \
+        mm_engine *e, const mm_entry *x, mm_handle *h, uintptr_t *partner)                \
+    {                                                                                      \
+        return mm_enter_lean(e, x, 1, h, partner, 0, NULL, POST, ARRIVE, MAY_FAIL, LEAN); \
+    }                                                                                      \
+    static MM_NOINLINE MM_ENTER_FLATTEN int NAME##_enter_arrive_full(                     \
+        mm_engine *e, const mm_entry *x, uintptr_t *partner)                              \
+    {                                                                                      \
+        return mm_enter_lean(e, x, 0, NULL, partner, 0, NULL, POST, ARRIVE, MAY_FAIL,     \
+                             LEAN);                                                        \
+    }                                                                                      \
+    static MM_ENTER_FLATTEN int NAME##_enter_post(mm_engine *e, const mm_entry *x,        \
+                                                  mm_handle *h, uintptr_t *partner)       \
+    {                                                                                      \
+        if (MM_UNLIKELY(!mm_enter_pool_of(e, 1, LEAN)->free))                              \
+            return NAME##_enter_post_full(e, x, h, partner);                               \
+        int rc = mm_enter_core(e, x, 1, h, partner, 0, NULL, FPOST, FARRIVE, MAY_FAIL,    \
+                               LEAN, 1);                                                   \
+        if (MM_UNLIKELY(rc == MM_ENTER_RETRY))                                             \
+            return NAME##_enter_post_full(e, x, h, partner);                               \
+        return rc;                                                                         \
+    }                                                                                      \
+    static MM_ENTER_FLATTEN int NAME##_enter_arrive(mm_engine *e, const mm_entry *x,      \
+                                                    uintptr_t *partner)                   \
+    {                                                                                      \
+        if (MM_UNLIKELY(!mm_enter_pool_of(e, 0, LEAN)->free))                              \
+            return NAME##_enter_arrive_full(e, x, partner);                                \
+        int rc = mm_enter_core(e, x, 0, NULL, partner, 0, NULL, FPOST, FARRIVE, MAY_FAIL, \
+                               LEAN, 1);                                                   \
+        if (MM_UNLIKELY(rc == MM_ENTER_RETRY))                                             \
+            return NAME##_enter_arrive_full(e, x, partner);                                \
+        return rc;                                                                         \
+    }
 
 #endif

@@ -106,7 +106,8 @@ static int rebuild(mm_ftable *t, uint32_t cap, uint64_t seed)
     return 0;
 }
 
-int mm_ftable_insert_n(mm_ftable *t, const mm_key *k, mm_elem *x, uint32_t h, uint32_t *n)
+int mm_ftable_insert_at(mm_ftable *t, const mm_key *k, mm_elem *x, uint32_t h, uint32_t at,
+                        uint32_t *n)
 {
     uint32_t cap = t->mask + 1;
     if ((uint64_t)(t->count + 1) * 2 > cap) {
@@ -114,10 +115,17 @@ int mm_ftable_insert_n(mm_ftable *t, const mm_key *k, mm_elem *x, uint32_t h, ui
         uint32_t want = (uint64_t)(t->count - t->idle + 1) * 2 > cap ? cap * 2 : cap;
         if (want > (1u << 30) || rebuild(t, want, t->seed) != 0)
             return -1;
+        at = MM_FTABLE_NO_SLOT; /* the slots moved */
     }
-    uint32_t at = place(t->slots, t->mask, h, x);
+    if (at == MM_FTABLE_NO_SLOT) {
+        at = place(t->slots, t->mask, h, x);
+        *n += ((at - h) & t->mask) + 1;
+    } else { /* the lookup's empty slot, inspected and counted by it */
+        t->slots[at].tag = h;
+        t->slots[at].comm = 0;
+        t->slots[at].u.head = x;
+    }
     uint32_t run = (at - h) & t->mask;
-    *n += run + 1;
     t->count++;
     t->last = at;
     t->last_key = *k;
@@ -135,4 +143,9 @@ int mm_ftable_insert_n(mm_ftable *t, const mm_key *k, mm_elem *x, uint32_t h, ui
         }
     }
     return 0;
+}
+
+int mm_ftable_insert_n(mm_ftable *t, const mm_key *k, mm_elem *x, uint32_t h, uint32_t *n)
+{
+    return mm_ftable_insert_at(t, k, x, h, MM_FTABLE_NO_SLOT, n);
 }

@@ -229,6 +229,27 @@ MM_INLINE mm_fslot *mm_ftable_lookup_t(const mm_ftable *t, const mm_key *k, uint
     }
 }
 
+/* mm_ftable_home_t's answer for a key that is neither in its home slot nor
+ * absent from a table whose home slot is empty: the rest of the probe run
+ * must be looked at (mm_ftable_lookup_t). Never a slot's address. */
+#define MM_FTABLE_FAR ((mm_fslot *)1)
+
+/* The first step of mm_ftable_lookup_t alone: key k's slot if it is k's
+ * home slot (hash h), NULL if the home slot is empty (k is absent), else
+ * MM_FTABLE_FAR. Sets *n to 1, the slot inspected, which is what the whole
+ * lookup counts when it ends there. No loop: the few registers of one
+ * compare. */
+MM_INLINE mm_fslot *mm_ftable_home_t(const mm_ftable *t, const mm_key *k, uint32_t h,
+                                     uint32_t *n, const int masked)
+{
+    mm_fslot *s = &t->slots[h & t->mask];
+    uint32_t tag = s->tag;
+    *n = 1;
+    if ((tag & ~MM_FSLOT_IDLE) == h && mm_fslot_is_t(t, s, k, masked))
+        return s;
+    return tag == MM_FSLOT_EMPTY ? NULL : MM_FTABLE_FAR;
+}
+
 /* mm_ftable_lookup_t for any table, counting in t->steps, and remembering a
  * slot found. */
 static inline mm_fslot *mm_ftable_slot(mm_ftable *t, const mm_key *k, uint32_t h)
@@ -288,6 +309,24 @@ static inline mm_fslot *mm_ftable_memo(mm_ftable *t, const mm_key *k)
  * inspected to *n. 0, or -1 when out of memory (the table unchanged). */
 int mm_ftable_insert_n(mm_ftable *t, const mm_key *k, mm_elem *x, uint32_t h, uint32_t *n);
 
+/* No slot known (mm_ftable_insert_at). */
+#define MM_FTABLE_NO_SLOT 0xFFFFFFFFu
+
+/* mm_ftable_insert_n for a key whose lookup (mm_ftable_lookup_t, hash h)
+ * has just ended on the empty slot at, which it inspected and counted: the
+ * key takes that slot without walking its probe run again, unless the
+ * table must first grow or shed its idle keys (then it is placed anew, and
+ * the new run counted). at MM_FTABLE_NO_SLOT: no lookup was made. */
+int mm_ftable_insert_at(mm_ftable *t, const mm_key *k, mm_elem *x, uint32_t h, uint32_t at,
+                        uint32_t *n);
+
+/* The empty slot where a lookup of hash h that inspected n slots and found
+ * nothing ended (n counted from 0 for that lookup). */
+static inline uint32_t mm_ftable_miss_slot(const mm_ftable *t, uint32_t h, uint32_t n)
+{
+    return (h + n - 1) & t->mask;
+}
+
 static inline int mm_ftable_insert(mm_ftable *t, const mm_key *k, mm_elem *x, uint32_t h)
 {
     uint32_t n = 0;
@@ -327,15 +366,19 @@ static inline int mm_ftable_append(mm_ftable *t, mm_fslot *s, mm_elem *x)
 MM_INLINE int mm_ftable_push_t(mm_ftable *t, mm_elem *x, const mm_key *k, uint32_t h,
                                uint32_t *n, const unsigned li, const int masked)
 {
-    mm_fslot *s = t->count ? mm_ftable_lookup_t(t, k, h, n, masked) : NULL;
-    if (s) {
-        mm_ftable_remember(t, s, k);
-        return mm_ftable_append_t(t, s, x, li);
+    uint32_t at = MM_FTABLE_NO_SLOT, n0 = *n;
+    if (t->count) {
+        mm_fslot *s = mm_ftable_lookup_t(t, k, h, n, masked);
+        if (s) {
+            mm_ftable_remember(t, s, k);
+            return mm_ftable_append_t(t, s, x, li);
+        }
+        at = mm_ftable_miss_slot(t, h, *n - n0);
     }
     mm_link *l = mm_ftable_link_t(x, li);
     l->next = NULL;
     l->prev = l;
-    return mm_ftable_insert_n(t, k, x, h, n) == 0 ? 1 : -1;
+    return mm_ftable_insert_at(t, k, x, h, at, n) == 0 ? 1 : -1;
 }
 
 static inline int mm_ftable_push(mm_ftable *t, mm_elem *x, const mm_key *k, uint32_t h)

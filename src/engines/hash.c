@@ -50,6 +50,16 @@ static int hash_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
     return mm_hash_arrive(e, e->impl, m, partner);
 }
 
+static int hash_post_fast(mm_engine *e, mm_elem *r, mm_elem **partner)
+{
+    return mm_hash_post_fast(e, e->impl, r, partner);
+}
+
+static int hash_arrive_fast(mm_engine *e, mm_elem *m, mm_elem **partner)
+{
+    return mm_hash_arrive_fast(e, e->impl, m, partner);
+}
+
 static mm_elem *hash_probe(mm_engine *e, const mm_key *k, int remove)
 {
     return mm_hash_probe(e, e->impl, k, remove);
@@ -61,8 +71,12 @@ static void hash_cancel(mm_engine *e, mm_elem *r)
 }
 
 /* may_fail 0: a failed post or arrival (out of memory for a table) leaves
- * only the search count and miss that mm_enter takes back (hash_part.h). */
-MM_ENGINE_ENTER(hash, hash_post, hash_arrive, 0)
+ * only the search count and miss that mm_enter takes back (hash_part.h).
+ * One pool (nlinks 1, no nlinks_recv), and neither post nor arrive reads
+ * the new element's seq (the tables key on comm, src, tag; a FIFO's order is
+ * its order of appends): the lean entry's two promises hold. */
+MM_ENGINE_ENTER_FAST(hash, hash_post_fast, hash_arrive_fast, hash_post, hash_arrive, 0,
+                     MM_ENTER_ONE_POOL | MM_ENTER_LATE_SEQ | MM_ENTER_KEY_WORDS)
 
 static const mm_engine_ops hash_ops = {
     .nlinks = 1,

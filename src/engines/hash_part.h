@@ -14,6 +14,7 @@
 
 #include "engine.h"
 #include "core/ftable.h"
+#include "enter.h"
 
 typedef struct mm_hash {
     mm_ftable prq, umq;
@@ -80,39 +81,83 @@ static inline mm_elem *mm_hash_take_head(mm_ftable *t, mm_qstats *st, const mm_k
 /* Queue x on t (statistics st) under key k: the last key pushed (no hash),
  * else a lookup with hash h (if have_h) or one computed now. Counts the
  * slots inspected and an opened FIFO: MM_QUEUED, or MM_ENOMEM with no
- * statistic changed. */
+ * statistic changed. With fast, only a key found in its home slot is
+ * queued here; a new key (an insertion: out of line, it may rebuild the
+ * table) or one further along its probe run is left to the full path:
+ * MM_ENTER_RETRY, nothing changed. The memo is consulted without checking that t has keys:
+ * it names a key only while the key has its slot (a rebuild clears it), and
+ * its empty value has comm -1, which no queued key has. */
 MM_INLINE int mm_hash_push(mm_ftable *t, mm_qstats *st, mm_elem *x, const mm_key *k,
-                           uint32_t h, int have_h)
+                           uint32_t h, int have_h, const int fast)
 {
-    uint32_t n = 0;
-    int rc;
-    if (t->count && mm_ftable_memo_is(t, k)) { /* the last key pushed: no hash */
-        n = 1;
-        rc = mm_ftable_append_t(t, mm_ftable_memo_slot(t), x, MM_HASH_LI);
-    } else
-        rc = mm_ftable_push_t(t, x, k, have_h ? h : mm_ftable_hash(t, k), &n, MM_HASH_LI, 0);
-    if (MM_UNLIKELY(rc < 0)) /* a failed call leaves the statistics as they were */
-        return MM_ENOMEM;
+    uint32_t n = 1;
+    mm_fslot *s;
+    if (mm_ftable_memo_is(t, k)) { /* the last key pushed: no hash */
+        s = mm_ftable_memo_slot(t);
+    } else {
+        if (!have_h)
+            h = mm_ftable_hash(t, k);
+        n = 0;
+        if (fast) {
+            s = mm_ftable_home_t(t, k, h, &n, 0);
+            if (!s || s == MM_FTABLE_FAR) /* a new key, or a probe run */
+                return MM_ENTER_RETRY;
+        } else
+            s = t->count ? mm_ftable_lookup_t(t, k, h, &n, 0) : NULL;
+        if (!s) {
+            mm_link *l = mm_ftable_link_t(x, MM_HASH_LI);
+            l->next = NULL;
+            l->prev = l;
+            uint32_t at = n ? mm_ftable_miss_slot(t, h, n) : MM_FTABLE_NO_SLOT;
+            if (MM_UNLIKELY(mm_ftable_insert_at(t, k, x, h, at, &n) != 0))
+                return MM_ENOMEM; /* a failed call leaves the statistics as they were */
+            mm_stat_probes(st, n);
+            mm_stat_queues(st, 1);
+            return MM_QUEUED;
+        }
+        mm_ftable_remember(t, s, k);
+    }
     mm_stat_probes(st, n);
-    if (rc)
+    if (mm_ftable_append_t(t, s, x, MM_HASH_LI))
         mm_stat_queues(st, 1);
     return MM_QUEUED;
+}
+
+/* The match: take the head of live slot s of t (a search that inspected n
+ * slots, statistics st) as *partner. A FIFO that empties lowers the side's
+ * count of queues, which cannot raise its maximum. */
+MM_INLINE int mm_hash_take(mm_ftable *t, mm_qstats *st, mm_fslot *s, uint32_t n,
+                           mm_elem **partner)
+{
+    mm_stat_search(st, 1, 1);
+    mm_stat_probes(st, n);
+    int closed;
+    *partner = mm_ftable_pop_t(t, s, &closed, MM_HASH_LI);
+    if (closed)
+        st->queues--;
+    return MM_MATCHED;
 }
 
 /* x searches `other` and, unmatched, joins `own`. A call that fails (out of
  * memory for own's table) has changed no statistic but the search count
  * and miss that mm_enter takes back: the search's probes are recorded only
  * once x is matched or queued, so the engine's entries need not save and
- * restore the others (MM_ENGINE_ENTER's may_fail 0).
+ * restore the others (MM_ENGINE_ENTER's may_fail 0). With fast (the entries'
+ * first try, MM_ENGINE_ENTER_FAST) the lookups read the home slot only, and
+ * a call that needs more (a probe run, a new key to insert) answers
+ * MM_ENTER_RETRY having changed nothing: the inlined path makes no call and
+ * holds few registers (at half load most keys sit in their home slot; the
+ * memo answers a run of one key without a lookup).
  *
  * The search: nothing when `other` has no live key (one side empty is the
- * common case); else the last key pushed there (a run of one key: no hash),
- * else a lookup. The slots inspected are counted in a register and the
- * statistics written once, at the end. Both tables hash alike unless one
- * re-seeded itself, so the hash computed for the lookup serves the
- * insertion too. */
+ * common case: no slot inspected, no probe recorded); else the last key
+ * pushed there (a run of one key: no hash), else a lookup. The slots
+ * inspected are counted in a register and the statistics written once, at
+ * the end. Both tables hash alike unless one re-seeded itself, so the hash
+ * computed for the lookup serves the insertion too. */
 MM_INLINE int mm_hash_search_or_queue(mm_ftable *other, mm_qstats *ost, mm_ftable *own,
-                                      mm_qstats *st, mm_elem *x, mm_elem **partner)
+                                      mm_qstats *st, mm_elem *x, mm_elem **partner,
+                                      const int fast)
 {
     const mm_key *k = &x->key;
     uint32_t h = 0, n = 0;
@@ -120,44 +165,58 @@ MM_INLINE int mm_hash_search_or_queue(mm_ftable *other, mm_qstats *ost, mm_ftabl
     if (other->count != other->idle) {
         mm_fslot *s;
         if (mm_ftable_memo_is(other, k)) { /* the last key pushed: no hash */
-            s = mm_ftable_memo_slot(other);
+            s = mm_ftable_memo_slot(other); /* never NULL */
             n = 1;
+            if (!(s->tag & MM_FSLOT_IDLE))
+                return mm_hash_take(other, ost, s, n, partner);
         } else {
             h = mm_ftable_hash(other, k), hashed = 1;
-            s = mm_ftable_lookup_t(other, k, h, &n, 0);
-            if (!s)
-                goto miss;
-        }
-        if (mm_fslot_head(s)) {
-            int closed;
-            *partner = mm_ftable_pop_t(other, s, &closed, MM_HASH_LI);
-            mm_stat_search(ost, 1, 1);
-            mm_stat_probes(ost, n);
-            if (closed)
-                mm_stat_queues(ost, -1);
-            return MM_MATCHED;
+            if (fast) {
+                s = mm_ftable_home_t(other, k, h, &n, 0);
+                if (s == MM_FTABLE_FAR)
+                    return MM_ENTER_RETRY;
+            } else
+                s = mm_ftable_lookup_t(other, k, h, &n, 0);
+            if (s && !(s->tag & MM_FSLOT_IDLE))
+                return mm_hash_take(other, ost, s, n, partner);
         }
     }
-miss:
-    mm_stat_search(ost, 0, 0);
-    if (MM_UNLIKELY(!mm_may_queue(x))) {
+    /* fast: x is an entry's element, which may be queued (only
+     * mm_enter_slow's search-only element may not, on the full path) */
+    if (!fast && MM_UNLIKELY(!mm_may_queue(x))) {
+        mm_stat_search(ost, 0, 0);
         mm_stat_probes(ost, n);
         return MM_ENOMEM;
     }
-    if (mm_hash_push(own, st, x, k, h, hashed && mm_ftable_same_hash(own, other)) != MM_QUEUED)
-        return MM_ENOMEM;
-    mm_stat_probes(ost, n);
-    return MM_QUEUED;
+    int rc = mm_hash_push(own, st, x, k, h, hashed && mm_ftable_same_hash(own, other), fast);
+    if (fast && rc == MM_ENTER_RETRY)
+        return rc;
+    mm_stat_search(ost, 0, 0);
+    if (rc == MM_QUEUED && n)
+        mm_stat_probes(ost, n);
+    return rc;
 }
 
 MM_INLINE int mm_hash_post(mm_engine *e, mm_hash *H, mm_elem *r, mm_elem **partner)
 {
-    return mm_hash_search_or_queue(&H->umq, &e->st.umq, &H->prq, &e->st.prq, r, partner);
+    return mm_hash_search_or_queue(&H->umq, &e->st.umq, &H->prq, &e->st.prq, r, partner, 0);
 }
 
 MM_INLINE int mm_hash_arrive(mm_engine *e, mm_hash *H, mm_elem *m, mm_elem **partner)
 {
-    return mm_hash_search_or_queue(&H->prq, &e->st.prq, &H->umq, &e->st.umq, m, partner);
+    return mm_hash_search_or_queue(&H->prq, &e->st.prq, &H->umq, &e->st.umq, m, partner, 0);
+}
+
+/* mm_hash_post and mm_hash_arrive that leave a new key to the full path
+ * (MM_ENTER_RETRY, nothing changed): the entries' inlined first try. */
+MM_INLINE int mm_hash_post_fast(mm_engine *e, mm_hash *H, mm_elem *r, mm_elem **partner)
+{
+    return mm_hash_search_or_queue(&H->umq, &e->st.umq, &H->prq, &e->st.prq, r, partner, 1);
+}
+
+MM_INLINE int mm_hash_arrive_fast(mm_engine *e, mm_hash *H, mm_elem *m, mm_elem **partner)
+{
+    return mm_hash_search_or_queue(&H->prq, &e->st.prq, &H->umq, &e->st.umq, m, partner, 1);
 }
 
 static inline mm_elem *mm_hash_probe(mm_engine *e, mm_hash *H, const mm_key *k, int remove)
@@ -178,7 +237,7 @@ static inline int mm_hash_queue(mm_engine *e, mm_hash *H, mm_elem *x)
 {
     int recv = (x->flags & MM_ELEM_RECV) != 0;
     return mm_hash_push(recv ? &H->prq : &H->umq, recv ? &e->st.prq : &e->st.umq, x, &x->key,
-                        0, 0);
+                        0, 0, 0);
 }
 
 #endif
