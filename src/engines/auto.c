@@ -771,13 +771,42 @@ static void auto_cancel(mm_engine *e, mm_elem *r)
     }
 }
 
-/* The matching path with auto's post and arrive compiled in (enter.h): in the
- * list phase, the same path as `list`'s plus the rule's compare and count.
+/* The list phase's entries search and queue as `list` does, and run the
+ * rule (its one compare) last, once the call is settled (enter.h,
+ * mm_enter_lean_after): the partner is back in its pool, the new element
+ * queued and numbered, so a switch there moves the queues as between two
+ * calls, and the path can number the element only once it is queued
+ * (MM_ENTER_LATE_SEQ: the list's search never reads it) and keeps `list`'s
+ * registers (the rule's work is a tail call). */
+static MM_COLD int list_window_after(mm_engine *e, int rc)
+{
+    list_window(e, e->impl, NULL, NULL);
+    return rc;
+}
+
+MM_INLINE int list_after(mm_engine *e, int rc)
+{
+    const auto_impl *A = e->impl;
+    return MM_UNLIKELY(traversed(e) >= A->trip) ? list_window_after(e, rc) : rc;
+}
+
+MM_INLINE int list_only_post(mm_engine *e, mm_elem *r, mm_elem **partner)
+{
+    return mm_list_post(e, &((auto_impl *)e->impl)->u.L, r, partner);
+}
+
+MM_INLINE int list_only_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
+{
+    return mm_list_arrive(e, &((auto_impl *)e->impl)->u.L, m, partner);
+}
+
+/* The matching path with auto's post and arrive compiled in (enter.h).
  * may_fail 0: the list fails only for an element it may not queue; the keyed
  * structures, which may also fail to allocate where they queue, give back
  * their search's counters themselves (keyed_post, keyed_arrive). */
 MM_ENGINE_ENTER(auto, auto_post, auto_arrive, 0)
-MM_ENGINE_ENTER(auto_list, list_phase_post, list_phase_arrive, 0)
+MM_ENGINE_ENTER_AFTER(auto_list, list_only_post, list_only_arrive, 0, MM_ENTER_LATE_SEQ,
+                      list_after)
 MM_ENGINE_ENTER(auto_bins, bins_phase_post, bins_phase_arrive, 0)
 
 /* The entries the API calls (e->enter_post, enter_arrive), while they are
