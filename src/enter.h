@@ -130,19 +130,10 @@ int mm_enter_slow(mm_engine *e, const mm_entry *x, unsigned mode, mm_handle *h,
  * xflags: MM_ELEM_* bits the new element carries besides the API's (0 on
  * the public path); pflags, if not NULL, receives a matched partner's flags
  * (the shard layer's internal calls, shard.c). */
-typedef int (*mm_enter_after_fn)(mm_engine *e, int rc);
-
-/* mm_enter_lean with after, if not NULL, called last in a call that matched
- * or queued: after(e, rc) is the call's result. Everything is settled by
- * then (a partner back in its pool, the new element queued, numbered and
- * marked, the statistics counted), so after may reorganise the engine's
- * structures as between two calls; written as a tail call, it keeps the
- * path's registers as they are (auto.c: its list phase's rule). */
-MM_INLINE int mm_enter_lean_after(mm_engine *e, const mm_entry *x, const int is_recv,
-                                  mm_handle *h, uintptr_t *partner, const uint8_t xflags,
-                                  uint8_t *const pflags, const mm_engine_fn post,
-                                  const mm_engine_fn arrive, const int may_fail,
-                                  const unsigned lean, const mm_enter_after_fn after)
+MM_INLINE int mm_enter_lean(mm_engine *e, const mm_entry *x, const int is_recv, mm_handle *h,
+                            uintptr_t *partner, const uint8_t xflags, uint8_t *const pflags,
+                            const mm_engine_fn post, const mm_engine_fn arrive,
+                            const int may_fail, const unsigned lean)
 {
     const int late = (lean & MM_ENTER_LATE_SEQ) != 0;
     mm_pool *mp = mm_enter_pool_of(e, is_recv, lean);
@@ -172,7 +163,7 @@ MM_INLINE int mm_enter_lean_after(mm_engine *e, const mm_entry *x, const int is_
             *h = (mm_handle){NULL, 0};
         if (partner)
             *partner = cookie;
-        return after ? after(e, rc) : rc;
+        return rc;
     }
     if (MM_LIKELY(rc == MM_QUEUED)) {
         if (late) {
@@ -185,7 +176,7 @@ MM_INLINE int mm_enter_lean_after(mm_engine *e, const mm_entry *x, const int is_
         mm_enter_side_add(is_recv ? &e->st.prq : &e->st.umq, is_recv ? &e->prq_mem : &e->umq_mem);
         if (h)
             *h = (mm_handle){self, self->seq};
-        return after ? after(e, rc) : rc;
+        return rc;
     }
     self->flags = 0;
     if (!late) {
@@ -197,15 +188,6 @@ MM_INLINE int mm_enter_lean_after(mm_engine *e, const mm_entry *x, const int is_
     if (may_fail)
         mm_enter_undo_restore(e, theirs);
     return rc;
-}
-
-MM_INLINE int mm_enter_lean(mm_engine *e, const mm_entry *x, const int is_recv, mm_handle *h,
-                            uintptr_t *partner, const uint8_t xflags, uint8_t *const pflags,
-                            const mm_engine_fn post, const mm_engine_fn arrive,
-                            const int may_fail, const unsigned lean)
-{
-    return mm_enter_lean_after(e, x, is_recv, h, partner, xflags, pflags, post, arrive, may_fail,
-                               lean, NULL);
 }
 
 MM_INLINE int mm_enter(mm_engine *e, const mm_entry *x, const int is_recv, mm_handle *h,
@@ -226,24 +208,20 @@ MM_INLINE int mm_enter(mm_engine *e, const mm_entry *x, const int is_recv, mm_ha
 #else
 #define MM_ENTER_FLATTEN
 #endif
-/* MM_ENGINE_ENTER_AFTER: with AFTER (mm_enter_lean_after, NULL: none) run
- * last in each call that matched or queued; LEAN: the MM_ENTER_* promises
- * the engine makes (0: none). */
-#define MM_ENGINE_ENTER_AFTER(NAME, POST, ARRIVE, MAY_FAIL, LEAN, AFTER)                  \
+#define MM_ENGINE_ENTER_LEAN(NAME, POST, ARRIVE, MAY_FAIL, LEAN)                         \
     static MM_ENTER_FLATTEN int NAME##_enter_post(mm_engine *e, const mm_entry *x,        \
                                                   mm_handle *h, uintptr_t *partner)       \
     {                                                                                      \
-        return mm_enter_lean_after(e, x, 1, h, partner, 0, NULL, POST, ARRIVE, MAY_FAIL,  \
-                                   LEAN, AFTER);                                           \
+        return mm_enter_lean(e, x, 1, h, partner, 0, NULL, POST, ARRIVE, MAY_FAIL, LEAN); \
     }                                                                                      \
     static MM_ENTER_FLATTEN int NAME##_enter_arrive(mm_engine *e, const mm_entry *x,      \
                                                     uintptr_t *partner)                   \
     {                                                                                      \
-        return mm_enter_lean_after(e, x, 0, NULL, partner, 0, NULL, POST, ARRIVE,         \
-                                   MAY_FAIL, LEAN, AFTER);                                 \
+        return mm_enter_lean(e, x, 0, NULL, partner, 0, NULL, POST, ARRIVE, MAY_FAIL,     \
+                             LEAN);                                                        \
     }
-#define MM_ENGINE_ENTER_LEAN(NAME, POST, ARRIVE, MAY_FAIL, LEAN)                         \
-    MM_ENGINE_ENTER_AFTER(NAME, POST, ARRIVE, MAY_FAIL, LEAN, NULL)
+/* MM_ENGINE_ENTER_LEAN: the same with LEAN, the MM_ENTER_* promises the
+ * engine makes (0: none). */
 #define MM_ENGINE_ENTER(NAME, POST, ARRIVE, MAY_FAIL)                                      \
     MM_ENGINE_ENTER_LEAN(NAME, POST, ARRIVE, MAY_FAIL, 0)
 

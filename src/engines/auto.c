@@ -101,6 +101,9 @@ typedef struct auto_impl {
     uint32_t left;                  /* keyed phases: calls left in the window (1 under force) */
     uint64_t trip;                  /* list phase: the next check point (0 under force): a
                                        traversal reaching it calls list_window */
+    uint64_t walked;                /* list phase: a search of the lean entries that walked
+                                       this many (> 1) elements reached the check point, and
+                                       the next call runs list_window (0: none) */
     union {
         mm_list L;
         mm_bins B;
@@ -494,18 +497,21 @@ static void forced(mm_engine *e, auto_impl *A, const mm_elem *skip, mm_elem *add
  * on. A list
  * phase whose searches traverse nothing never comes here: it has nothing
  * to decide. */
-static MM_COLD void list_window(mm_engine *e, auto_impl *A, const mm_elem *skip, mm_elem *add)
+static MM_COLD void list_window(mm_engine *e, auto_impl *A, const mm_elem *skip, mm_elem *add,
+                                uint64_t last)
 {
-    uint64_t t = traversed(e), s = searches(e);
+    uint64_t t = traversed(e), s = searches(e), excess = A->walked > last ? A->walked : last;
+    A->walked = 0;
     if (A->force) {
         forced(e, A, skip, add);
         return;
     }
     if (t < A->t0 || s < A->s0 || t < A->trip) { /* (counters reset without the hook: shards) */
         window_start(e, A);
+        set_entries(e, A);
         return;
     }
-    uint64_t delta = t - A->t0, span = s - A->s0, excess = t - A->trip + 1;
+    uint64_t delta = t - A->t0, span = s - A->s0;
     if ((span <= A->window && delta > A->budget) || excess > A->budget || clearly_deep(e, A)) {
         switch_to(e, A, PH_KEYED, skip, add);
         return;
@@ -519,14 +525,18 @@ static MM_COLD void list_window(mm_engine *e, auto_impl *A, const mm_elem *skip,
     }
     A->trip = t + A->step;
     checkpoint(e, A);
+    set_entries(e, A); /* the lean entries again, if a deep search deferred to here */
 }
 
-/* After a list-phase post or arrive: one compare, of the statistics' own
- * counters (no count of its own). */
-MM_INLINE void list_check(mm_engine *e, auto_impl *A, const mm_elem *skip, mm_elem *add)
+/* After a list-phase post or arrive of the generic entries (auto_post,
+ * auto_arrive), whose search walked `last` elements: one compare, of the
+ * statistics' own counters (no count of its own), or the lean entries'
+ * deferred check. */
+MM_INLINE void list_check(mm_engine *e, auto_impl *A, const mm_elem *skip, mm_elem *add,
+                          uint64_t last)
 {
-    if (MM_UNLIKELY(traversed(e) >= A->trip))
-        list_window(e, A, skip, add);
+    if (MM_UNLIKELY(traversed(e) >= A->trip || A->walked))
+        list_window(e, A, skip, add, last);
 }
 
 /* A keyed phase at the end of its window: back to the list when at most
@@ -615,6 +625,8 @@ static void auto_stats_reset(mm_engine *e)
     auto_impl *A = e->impl;
     window_start(e, A);
     A->lt0 = 0;
+    A->walked = 0;
+    set_entries(e, A); /* (a deferred check is void) */
 }
 
 static void auto_fini(mm_engine *e)
@@ -647,17 +659,18 @@ MM_INLINE int phase_call(mm_engine *e, mm_elem *x, mm_elem **partner, const int 
                          const int bins)
 {
     auto_impl *A = e->impl;
+    uint64_t walked = 0;
     int rc = bins ? (is_recv ? mm_bins_post(e, &A->u.B, x, partner)
                              : mm_bins_arrive(e, &A->u.B, x, partner))
-                  : (is_recv ? mm_list_post(e, &A->u.L, x, partner)
-                             : mm_list_arrive(e, &A->u.L, x, partner));
+                  : (is_recv ? mm_list_post_walked(e, &A->u.L, x, partner, &walked)
+                             : mm_list_arrive_walked(e, &A->u.L, x, partner, &walked));
     if (MM_UNLIKELY(rc < 0))
         return rc; /* nothing counted: a failed call leaves no trace */
     mm_elem *skip = rc == MM_MATCHED ? *partner : NULL, *add = rc == MM_QUEUED ? x : NULL;
     if (bins)
         keyed_check(e, A, skip, add);
     else
-        list_check(e, A, skip, add);
+        list_check(e, A, skip, add, walked);
     return rc;
 }
 
@@ -771,33 +784,47 @@ static void auto_cancel(mm_engine *e, mm_elem *r)
     }
 }
 
-/* The list phase's entries search and queue as `list` does, and run the
- * rule (its one compare) last, once the call is settled (enter.h,
- * mm_enter_lean_after): the partner is back in its pool, the new element
- * queued and numbered, so a switch there moves the queues as between two
- * calls, and the path can number the element only once it is queued
- * (MM_ENTER_LATE_SEQ: the list's search never reads it) and keeps `list`'s
- * registers (the rule's work is a tail call). */
-static MM_COLD int list_window_after(mm_engine *e, int rc)
+static int auto_enter_post(mm_engine *e, const mm_entry *x, mm_handle *h, uintptr_t *partner);
+static int auto_enter_arrive(mm_engine *e, const mm_entry *x, uintptr_t *partner);
+/* (volatile: read where the rare branch needs them, not hoisted into the
+ * path and combined there, as the compiler does with constants) */
+static int (*const volatile generic_post)(mm_engine *, const mm_entry *, mm_handle *,
+                                          uintptr_t *) = auto_enter_post;
+static int (*const volatile generic_arrive)(mm_engine *, const mm_entry *,
+                                            uintptr_t *) = auto_enter_arrive;
+
+/* The list phase's lean entries (auto_list_enter_*): `list`'s path (the
+ * element numbered once queued: the list's search never reads it) plus one
+ * compare, of the search's walk with 1, in a register. A window whose
+ * searches each walk at most one element cannot call for a switch (D <= 1
+ * <= up, no search longer than the budget, no side deeper than 4 x up), so
+ * only a search that walked more looks at the check point; if the
+ * traversal has reached it, the engine's entries become the generic ones
+ * (auto_enter_*) until the next call has run list_window (list_check) with
+ * that search's walk: the window is decided as between two calls, with
+ * nothing in flight, and the path keeps `list`'s registers (no call). */
+MM_INLINE int list_lean_call(mm_engine *e, mm_elem *x, mm_elem **partner, const int is_recv)
 {
-    list_window(e, e->impl, NULL, NULL);
+    auto_impl *A = e->impl;
+    uint64_t walked;
+    int rc = is_recv ? mm_list_post_walked(e, &A->u.L, x, partner, &walked)
+                     : mm_list_arrive_walked(e, &A->u.L, x, partner, &walked);
+    if (MM_UNLIKELY(walked > 1) && traversed(e) >= A->trip) {
+        A->walked = walked;
+        e->enter_post = generic_post;
+        e->enter_arrive = generic_arrive;
+    }
     return rc;
 }
 
-MM_INLINE int list_after(mm_engine *e, int rc)
+MM_INLINE int list_lean_post(mm_engine *e, mm_elem *r, mm_elem **partner)
 {
-    const auto_impl *A = e->impl;
-    return MM_UNLIKELY(traversed(e) >= A->trip) ? list_window_after(e, rc) : rc;
+    return list_lean_call(e, r, partner, 1);
 }
 
-MM_INLINE int list_only_post(mm_engine *e, mm_elem *r, mm_elem **partner)
+MM_INLINE int list_lean_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
 {
-    return mm_list_post(e, &((auto_impl *)e->impl)->u.L, r, partner);
-}
-
-MM_INLINE int list_only_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
-{
-    return mm_list_arrive(e, &((auto_impl *)e->impl)->u.L, m, partner);
+    return list_lean_call(e, m, partner, 0);
 }
 
 /* The matching path with auto's post and arrive compiled in (enter.h).
@@ -805,8 +832,7 @@ MM_INLINE int list_only_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
  * structures, which may also fail to allocate where they queue, give back
  * their search's counters themselves (keyed_post, keyed_arrive). */
 MM_ENGINE_ENTER(auto, auto_post, auto_arrive, 0)
-MM_ENGINE_ENTER_AFTER(auto_list, list_only_post, list_only_arrive, 0, MM_ENTER_LATE_SEQ,
-                      list_after)
+MM_ENGINE_ENTER_LEAN(auto_list, list_lean_post, list_lean_arrive, 0, MM_ENTER_LATE_SEQ)
 MM_ENGINE_ENTER(auto_bins, bins_phase_post, bins_phase_arrive, 0)
 
 /* The entries the API calls (e->enter_post, enter_arrive), while they are
@@ -822,6 +848,8 @@ static void set_entries(mm_engine *e, auto_impl *A)
         return;
     switch (A->phase) {
     case PH_LIST:
+        if (A->force) /* the forced schedule counts every call: the generic entries */
+            goto generic;
         e->enter_post = auto_list_enter_post;
         e->enter_arrive = auto_list_enter_arrive;
         break;
@@ -830,6 +858,7 @@ static void set_entries(mm_engine *e, auto_impl *A)
         e->enter_arrive = auto_bins_enter_arrive;
         break;
     default:
+    generic:
         e->enter_post = auto_enter_post;
         e->enter_arrive = auto_enter_arrive;
     }
