@@ -32,11 +32,14 @@
  * a single search walks more than that, or, when the evidence is clear
  * sooner, the searches of one side since the last check point walked more
  * than 4 x `up` each and at least a step in all. The list phase's only
- * per-call work is one compare of the statistics' traversal counter with a
- * check point a step (an eighth of that budget) on (list_window: the window
- * slides at each check point), so a deep queue costs a step or two of list
- * searches (a receive's empty searches, in the other side, do not dilute
- * what the arrivals walk). Keyed is,
+ * per-call work is one compare of the search's walk with 1, in a register;
+ * a search that walked more compares the statistics' traversal counter with
+ * a check point a step (an eighth of that budget) on, and one that reaches
+ * it has the next call decide (list_window: the window slides at each check
+ * point), so a deep queue costs a step or two of list searches (a receive's
+ * empty searches, in the other side, do not dilute what the arrivals walk),
+ * and searches that walk at most one element (every match at a head), which
+ * cannot call for a switch, never look at the counters. Keyed is,
  * with both hints, bins while it would traverse at most `up` per search with
  * the queues moved (queued receives or messages per bin), else hash; without,
  * nm when bins would traverse more than `nm` per search (receives per bin plus
@@ -101,15 +104,15 @@ typedef struct auto_impl {
     uint32_t left;                  /* keyed phases: calls left in the window (1 under force) */
     uint64_t trip;                  /* list phase: the next check point (0 under force): a
                                        traversal reaching it calls list_window */
-    uint64_t walked;                /* list phase: a search of the lean entries that walked
-                                       this many (> 1) elements reached the check point, and
-                                       the next call runs list_window (0: none) */
     union {
         mm_list L;
         mm_bins B;
         mm_nm   N;
         mm_hash H;
     } u;
+    uint64_t walked;                /* list phase: a search of the lean entries that walked
+                                       this many (> 1) elements reached the check point, and
+                                       the next call runs list_window (0: none) */
     /* the current window */
     uint64_t est;                   /* nm phase: what bins would traverse, over HOLD windows */
     uint64_t wq;                    /* nm phase: wildcard receives queued */
@@ -611,6 +614,12 @@ static int auto_init(mm_engine *e, char *err, size_t errlen)
             mm_queue_init(&A->warm_umq[i], 0);
         }
     }
+    /* The messages' first slab, as bins' tables, at creation (untimed): auto
+     * keeps two pools (receives of one link, messages of four), and without
+     * this its first calls grow both where `list`, one pool, grows one (at
+     * n = 64, 2 rounds, most of the gap: a 7 KB slab zeroed in a 256-event
+     * run). On failure the pool grows at its first message, as any. */
+    (void)mm_pool_grow(&e->msgs);
     open_phase(e, A, PH_LIST, 0, 0);
     window_start(e, A);
     e->impl = A;
@@ -832,14 +841,21 @@ MM_INLINE int list_lean_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
  * structures, which may also fail to allocate where they queue, give back
  * their search's counters themselves (keyed_post, keyed_arrive). */
 MM_ENGINE_ENTER(auto, auto_post, auto_arrive, 0)
-MM_ENGINE_ENTER_LEAN(auto_list, list_lean_post, list_lean_arrive, 0, MM_ENTER_LATE_SEQ)
+/* The list phase's: late numbers (the list's search never reads the new
+ * element's, and no switch happens inside the call), receives in their own
+ * pool (ops.nlinks_recv 1 below nlinks 4: recv_pool is &recvs). */
+MM_ENGINE_ENTER_LEAN(auto_list, list_lean_post, list_lean_arrive, 0,
+                     MM_ENTER_LATE_SEQ | MM_ENTER_OWN_RECVS)
 MM_ENGINE_ENTER(auto_bins, bins_phase_post, bins_phase_arrive, 0)
 
 /* The entries the API calls (e->enter_post, enter_arrive), while they are
  * auto's own (not the API's wrappers of a locked or sharded engine, which
  * call the ops' auto_enter_*): those of the phase, set at every switch, so
  * that the list phase runs `list`'s path plus the rule's one compare and
- * the bins phase `bins`' path plus its count, neither testing the phase. */
+ * the bins phase `bins`' path plus its count, neither testing the phase.
+ * In the list phase, the generic ones for the call after a deep search that
+ * reached the check point (list_lean_call), and under `force` (whose
+ * schedule counts every call). */
 static void set_entries(mm_engine *e, auto_impl *A)
 {
     if (A->own_entries < 0) /* at creation */
