@@ -33,13 +33,13 @@
  * sooner, the searches of one side since the last check point walked more
  * than 4 x `up` each and at least a step in all. The list phase's only
  * per-call work is one compare of the search's walk with 1, in a register;
- * a search that walked more compares the statistics' traversal counter with
- * a check point a step (an eighth of that budget) on, and one that reaches
- * it has the next call decide (list_window: the window slides at each check
- * point), so a deep queue costs a step or two of list searches (a receive's
- * empty searches, in the other side, do not dilute what the arrivals walk),
- * and searches that walk at most one element (every match at a head), which
- * cannot call for a switch, never look at the counters. Keyed is,
+ * a search that walked more takes its walk from a credit of a step (an
+ * eighth of that budget), and one that exhausts it has the next call decide
+ * with the statistics' counters (list_window: the window slides at each
+ * check point), so a deep queue costs a step or two of list searches (a
+ * receive's empty searches, in the other side, do not dilute what the
+ * arrivals walk), and searches that walk at most one element (every match
+ * at a head), which cannot call for a switch, touch nothing. Keyed is,
  * with both hints, bins while it would traverse at most `up` per search with
  * the queues moved (queued receives or messages per bin), else hash; without,
  * nm when bins would traverse more than `nm` per search (receives per bin plus
@@ -103,13 +103,17 @@ typedef struct auto_impl {
     int      phase;
     uint32_t left;                  /* keyed phases: calls left in the window (1 under force) */
     uint64_t trip;                  /* list phase: the next check point (0 under force): a
-                                       traversal reaching it calls list_window */
+                                       traversal reaching it calls list_window (generic
+                                       entries; the lean ones count `credit`) */
     union {
         mm_list L;
         mm_bins B;
         mm_nm   N;
         mm_hash H;
     } u;
+    uint64_t credit;                /* list phase, lean entries: what the searches that walk
+                                       more than one element may still walk before the next
+                                       check point */
     uint64_t walked;                /* list phase: a search of the lean entries that walked
                                        this many (> 1) elements reached the check point, and
                                        the next call runs list_window (0: none) */
@@ -182,6 +186,7 @@ static void window_start(mm_engine *e, auto_impl *A)
     A->t0 = traversed(e);
     A->s0 = searches(e);
     A->trip = A->force ? 0 : A->t0 + A->step;
+    A->credit = A->step;
     checkpoint(e, A);
 }
 
@@ -492,14 +497,13 @@ static void forced(mm_engine *e, auto_impl *A, const mm_elem *skip, mm_elem *add
 /* The list phase, at every step (budget / 8, budget = up x window)
  * traversed: leave for the keyed structure if the window's traversal exceeds
  * the budget within at most `window` searches (D over a window exceeds up),
- * or if the last search alone walked more than the budget (it walked at
- * least `excess`: the traversal before it was short of the check point), or
- * if one side's searches since the last check point walked more than 4 x up
- * each (clearly_deep); else slide the window to its last half (at the old
- * one's mean depth, or the last search's, if deeper) and check again a step
- * on. A list
- * phase whose searches traverse nothing never comes here: it has nothing
- * to decide. */
+ * or if the last search alone walked more than the budget (`last`, or the
+ * lean entries' search that deferred the check here, A->walked, if deeper:
+ * `excess`), or if one side's searches since the last check point walked
+ * more than 4 x up each (clearly_deep); else slide the window to its last
+ * half (at the old one's mean depth, or `excess`, if deeper) and check again
+ * a step on. A list phase whose searches walk at most one element each
+ * never comes here from the lean entries: it has nothing to decide. */
 static MM_COLD void list_window(mm_engine *e, auto_impl *A, const mm_elem *skip, mm_elem *add,
                                 uint64_t last)
 {
@@ -527,6 +531,7 @@ static MM_COLD void list_window(mm_engine *e, auto_impl *A, const mm_elem *skip,
         A->s0 = s - keep;
     }
     A->trip = t + A->step;
+    A->credit = A->step;
     checkpoint(e, A);
     set_entries(e, A); /* the lean entries again, if a deep search deferred to here */
 }
@@ -807,21 +812,27 @@ static int (*const volatile generic_arrive)(mm_engine *, const mm_entry *,
  * compare, of the search's walk with 1, in a register. A window whose
  * searches each walk at most one element cannot call for a switch (D <= 1
  * <= up, no search longer than the budget, no side deeper than 4 x up), so
- * only a search that walked more looks at the check point; if the
- * traversal has reached it, the engine's entries become the generic ones
- * (auto_enter_*) until the next call has run list_window (list_check) with
- * that search's walk: the window is decided as between two calls, with
- * nothing in flight, and the path keeps `list`'s registers (no call). */
+ * only a search that walked more counts, its walk taken from A->credit (a
+ * step from each check point: the statistics' counters are not read, and
+ * the path updates them as `list`'s does); the search that exhausts it
+ * points the engine's entries at the generic ones (auto_enter_*) until the
+ * next call has run list_window (list_check) with that search's walk: the
+ * window is decided as between two calls, with nothing in flight, and the
+ * path keeps `list`'s registers (no call). */
 MM_INLINE int list_lean_call(mm_engine *e, mm_elem *x, mm_elem **partner, const int is_recv)
 {
     auto_impl *A = e->impl;
     uint64_t walked;
     int rc = is_recv ? mm_list_post_walked(e, &A->u.L, x, partner, &walked)
                      : mm_list_arrive_walked(e, &A->u.L, x, partner, &walked);
-    if (MM_UNLIKELY(walked > 1) && traversed(e) >= A->trip) {
-        A->walked = walked;
-        e->enter_post = generic_post;
-        e->enter_arrive = generic_arrive;
+    if (MM_UNLIKELY(walked > 1)) {
+        if (walked < A->credit) {
+            A->credit -= walked;
+        } else {
+            A->walked = walked;
+            e->enter_post = generic_post;
+            e->enter_arrive = generic_arrive;
+        }
     }
     return rc;
 }
