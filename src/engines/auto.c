@@ -670,18 +670,22 @@ static void auto_fini(mm_engine *e)
  * they need not save the counters a failed call gives back; nm's and hash's
  * may also fail to allocate where they queue. */
 MM_INLINE int phase_call(mm_engine *e, mm_elem *x, mm_elem **partner, const int is_recv,
-                         const int bins)
+                         const int phase)
 {
     auto_impl *A = e->impl;
     uint64_t walked = 0;
-    int rc = bins ? (is_recv ? mm_bins_post(e, &A->u.B, x, partner)
-                             : mm_bins_arrive(e, &A->u.B, x, partner))
-                  : (is_recv ? mm_list_post_walked(e, &A->u.L, x, partner, &walked)
-                             : mm_list_arrive_walked(e, &A->u.L, x, partner, &walked));
+    int rc = phase == PH_BINS   ? (is_recv ? mm_bins_post(e, &A->u.B, x, partner)
+                                           : mm_bins_arrive(e, &A->u.B, x, partner))
+             : phase == PH_HASH ? (is_recv ? mm_hash_post(e, &A->u.H, x, partner)
+                                           : mm_hash_arrive(e, &A->u.H, x, partner))
+                                : (is_recv ? mm_list_post_walked(e, &A->u.L, x, partner, &walked)
+                                           : mm_list_arrive_walked(e, &A->u.L, x, partner,
+                                                                   &walked));
     if (MM_UNLIKELY(rc < 0))
-        return rc; /* nothing counted: a failed call leaves no trace */
+        return rc; /* a failed call leaves no trace (hash: but its searches and misses,
+                      which the API takes back) */
     mm_elem *skip = rc == MM_MATCHED ? *partner : NULL, *add = rc == MM_QUEUED ? x : NULL;
-    if (bins)
+    if (phase != PH_LIST)
         keyed_check(e, A, skip, add);
     else
         list_check(e, A, skip, add, walked);
@@ -690,22 +694,32 @@ MM_INLINE int phase_call(mm_engine *e, mm_elem *x, mm_elem **partner, const int 
 
 MM_INLINE int list_phase_post(mm_engine *e, mm_elem *r, mm_elem **partner)
 {
-    return phase_call(e, r, partner, 1, 0);
+    return phase_call(e, r, partner, 1, PH_LIST);
 }
 
 MM_INLINE int list_phase_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
 {
-    return phase_call(e, m, partner, 0, 0);
+    return phase_call(e, m, partner, 0, PH_LIST);
 }
 
 MM_INLINE int bins_phase_post(mm_engine *e, mm_elem *r, mm_elem **partner)
 {
-    return phase_call(e, r, partner, 1, 1);
+    return phase_call(e, r, partner, 1, PH_BINS);
 }
 
 MM_INLINE int bins_phase_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
 {
-    return phase_call(e, m, partner, 0, 1);
+    return phase_call(e, m, partner, 0, PH_BINS);
+}
+
+MM_INLINE int hash_phase_post(mm_engine *e, mm_elem *r, mm_elem **partner)
+{
+    return phase_call(e, r, partner, 1, PH_HASH);
+}
+
+MM_INLINE int hash_phase_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
+{
+    return phase_call(e, m, partner, 0, PH_HASH);
 }
 
 static MM_NOINLINE int keyed_post(mm_engine *e, auto_impl *A, mm_elem *r, mm_elem **partner)
@@ -749,8 +763,8 @@ static MM_NOINLINE int keyed_arrive(mm_engine *e, auto_impl *A, mm_elem *m, mm_e
     return rc;
 }
 
-/* Any phase (the engine's post and arrive, and the entries of the nm and
- * hash phases or of a locked or sharded engine). */
+/* Any phase (the engine's post and arrive, and the entries of the nm phase,
+ * of a locked or sharded engine, and of the call after a deferred check). */
 static int auto_post(mm_engine *e, mm_elem *r, mm_elem **partner)
 {
     auto_impl *A = e->impl;
@@ -858,15 +872,19 @@ MM_ENGINE_ENTER(auto, auto_post, auto_arrive, 0)
 MM_ENGINE_ENTER_LEAN(auto_list, list_lean_post, list_lean_arrive, 0,
                      MM_ENTER_LATE_SEQ | MM_ENTER_OWN_RECVS)
 MM_ENGINE_ENTER(auto_bins, bins_phase_post, bins_phase_arrive, 0)
+/* The hash phase's: `hash`'s path plus the window's count (hash_part.h: a
+ * failure counts nothing but its search and miss, so may_fail 0 here too). */
+MM_ENGINE_ENTER(auto_hash, hash_phase_post, hash_phase_arrive, 0)
 
 /* The entries the API calls (e->enter_post, enter_arrive), while they are
  * auto's own (not the API's wrappers of a locked or sharded engine, which
  * call the ops' auto_enter_*): those of the phase, set at every switch, so
- * that the list phase runs `list`'s path plus the rule's one compare and
- * the bins phase `bins`' path plus its count, neither testing the phase.
- * In the list phase, the generic ones for the call after a deep search that
- * reached the check point (list_lean_call), and under `force` (whose
- * schedule counts every call). */
+ * that the list phase runs `list`'s path plus the rule's one compare, the
+ * bins phase `bins`' path plus its count and the hash phase `hash`'s plus
+ * its count, none testing the phase (nm's are the generic ones). In the
+ * list phase, the generic ones for the call after a deep search that
+ * exhausted the credit (list_lean_call), and under `force` (whose schedule
+ * counts every call). */
 static void set_entries(mm_engine *e, auto_impl *A)
 {
     if (A->own_entries < 0) /* at creation */
@@ -883,6 +901,10 @@ static void set_entries(mm_engine *e, auto_impl *A)
     case PH_BINS:
         e->enter_post = auto_bins_enter_post;
         e->enter_arrive = auto_bins_enter_arrive;
+        break;
+    case PH_HASH:
+        e->enter_post = auto_hash_enter_post;
+        e->enter_arrive = auto_hash_enter_arrive;
         break;
     default:
     generic:
