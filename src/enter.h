@@ -47,8 +47,11 @@ static inline mm_pool *mm_enter_pool(mm_engine *e, int is_recv)
  * MM_ENTER_LATE_SEQ: the engine's post and arrive never read the new
  *   element's seq (they may queue it: queues read the seq of the elements
  *   they hold only): the element is numbered only once queued, and a call
- *   that matches takes no number. */
-enum { MM_ENTER_ONE_POOL = 1u << 0, MM_ENTER_LATE_SEQ = 1u << 1, MM_ENTER_KEY_WORDS = 1u << 2 };
+ *   that matches takes no number.
+ * MM_ENTER_OWN_RECVS: receives have a pool of their own (ops.nlinks_recv
+ *   below nlinks, so recv_pool is &recvs): no pointer is loaded either. */
+enum { MM_ENTER_ONE_POOL = 1u << 0, MM_ENTER_LATE_SEQ = 1u << 1, MM_ENTER_KEY_WORDS = 1u << 2,
+       MM_ENTER_OWN_RECVS = 1u << 3 };
 
 /* MM_ENTER_KEY_WORDS: the engine reads the new element's key at once (a
  * hash or a memo compare): the entry's first 16 bytes (the key, then kind,
@@ -68,6 +71,8 @@ MM_INLINE void mm_enter_fill_words(mm_elem *x, const mm_entry *d, uint8_t flags)
 
 MM_INLINE mm_pool *mm_enter_pool_of(mm_engine *e, int is_recv, unsigned lean)
 {
+    if (lean & MM_ENTER_OWN_RECVS)
+        return is_recv ? &e->recvs : &e->msgs;
     return (lean & MM_ENTER_ONE_POOL) ? &e->msgs : mm_enter_pool(e, is_recv);
 }
 

@@ -32,11 +32,14 @@
  * a single search walks more than that, or, when the evidence is clear
  * sooner, the searches of one side since the last check point walked more
  * than 4 x `up` each and at least a step in all. The list phase's only
- * per-call work is one compare of the statistics' traversal counter with a
- * check point a step (an eighth of that budget) on (list_window: the window
- * slides at each check point), so a deep queue costs a step or two of list
- * searches (a receive's empty searches, in the other side, do not dilute
- * what the arrivals walk). Keyed is,
+ * per-call work is one compare of the search's walk with 1, in a register;
+ * a search that walked more takes its walk from a credit of a step (an
+ * eighth of that budget), and one that exhausts it has the next call decide
+ * with the statistics' counters (list_window: the window slides at each
+ * check point), so a deep queue costs a step or two of list searches (a
+ * receive's empty searches, in the other side, do not dilute what the
+ * arrivals walk), and searches that walk at most one element (every match
+ * at a head), which cannot call for a switch, touch nothing. Keyed is,
  * with both hints, bins while it would traverse at most `up` per search with
  * the queues moved (queued receives or messages per bin), else hash; without,
  * nm when bins would traverse more than `nm` per search (receives per bin plus
@@ -100,13 +103,20 @@ typedef struct auto_impl {
     int      phase;
     uint32_t left;                  /* keyed phases: calls left in the window (1 under force) */
     uint64_t trip;                  /* list phase: the next check point (0 under force): a
-                                       traversal reaching it calls list_window */
+                                       traversal reaching it calls list_window (generic
+                                       entries; the lean ones count `credit`) */
     union {
         mm_list L;
         mm_bins B;
         mm_nm   N;
         mm_hash H;
     } u;
+    uint64_t credit;                /* list phase, lean entries: what the searches that walk
+                                       more than one element may still walk before the next
+                                       check point */
+    uint64_t walked;                /* list phase: a search of the lean entries that walked
+                                       this many (> 1) elements reached the check point, and
+                                       the next call runs list_window (0: none) */
     /* the current window */
     uint64_t est;                   /* nm phase: what bins would traverse, over HOLD windows */
     uint64_t wq;                    /* nm phase: wildcard receives queued */
@@ -176,6 +186,7 @@ static void window_start(mm_engine *e, auto_impl *A)
     A->t0 = traversed(e);
     A->s0 = searches(e);
     A->trip = A->force ? 0 : A->t0 + A->step;
+    A->credit = A->step;
     checkpoint(e, A);
 }
 
@@ -486,26 +497,28 @@ static void forced(mm_engine *e, auto_impl *A, const mm_elem *skip, mm_elem *add
 /* The list phase, at every step (budget / 8, budget = up x window)
  * traversed: leave for the keyed structure if the window's traversal exceeds
  * the budget within at most `window` searches (D over a window exceeds up),
- * or if the last search alone walked more than the budget (it walked at
- * least `excess`: the traversal before it was short of the check point), or
- * if one side's searches since the last check point walked more than 4 x up
- * each (clearly_deep); else slide the window to its last half (at the old
- * one's mean depth, or the last search's, if deeper) and check again a step
- * on. A list
- * phase whose searches traverse nothing never comes here: it has nothing
- * to decide. */
-static MM_COLD void list_window(mm_engine *e, auto_impl *A, const mm_elem *skip, mm_elem *add)
+ * or if the last search alone walked more than the budget (`last`, or the
+ * lean entries' search that deferred the check here, A->walked, if deeper:
+ * `excess`), or if one side's searches since the last check point walked
+ * more than 4 x up each (clearly_deep); else slide the window to its last
+ * half (at the old one's mean depth, or `excess`, if deeper) and check again
+ * a step on. A list phase whose searches walk at most one element each
+ * never comes here from the lean entries: it has nothing to decide. */
+static MM_COLD void list_window(mm_engine *e, auto_impl *A, const mm_elem *skip, mm_elem *add,
+                                uint64_t last)
 {
-    uint64_t t = traversed(e), s = searches(e);
+    uint64_t t = traversed(e), s = searches(e), excess = A->walked > last ? A->walked : last;
+    A->walked = 0;
     if (A->force) {
         forced(e, A, skip, add);
         return;
     }
     if (t < A->t0 || s < A->s0 || t < A->trip) { /* (counters reset without the hook: shards) */
         window_start(e, A);
+        set_entries(e, A);
         return;
     }
-    uint64_t delta = t - A->t0, span = s - A->s0, excess = t - A->trip + 1;
+    uint64_t delta = t - A->t0, span = s - A->s0;
     if ((span <= A->window && delta > A->budget) || excess > A->budget || clearly_deep(e, A)) {
         switch_to(e, A, PH_KEYED, skip, add);
         return;
@@ -518,15 +531,20 @@ static MM_COLD void list_window(mm_engine *e, auto_impl *A, const mm_elem *skip,
         A->s0 = s - keep;
     }
     A->trip = t + A->step;
+    A->credit = A->step;
     checkpoint(e, A);
+    set_entries(e, A); /* the lean entries again, if a deep search deferred to here */
 }
 
-/* After a list-phase post or arrive: one compare, of the statistics' own
- * counters (no count of its own). */
-MM_INLINE void list_check(mm_engine *e, auto_impl *A, const mm_elem *skip, mm_elem *add)
+/* After a list-phase post or arrive of the generic entries (auto_post,
+ * auto_arrive), whose search walked `last` elements: one compare, of the
+ * statistics' own counters (no count of its own), or the lean entries'
+ * deferred check. */
+MM_INLINE void list_check(mm_engine *e, auto_impl *A, const mm_elem *skip, mm_elem *add,
+                          uint64_t last)
 {
-    if (MM_UNLIKELY(traversed(e) >= A->trip))
-        list_window(e, A, skip, add);
+    if (MM_UNLIKELY(traversed(e) >= A->trip || A->walked))
+        list_window(e, A, skip, add, last);
 }
 
 /* A keyed phase at the end of its window: back to the list when at most
@@ -601,6 +619,12 @@ static int auto_init(mm_engine *e, char *err, size_t errlen)
             mm_queue_init(&A->warm_umq[i], 0);
         }
     }
+    /* The messages' first slab, as bins' tables, at creation (untimed): auto
+     * keeps two pools (receives of one link, messages of four), and without
+     * this its first calls grow both where `list`, one pool, grows one (at
+     * n = 64, 2 rounds, most of the gap: a 7 KB slab zeroed in a 256-event
+     * run). On failure the pool grows at its first message, as any. */
+    (void)mm_pool_grow(&e->msgs);
     open_phase(e, A, PH_LIST, 0, 0);
     window_start(e, A);
     e->impl = A;
@@ -615,6 +639,8 @@ static void auto_stats_reset(mm_engine *e)
     auto_impl *A = e->impl;
     window_start(e, A);
     A->lt0 = 0;
+    A->walked = 0;
+    set_entries(e, A); /* (a deferred check is void) */
 }
 
 static void auto_fini(mm_engine *e)
@@ -644,41 +670,56 @@ static void auto_fini(mm_engine *e)
  * they need not save the counters a failed call gives back; nm's and hash's
  * may also fail to allocate where they queue. */
 MM_INLINE int phase_call(mm_engine *e, mm_elem *x, mm_elem **partner, const int is_recv,
-                         const int bins)
+                         const int phase)
 {
     auto_impl *A = e->impl;
-    int rc = bins ? (is_recv ? mm_bins_post(e, &A->u.B, x, partner)
-                             : mm_bins_arrive(e, &A->u.B, x, partner))
-                  : (is_recv ? mm_list_post(e, &A->u.L, x, partner)
-                             : mm_list_arrive(e, &A->u.L, x, partner));
+    uint64_t walked = 0;
+    int rc = phase == PH_BINS   ? (is_recv ? mm_bins_post(e, &A->u.B, x, partner)
+                                           : mm_bins_arrive(e, &A->u.B, x, partner))
+             : phase == PH_HASH ? (is_recv ? mm_hash_post(e, &A->u.H, x, partner)
+                                           : mm_hash_arrive(e, &A->u.H, x, partner))
+                                : (is_recv ? mm_list_post_walked(e, &A->u.L, x, partner, &walked)
+                                           : mm_list_arrive_walked(e, &A->u.L, x, partner,
+                                                                   &walked));
     if (MM_UNLIKELY(rc < 0))
-        return rc; /* nothing counted: a failed call leaves no trace */
+        return rc; /* a failed call leaves no trace (hash: but its searches and misses,
+                      which the API takes back) */
     mm_elem *skip = rc == MM_MATCHED ? *partner : NULL, *add = rc == MM_QUEUED ? x : NULL;
-    if (bins)
+    if (phase != PH_LIST)
         keyed_check(e, A, skip, add);
     else
-        list_check(e, A, skip, add);
+        list_check(e, A, skip, add, walked);
     return rc;
 }
 
 MM_INLINE int list_phase_post(mm_engine *e, mm_elem *r, mm_elem **partner)
 {
-    return phase_call(e, r, partner, 1, 0);
+    return phase_call(e, r, partner, 1, PH_LIST);
 }
 
 MM_INLINE int list_phase_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
 {
-    return phase_call(e, m, partner, 0, 0);
+    return phase_call(e, m, partner, 0, PH_LIST);
 }
 
 MM_INLINE int bins_phase_post(mm_engine *e, mm_elem *r, mm_elem **partner)
 {
-    return phase_call(e, r, partner, 1, 1);
+    return phase_call(e, r, partner, 1, PH_BINS);
 }
 
 MM_INLINE int bins_phase_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
 {
-    return phase_call(e, m, partner, 0, 1);
+    return phase_call(e, m, partner, 0, PH_BINS);
+}
+
+MM_INLINE int hash_phase_post(mm_engine *e, mm_elem *r, mm_elem **partner)
+{
+    return phase_call(e, r, partner, 1, PH_HASH);
+}
+
+MM_INLINE int hash_phase_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
+{
+    return phase_call(e, m, partner, 0, PH_HASH);
 }
 
 static MM_NOINLINE int keyed_post(mm_engine *e, auto_impl *A, mm_elem *r, mm_elem **partner)
@@ -722,8 +763,8 @@ static MM_NOINLINE int keyed_arrive(mm_engine *e, auto_impl *A, mm_elem *m, mm_e
     return rc;
 }
 
-/* Any phase (the engine's post and arrive, and the entries of the nm and
- * hash phases or of a locked or sharded engine). */
+/* Any phase (the engine's post and arrive, and the entries of the nm phase,
+ * of a locked or sharded engine, and of the call after a deferred check). */
 static int auto_post(mm_engine *e, mm_elem *r, mm_elem **partner)
 {
     auto_impl *A = e->impl;
@@ -771,20 +812,79 @@ static void auto_cancel(mm_engine *e, mm_elem *r)
     }
 }
 
-/* The matching path with auto's post and arrive compiled in (enter.h): in the
- * list phase, the same path as `list`'s plus the rule's compare and count.
+static int auto_enter_post(mm_engine *e, const mm_entry *x, mm_handle *h, uintptr_t *partner);
+static int auto_enter_arrive(mm_engine *e, const mm_entry *x, uintptr_t *partner);
+/* (volatile: read where the rare branch needs them, not hoisted into the
+ * path and combined there, as the compiler does with constants) */
+static int (*const volatile generic_post)(mm_engine *, const mm_entry *, mm_handle *,
+                                          uintptr_t *) = auto_enter_post;
+static int (*const volatile generic_arrive)(mm_engine *, const mm_entry *,
+                                            uintptr_t *) = auto_enter_arrive;
+
+/* The list phase's lean entries (auto_list_enter_*): `list`'s path (the
+ * element numbered once queued: the list's search never reads it) plus one
+ * compare, of the search's walk with 1, in a register. A window whose
+ * searches each walk at most one element cannot call for a switch (D <= 1
+ * <= up, no search longer than the budget, no side deeper than 4 x up), so
+ * only a search that walked more counts, its walk taken from A->credit (a
+ * step from each check point: the statistics' counters are not read, and
+ * the path updates them as `list`'s does); the search that exhausts it
+ * points the engine's entries at the generic ones (auto_enter_*) until the
+ * next call has run list_window (list_check) with that search's walk: the
+ * window is decided as between two calls, with nothing in flight, and the
+ * path keeps `list`'s registers (no call). */
+MM_INLINE int list_lean_call(mm_engine *e, mm_elem *x, mm_elem **partner, const int is_recv)
+{
+    auto_impl *A = e->impl;
+    uint64_t walked;
+    int rc = is_recv ? mm_list_post_walked(e, &A->u.L, x, partner, &walked)
+                     : mm_list_arrive_walked(e, &A->u.L, x, partner, &walked);
+    if (MM_UNLIKELY(walked > 1)) {
+        if (walked < A->credit) {
+            A->credit -= walked;
+        } else {
+            A->walked = walked;
+            e->enter_post = generic_post;
+            e->enter_arrive = generic_arrive;
+        }
+    }
+    return rc;
+}
+
+MM_INLINE int list_lean_post(mm_engine *e, mm_elem *r, mm_elem **partner)
+{
+    return list_lean_call(e, r, partner, 1);
+}
+
+MM_INLINE int list_lean_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
+{
+    return list_lean_call(e, m, partner, 0);
+}
+
+/* The matching path with auto's post and arrive compiled in (enter.h).
  * may_fail 0: the list fails only for an element it may not queue; the keyed
  * structures, which may also fail to allocate where they queue, give back
  * their search's counters themselves (keyed_post, keyed_arrive). */
 MM_ENGINE_ENTER(auto, auto_post, auto_arrive, 0)
-MM_ENGINE_ENTER(auto_list, list_phase_post, list_phase_arrive, 0)
+/* The list phase's: late numbers (the list's search never reads the new
+ * element's, and no switch happens inside the call), receives in their own
+ * pool (ops.nlinks_recv 1 below nlinks 4: recv_pool is &recvs). */
+MM_ENGINE_ENTER_LEAN(auto_list, list_lean_post, list_lean_arrive, 0,
+                     MM_ENTER_LATE_SEQ | MM_ENTER_OWN_RECVS)
 MM_ENGINE_ENTER(auto_bins, bins_phase_post, bins_phase_arrive, 0)
+/* The hash phase's: `hash`'s path plus the window's count (hash_part.h: a
+ * failure counts nothing but its search and miss, so may_fail 0 here too). */
+MM_ENGINE_ENTER(auto_hash, hash_phase_post, hash_phase_arrive, 0)
 
 /* The entries the API calls (e->enter_post, enter_arrive), while they are
  * auto's own (not the API's wrappers of a locked or sharded engine, which
  * call the ops' auto_enter_*): those of the phase, set at every switch, so
- * that the list phase runs `list`'s path plus the rule's one compare and
- * the bins phase `bins`' path plus its count, neither testing the phase. */
+ * that the list phase runs `list`'s path plus the rule's one compare, the
+ * bins phase `bins`' path plus its count and the hash phase `hash`'s plus
+ * its count, none testing the phase (nm's are the generic ones). In the
+ * list phase, the generic ones for the call after a deep search that
+ * exhausted the credit (list_lean_call), and under `force` (whose schedule
+ * counts every call). */
 static void set_entries(mm_engine *e, auto_impl *A)
 {
     if (A->own_entries < 0) /* at creation */
@@ -793,6 +893,8 @@ static void set_entries(mm_engine *e, auto_impl *A)
         return;
     switch (A->phase) {
     case PH_LIST:
+        if (A->force) /* the forced schedule counts every call: the generic entries */
+            goto generic;
         e->enter_post = auto_list_enter_post;
         e->enter_arrive = auto_list_enter_arrive;
         break;
@@ -800,7 +902,12 @@ static void set_entries(mm_engine *e, auto_impl *A)
         e->enter_post = auto_bins_enter_post;
         e->enter_arrive = auto_bins_enter_arrive;
         break;
+    case PH_HASH:
+        e->enter_post = auto_hash_enter_post;
+        e->enter_arrive = auto_hash_enter_arrive;
+        break;
     default:
+    generic:
         e->enter_post = auto_enter_post;
         e->enter_arrive = auto_enter_arrive;
     }

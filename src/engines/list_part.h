@@ -33,13 +33,15 @@ static inline void mm_list_drop(mm_engine *e, mm_list *L)
 }
 
 /* Search q for the earliest element that pairs with x; unlink it if found,
- * else queue x on other. The same walk serves both directions. */
+ * else queue x on other. The same walk serves both directions. *walked: the
+ * elements the search compared (what it adds to st's traversed count). */
 MM_INLINE int mm_list_search_or_queue(mm_queue *q, mm_qstats *st, mm_elem *x, int x_is_recv,
-                                      mm_queue *other, mm_elem **partner)
+                                      mm_queue *other, mm_elem **partner, uint64_t *walked)
 {
     uint64_t depth = 0;
     mm_elem *hit = mm_queue_find_at(q, MM_LIST_LI, &x->key, x_is_recv, MM_SEQ_NONE, &depth);
     mm_stat_search(st, depth, hit != NULL);
+    *walked = depth;
     if (hit) {
         mm_queue_remove_at(q, MM_LIST_LI, hit);
         *partner = hit;
@@ -51,14 +53,30 @@ MM_INLINE int mm_list_search_or_queue(mm_queue *q, mm_qstats *st, mm_elem *x, in
     return MM_QUEUED;
 }
 
+/* Post receive r (arrive message m); *walked: the elements its search
+ * compared (auto's list phase decides by them). */
+MM_INLINE int mm_list_post_walked(mm_engine *e, mm_list *L, mm_elem *r, mm_elem **partner,
+                                  uint64_t *walked)
+{
+    return mm_list_search_or_queue(&L->umq, &e->st.umq, r, 1, &L->prq, partner, walked);
+}
+
+MM_INLINE int mm_list_arrive_walked(mm_engine *e, mm_list *L, mm_elem *m, mm_elem **partner,
+                                    uint64_t *walked)
+{
+    return mm_list_search_or_queue(&L->prq, &e->st.prq, m, 0, &L->umq, partner, walked);
+}
+
 MM_INLINE int mm_list_post(mm_engine *e, mm_list *L, mm_elem *r, mm_elem **partner)
 {
-    return mm_list_search_or_queue(&L->umq, &e->st.umq, r, 1, &L->prq, partner);
+    uint64_t walked;
+    return mm_list_post_walked(e, L, r, partner, &walked);
 }
 
 MM_INLINE int mm_list_arrive(mm_engine *e, mm_list *L, mm_elem *m, mm_elem **partner)
 {
-    return mm_list_search_or_queue(&L->prq, &e->st.prq, m, 0, &L->umq, partner);
+    uint64_t walked;
+    return mm_list_arrive_walked(e, L, m, partner, &walked);
 }
 
 static inline mm_elem *mm_list_probe(mm_engine *e, mm_list *L, const mm_key *k, int remove)

@@ -132,6 +132,11 @@ static const struct variant {
     {"auto", {"force=300", "seed=7"}, 0},
     {"auto", {"force=3000", "seed=9"}, 0},
     {"auto", {"force=100", "seed=5"}, MM_CFG_CONCURRENT},
+    /* the locked path runs auto's generic entries only, whose list phase
+     * switches inside the call (the new element not yet released by the
+     * API), where the list phase's own entries (late numbers) never switch:
+     * they leave the decision to the next call, through the generic ones */
+    {"auto", {"force=40", "seed=11"}, MM_CFG_THREAD_SAFE},
     /* auto's rule with short windows: down > up flaps on purpose (a switch
      * almost every window); the second keeps the hysteresis band, with nm = 1
      * so that leaving the list takes nm whenever bins would search (queued
