@@ -165,7 +165,7 @@ def benchmark_workloads(quick: bool = False) -> List[tuple]:
     items += [(s, "random_keys") for s in _specs("random_keys", {"seed": [1, 2, 3]})]
     items += [(s, "collide") for s in _specs("collide", {"kind": ["tags", "bins"],
                                                           "n": [256, 2048]}, rounds=2)]
-    for app, iters in (("radix", 40), ("nbody", 10), ("miniamr", 40), ("fds", 40)):
+    for app, iters in (("radix", 40), ("nbody", 10), ("miniamr", 5), ("fds", 40)):
         items += [(s, app) for s in _specs(app, {"n": [64, 512], "rank": [0, 7]}, iters=iters)]
     return items
 
