@@ -102,7 +102,8 @@ QUICK = Suite("quick", "the speed targets and one wildcard workload, all engines
 
 # MadMPI workloads (every generator has them): 2 rounds keep n=16384 short.
 DEFAULT = Suite("default", "shuffle, burst, tags and a wildcard receive swept over the queue "
-                           "length, all engines; bins sizes; the mixed example stream; < 5 min a run", 5, [
+                           "length, all engines; bins sizes; the mixed example stream and a "
+                           "traced LAMMPS rank; < 5 min a run", 5, [
     *TARGET_ITEMS,
     *COLLIDE_ITEMS,
     *sweep("shuffle", "n", POW2, "shuffle", rounds=2),
@@ -112,6 +113,9 @@ DEFAULT = Suite("default", "shuffle, burst, tags and a wildcard receive swept ov
     *sweep("shuffle", "n", POW2, "bins-size", rounds=2,
            engines=("list", "bins:bins=16", "bins", "bins:bins=4096")),
     Item(StreamFile(REPO_ROOT / "examples" / "mixed-wildcards.mms"), figure="mixed"),
+    # A traced application (issue 18's auto target covers "every traced application"):
+    # rank 0 of LAMMPS lj on 8 ranks (docs/APPLICATIONS.md), 3030 events.
+    Item(StreamFile(REPO_ROOT / "examples" / "apps" / "lammps-lj-np8-rank0.mms"), figure="traced"),
 ])
 
 # The papers' figures, with the C generators' workloads (docs/workloads.md,
