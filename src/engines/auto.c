@@ -45,7 +45,8 @@
  * nm when bins would traverse more than `nm` per search (receives per bin plus
  * the wildcard receives), else bins. Bins' tables are allocated (and
  * emptied) at creation and kept, so a switch to bins allocates nothing, and
- * the list's elements are relinked into bins straight from its queues.
+ * the list's elements are relinked into bins straight from its queues; into
+ * hash too (its tables, of 4 slots per element, allocated at the switch).
  * With both hints, bins -> hash when D over the last HOLD (4) windows
  * exceeds `up`. Bins -> nm when D over the last HOLD windows exceeds `nm`; nm ->
  * bins when Dnm over the last HOLD windows is at most nm / 2, Wq <= `down`,
@@ -196,8 +197,12 @@ static void window_start(mm_engine *e, auto_impl *A)
  * messages: 0 or MM_ENOMEM (nothing held). */
 static int open_phase(mm_engine *e, auto_impl *A, int p, size_t nr, size_t nm)
 {
-    uint32_t cr = nr < (1u << 28) ? 4 * (uint32_t)nr : 1u << 30;
-    uint32_t cm = nm < (1u << 28) ? 4 * (uint32_t)nm : 1u << 30;
+    /* hash: 4 slots per element, a quarter full, as `hash`'s tables after
+     * their growth (half full, its probe runs are longer and more calls
+     * leave the fast path); nm: 2 */
+    unsigned f = p == PH_HASH ? 4 : 2;
+    uint32_t cr = nr < (1u << 28) ? f * (uint32_t)nr : 1u << 30;
+    uint32_t cm = nm < (1u << 28) ? f * (uint32_t)nm : 1u << 30;
     memset(&A->u, 0, sizeof A->u);
     A->phase = p;
     switch (p) {
