@@ -956,7 +956,12 @@ MM_INLINE int hash_fast_call(mm_engine *e, mm_elem *x, mm_elem **partner, const 
                      : mm_hash_arrive_fast(e, &A->u.H, x, partner);
     if (rc == MM_ENTER_RETRY)
         return rc;
-    keyed_check(e, A, NULL, NULL); /* (left > 1: counts, never decides) */
+    /* keyed_check without its decision (left > 1) nor the peak, which only
+     * the nm phase reads (reset at every switch) */
+    uint64_t len = e->st.prq.length + e->st.umq.length;
+    if (len > A->lmax)
+        A->lmax = len;
+    A->left--;
     return rc;
 }
 
