@@ -965,12 +965,13 @@ MM_INLINE int hash_fast_call(mm_engine *e, mm_elem *x, mm_elem **partner, const 
     return rc;
 }
 
-MM_INLINE int hash_fast_post(mm_engine *e, mm_elem *r, mm_elem **partner)
+/* (plain static functions, as hash.c's: the entries, flattened, inline them) */
+static int hash_fast_post(mm_engine *e, mm_elem *r, mm_elem **partner)
 {
     return hash_fast_call(e, r, partner, 1);
 }
 
-MM_INLINE int hash_fast_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
+static int hash_fast_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
 {
     return hash_fast_call(e, m, partner, 0);
 }
