@@ -45,7 +45,8 @@
  * nm when bins would traverse more than `nm` per search (receives per bin plus
  * the wildcard receives), else bins. Bins' tables are allocated (and
  * emptied) at creation and kept, so a switch to bins allocates nothing, and
- * the list's elements are relinked into bins straight from its queues.
+ * the list's elements are relinked into bins straight from its queues; into
+ * hash too (its tables, of 4 slots per element, allocated at the switch).
  * With both hints, bins -> hash when D over the last HOLD (4) windows
  * exceeds `up`. Bins -> nm when D over the last HOLD windows exceeds `nm`; nm ->
  * bins when Dnm over the last HOLD windows is at most nm / 2, Wq <= `down`,
@@ -196,8 +197,12 @@ static void window_start(mm_engine *e, auto_impl *A)
  * messages: 0 or MM_ENOMEM (nothing held). */
 static int open_phase(mm_engine *e, auto_impl *A, int p, size_t nr, size_t nm)
 {
-    uint32_t cr = nr < (1u << 29) ? 2 * (uint32_t)nr : 1u << 30;
-    uint32_t cm = nm < (1u << 29) ? 2 * (uint32_t)nm : 1u << 30;
+    /* hash: 4 slots per element, a quarter full, as `hash`'s tables after
+     * their growth (half full, its probe runs are longer and more calls
+     * leave the fast path); nm: 2 */
+    unsigned f = p == PH_HASH ? 4 : 2;
+    uint32_t cr = nr < (1u << 28) ? f * (uint32_t)nr : 1u << 30;
+    uint32_t cm = nm < (1u << 28) ? f * (uint32_t)nm : 1u << 30;
     memset(&A->u, 0, sizeof A->u);
     A->phase = p;
     switch (p) {
@@ -339,6 +344,69 @@ static int keyed_for(const auto_impl *A, size_t nr, size_t nm, uint64_t wild)
 
 static void set_entries(mm_engine *e, auto_impl *A);
 
+/* The elements of a list queue, from link `first` up to (not including) the
+ * sentinel at address `end` (never read: its memory may be another
+ * structure's by now), pushed in that order on hash table t (statistics
+ * st), which has room for all of them without growing. Each element's next
+ * link is read before the element is relinked, AHEAD elements before: their
+ * hashes are computed and their home slots prefetched that far ahead, so
+ * that the slots' cache misses overlap (the move's cost, a miss per element
+ * otherwise). A table that re-seeds itself on the way (a long probe run)
+ * invalidates the hashes computed before: they are then computed again. */
+enum { AHEAD = 8 };
+static void hash_relink(mm_ftable *t, mm_qstats *st, mm_link *first, const mm_link *end,
+                        unsigned li)
+{
+    mm_elem *ring[AHEAD];
+    uint32_t hr[AHEAD];
+    uint64_t seed = t->seed;
+    unsigned n = 0, at = 0;
+    mm_link *l = first;
+    for (;;) {
+        for (; n < AHEAD && l != end; n++) {
+            mm_elem *x = mm_elem_of(l, li);
+            l = l->next;
+            unsigned i = (at + n) % AHEAD;
+            ring[i] = x;
+            hr[i] = mm_ftable_hash(t, &x->key);
+            __builtin_prefetch(&t->slots[hr[i] & t->mask], 1);
+        }
+        if (n == 0)
+            break;
+        mm_elem *x = ring[at];
+        /* (cannot fail: no growth, and a failed re-seed leaves the table as it is) */
+        (void)mm_hash_push(t, st, x, &x->key, hr[at], t->seed == seed, 0);
+        at = (at + 1) % AHEAD;
+        n--;
+    }
+}
+
+/* Leaving the list for hash (both hints): the tables are allocated with
+ * four slots per element (a quarter full, as `hash`'s own after its growth:
+ * none during the move, so nothing in it can fail), and the elements are
+ * relinked, in order, straight from the list's queues (no array, no sort),
+ * their home slots prefetched ahead (hash_relink). 0 when the tables cannot
+ * be allocated (nothing done: switch_to's general path tries, and leaves a
+ * list if it cannot either). */
+static int list_to_hash(mm_engine *e, auto_impl *A)
+{
+    mm_queue prq = A->u.L.prq, umq = A->u.L.umq; /* heads (the sentinels stay in A->u) */
+    const mm_link *rend = &A->u.L.prq.head, *mend = &A->u.L.umq.head;
+    if (prq.len >= (1u << 28) || umq.len >= (1u << 28))
+        return 0;
+    mm_hash H;
+    uint64_t ta = mm_now_ns();
+    if (mm_hash_init(e, &H, 4 * (uint32_t)prq.len, 4 * (uint32_t)umq.len, A->seed) != 0)
+        return 0;
+    mm_overhead_add(e, &e->st.overhead.alloc_ns, ta);
+    close_phase(e, A);
+    A->phase = PH_HASH;
+    A->u.H = H;
+    hash_relink(&A->u.H.prq, &e->st.prq, prq.head.next, rend, prq.li);
+    hash_relink(&A->u.H.umq, &e->st.umq, umq.head.next, mend, umq.li);
+    return 1;
+}
+
 /* Leaving the list for bins with its warm tables: nothing to allocate and
  * nothing that can fail, and each list queue is in sequence order already,
  * so the elements are relinked, in order, straight from the list's queues
@@ -355,6 +423,8 @@ static int list_to_bins(mm_engine *e, auto_impl *A, int *p, uint64_t *wild)
             w += (uint64_t)mm_key_wild(&x->key);
     if (*p == PH_KEYED)
         *p = keyed_for(A, prq.len, umq.len, w);
+    if (*p == PH_HASH)
+        return list_to_hash(e, A);
     if (*p != PH_BINS || !A->warm_prq)
         return 0;
     close_phase(e, A);
@@ -872,9 +942,45 @@ MM_ENGINE_ENTER(auto, auto_post, auto_arrive, 0)
 MM_ENGINE_ENTER_LEAN(auto_list, list_lean_post, list_lean_arrive, 0,
                      MM_ENTER_LATE_SEQ | MM_ENTER_OWN_RECVS)
 MM_ENGINE_ENTER(auto_bins, bins_phase_post, bins_phase_arrive, 0)
+/* The hash phase's fast first try: `hash`'s (mm_hash_*_fast: a key in its
+ * home slot or the memo) plus the window's count, inline; the window's last
+ * call (which may switch), a new key or a probe run answer MM_ENTER_RETRY,
+ * having changed nothing, and run again on the full path below. Under
+ * `force` every call is a window's last (left is 1): always the full path. */
+MM_INLINE int hash_fast_call(mm_engine *e, mm_elem *x, mm_elem **partner, const int is_recv)
+{
+    auto_impl *A = e->impl;
+    if (MM_UNLIKELY(A->left <= 1))
+        return MM_ENTER_RETRY;
+    int rc = is_recv ? mm_hash_post_fast(e, &A->u.H, x, partner)
+                     : mm_hash_arrive_fast(e, &A->u.H, x, partner);
+    if (rc == MM_ENTER_RETRY)
+        return rc;
+    /* keyed_check without its decision (left > 1) nor the peak, which only
+     * the nm phase reads (reset at every switch) */
+    uint64_t len = e->st.prq.length + e->st.umq.length;
+    if (len > A->lmax)
+        A->lmax = len;
+    A->left--;
+    return rc;
+}
+
+/* (plain static functions, as hash.c's: the entries, flattened, inline them) */
+static int hash_fast_post(mm_engine *e, mm_elem *r, mm_elem **partner)
+{
+    return hash_fast_call(e, r, partner, 1);
+}
+
+static int hash_fast_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
+{
+    return hash_fast_call(e, m, partner, 0);
+}
+
 /* The hash phase's: `hash`'s path plus the window's count (hash_part.h: a
- * failure counts nothing but its search and miss, so may_fail 0 here too). */
-MM_ENGINE_ENTER(auto_hash, hash_phase_post, hash_phase_arrive, 0)
+ * failure counts nothing but its search and miss, so may_fail 0 here too),
+ * with `hash`'s fast first try (hash_fast_call). */
+MM_ENGINE_ENTER_FAST(auto_hash, hash_fast_post, hash_fast_arrive, hash_phase_post,
+                     hash_phase_arrive, 0, 0)
 
 /* The entries the API calls (e->enter_post, enter_arrive), while they are
  * auto's own (not the API's wrappers of a locked or sharded engine, which
