@@ -258,6 +258,14 @@ static void test_classes(void)
         mm_paths_result pres;
         mm_config c = cfg;
         c.hints = mm_stream_hints(&s, NULL, NULL);
+        /* A fixed seed for the hashed engines, as the tools give them: with
+         * one drawn per creation, the totals' run and the classes' runs laid
+         * the keys out differently, and bins' compares differed when two
+         * keys met in one bin in one run only (1 CI run in many). */
+        static const char *const seed[] = {"seed=1"};
+        for (size_t i = 0; i < in->nparams; i++)
+            if (strcmp(in->params[i].name, "seed") == 0)
+                c.params = seed, c.nparams = 1;
         if (mm_replay_run(&r, in, &c, 1, 2, &res, err, sizeof err) != MMR_OK)
             continue; /* an engine this stream does not suit (e.g. needs a file) */
         mm_paths_classify(&p, r.out);
