@@ -19,16 +19,15 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from .. import mpistack, tools
+from ..bench.mpi import HINTED as HINTS, PROGRAM, parse_lines   # the MPI suite's program and hints
 from ..errors import EXIT_FAILURE, MpimatchError
 from .features import PHASE_EVENTS, Pool, profile_stream
 
 GROUP = "e2e"
-PROGRAM = "mpimatch-mpibench"
 DEAD = (0, 5, 20, 50, 100, 200)
 SIZES = (8, 2048)   # eager on the provider (up to 4032 B); 8 KiB goes by rendezvous (CMA),
                     # whose times on 2 shared cores vary by 5x between runs
 ITERS = 500
-HINTS = {"hash": ("no_any_source", "no_any_tag")}   # mpibench's ping-pong names every peer and tag
 TIMEOUT = 300.0
 PASSES = 2      # launches per engine, the engines in turn (the second pass in reverse order)
 
@@ -45,7 +44,6 @@ def spec(dead: int, size: int, reps: int) -> str:
 
 
 def _run(stack: mpistack.Stack, argv: Sequence[str], expect: int, what: str) -> List[dict]:
-    from ..bench.mpi import parse_lines
     o = mpistack.run(stack, 2, argv, TIMEOUT)
     lines = parse_lines(o.stdout)
     if o.returncode != 0 or len(lines) != expect:
