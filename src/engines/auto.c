@@ -635,13 +635,18 @@ static MM_COLD void keyed_window(mm_engine *e, auto_impl *A, const mm_elem *skip
         A->lt0 = traversed(e);
         A->est = 0;
     }
-    if (p != A->phase)
+    if (p != A->phase) {
         switch_to(e, A, p, skip, add);
-    else
+    } else {
         window_start(e, A);
+        set_entries(e, A); /* the bins phase's lean entries again (bins_lean_call) */
+    }
 }
 
-/* After a keyed-phase post or arrive. */
+/* After a keyed-phase post or arrive. The window's last call is the one
+ * that finds at most one call left (the bins phase's lean entries, which
+ * leave the last call to these, may have counted down to 0 after a call of
+ * the slow path). */
 MM_INLINE void keyed_check(mm_engine *e, auto_impl *A, const mm_elem *skip, mm_elem *add)
 {
     uint64_t len = e->st.prq.length + e->st.umq.length;
@@ -650,8 +655,12 @@ MM_INLINE void keyed_check(mm_engine *e, auto_impl *A, const mm_elem *skip, mm_e
         if (len > A->peak)
             A->peak = len;
     }
-    if (MM_UNLIKELY(--A->left == 0))
+    if (MM_UNLIKELY(A->left <= 1)) {
+        A->left = 0;
         keyed_window(e, A, skip, add);
+    } else {
+        A->left--;
+    }
 }
 
 /* ---- the engine ---- */
@@ -792,6 +801,47 @@ MM_INLINE int hash_phase_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
     return phase_call(e, m, partner, 0, PH_HASH);
 }
 
+/* The nm phase's features after a successful post (receive x) or arrive
+ * (message x), answered rc: Dnm's estimate, what bins would have traversed
+ * (a receive its bin of messages, or with a wildcard every queued message;
+ * a message its bin of receives and every queued wildcard receive), and
+ * Wq, the wildcard receives queued. */
+MM_INLINE void nm_count(const mm_engine *e, auto_impl *A, const mm_elem *x, mm_elem **partner,
+                        int rc, const int is_recv)
+{
+    if (is_recv) {
+        int wild = mm_key_wild(&x->key);
+        A->est += wild ? e->st.umq.length : e->st.umq.length / A->nbins;
+        A->wq += (uint64_t)(wild && rc == MM_QUEUED);
+    } else {
+        A->est += A->wq + e->st.prq.length / A->nbins;
+        A->wq -= rc == MM_MATCHED && mm_key_wild(&(*partner)->key);
+    }
+}
+
+/* The nm phase's post and arrive, for its entries (auto_nm_enter_*, which
+ * save and restore the searched side's counters around a failed call). */
+MM_INLINE int nm_phase_call(mm_engine *e, mm_elem *x, mm_elem **partner, const int is_recv)
+{
+    auto_impl *A = e->impl;
+    int rc = is_recv ? mm_nm_post(e, &A->u.N, x, partner) : mm_nm_arrive(e, &A->u.N, x, partner);
+    if (MM_UNLIKELY(rc < 0))
+        return rc;
+    nm_count(e, A, x, partner, rc, is_recv);
+    keyed_check(e, A, rc == MM_MATCHED ? *partner : NULL, rc == MM_QUEUED ? x : NULL);
+    return rc;
+}
+
+static int nm_phase_post(mm_engine *e, mm_elem *r, mm_elem **partner)
+{
+    return nm_phase_call(e, r, partner, 1);
+}
+
+static int nm_phase_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
+{
+    return nm_phase_call(e, m, partner, 0);
+}
+
 static MM_NOINLINE int keyed_post(mm_engine *e, auto_impl *A, mm_elem *r, mm_elem **partner)
 {
     int rc;
@@ -804,11 +854,8 @@ static MM_NOINLINE int keyed_post(mm_engine *e, auto_impl *A, mm_elem *r, mm_ele
         mm_enter_undo_restore(e, &e->st.umq); /* the API takes back the rest */
         return rc;
     }
-    if (A->phase == PH_NM) {
-        int wild = mm_key_wild(&r->key);
-        A->est += wild ? e->st.umq.length : e->st.umq.length / A->nbins;
-        A->wq += (uint64_t)(wild && rc == MM_QUEUED);
-    }
+    if (A->phase == PH_NM)
+        nm_count(e, A, r, partner, rc, 1);
     keyed_check(e, A, rc == MM_MATCHED ? *partner : NULL, rc == MM_QUEUED ? r : NULL);
     return rc;
 }
@@ -825,10 +872,8 @@ static MM_NOINLINE int keyed_arrive(mm_engine *e, auto_impl *A, mm_elem *m, mm_e
         mm_enter_undo_restore(e, &e->st.prq);
         return rc;
     }
-    if (A->phase == PH_NM) {
-        A->est += A->wq + e->st.prq.length / A->nbins;
-        A->wq -= rc == MM_MATCHED && mm_key_wild(&(*partner)->key);
-    }
+    if (A->phase == PH_NM)
+        nm_count(e, A, m, partner, rc, 0);
     keyed_check(e, A, rc == MM_MATCHED ? *partner : NULL, rc == MM_QUEUED ? m : NULL);
     return rc;
 }
@@ -921,6 +966,39 @@ MM_INLINE int list_lean_call(mm_engine *e, mm_elem *x, mm_elem **partner, const 
     return rc;
 }
 
+/* The bins phase's lean entries (auto_bins_enter_*): `bins`' path (the
+ * element numbered once queued: bins' searches read the numbers of queued
+ * elements only), receives from their own pool, plus the window's count
+ * (Lmax and the calls left; the peak is read by the nm phase alone, and
+ * reset at every switch). The window's last call, which may switch (moving
+ * the new element, which must then be numbered), is left to the generic
+ * entries: the call that leaves one call in the window points the engine's
+ * entries at them, and keyed_window points them back (set_entries). A
+ * window of one call (window=1, or `force`) runs the generic entries only. */
+MM_INLINE int bins_lean_call(mm_engine *e, mm_elem *x, mm_elem **partner, const int is_recv)
+{
+    auto_impl *A = e->impl;
+    uint64_t len = e->st.prq.length + e->st.umq.length;
+    int rc = is_recv ? mm_bins_post(e, &A->u.B, x, partner) : mm_bins_arrive(e, &A->u.B, x, partner);
+    if (len > A->lmax)
+        A->lmax = len;
+    if (MM_UNLIKELY(--A->left <= 1)) {
+        e->enter_post = generic_post;
+        e->enter_arrive = generic_arrive;
+    }
+    return rc;
+}
+
+MM_INLINE int bins_lean_post(mm_engine *e, mm_elem *r, mm_elem **partner)
+{
+    return bins_lean_call(e, r, partner, 1);
+}
+
+MM_INLINE int bins_lean_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
+{
+    return bins_lean_call(e, m, partner, 0);
+}
+
 MM_INLINE int list_lean_post(mm_engine *e, mm_elem *r, mm_elem **partner)
 {
     return list_lean_call(e, r, partner, 1);
@@ -941,7 +1019,16 @@ MM_ENGINE_ENTER(auto, auto_post, auto_arrive, 0)
  * pool (ops.nlinks_recv 1 below nlinks 4: recv_pool is &recvs). */
 MM_ENGINE_ENTER_LEAN(auto_list, list_lean_post, list_lean_arrive, 0,
                      MM_ENTER_LATE_SEQ | MM_ENTER_OWN_RECVS)
-MM_ENGINE_ENTER(auto_bins, bins_phase_post, bins_phase_arrive, 0)
+/* The bins phase's: late numbers and receives in their own pool, as the
+ * list phase's (bins_lean_call: the window's last call on the generic
+ * entries). */
+MM_ENGINE_ENTER_LEAN(auto_bins, bins_lean_post, bins_lean_arrive, 0,
+                     MM_ENTER_LATE_SEQ | MM_ENTER_OWN_RECVS)
+/* The nm phase's: `nm`'s path (the searched side's counters saved for a
+ * failed call, may_fail 1, as `nm`'s entries do) plus the features and the
+ * window's count, receives in their own pool; numbered early, so that the
+ * window's last call may switch inside the call. */
+MM_ENGINE_ENTER_LEAN(auto_nm, nm_phase_post, nm_phase_arrive, 1, MM_ENTER_OWN_RECVS)
 /* The hash phase's fast first try: `hash`'s (mm_hash_*_fast: a key in its
  * home slot or the memo) plus the window's count, inline; the window's last
  * call (which may switch), a new key or a probe run answer MM_ENTER_RETRY,
@@ -1005,8 +1092,14 @@ static void set_entries(mm_engine *e, auto_impl *A)
         e->enter_arrive = auto_list_enter_arrive;
         break;
     case PH_BINS:
+        if (A->left <= 1) /* (a window of one call, or force: bins_lean_call) */
+            goto generic;
         e->enter_post = auto_bins_enter_post;
         e->enter_arrive = auto_bins_enter_arrive;
+        break;
+    case PH_NM:
+        e->enter_post = auto_nm_enter_post;
+        e->enter_arrive = auto_nm_enter_arrive;
         break;
     case PH_HASH:
         e->enter_post = auto_hash_enter_post;

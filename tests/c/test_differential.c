@@ -143,6 +143,9 @@ static const struct variant {
      * wildcard receives, more receives than bins) and bins <-> nm by the rule */
     {"auto", {"window=200", "up=1", "down=300"}, 0},
     {"auto", {"window=64", "up=2", "down=1", "seed=2", "nm=1"}, 0},
+    /* windows of three calls: the bins phase's lean entries run the first
+     * two calls of each window and hand the last to the generic ones */
+    {"auto", {"window=3", "up=1", "down=2", "seed=3"}, 0},
 };
 enum { NVARIANT = sizeof variants / sizeof variants[0] };
 enum { NCONFIG = sizeof configs / sizeof configs[0] };
