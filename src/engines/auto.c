@@ -878,8 +878,9 @@ static MM_NOINLINE int keyed_arrive(mm_engine *e, auto_impl *A, mm_elem *m, mm_e
     return rc;
 }
 
-/* Any phase (the engine's post and arrive, and the entries of the nm phase,
- * of a locked or sharded engine, and of the call after a deferred check). */
+/* Any phase (the engine's post and arrive, and the entries of a locked or
+ * sharded engine, of the call after a deferred check, and of a bins-phase
+ * window's last call). */
 static int auto_post(mm_engine *e, mm_elem *r, mm_elem **partner)
 {
     auto_impl *A = e->impl;
@@ -1073,11 +1074,12 @@ MM_ENGINE_ENTER_FAST(auto_hash, hash_fast_post, hash_fast_arrive, hash_phase_pos
  * auto's own (not the API's wrappers of a locked or sharded engine, which
  * call the ops' auto_enter_*): those of the phase, set at every switch, so
  * that the list phase runs `list`'s path plus the rule's one compare, the
- * bins phase `bins`' path plus its count and the hash phase `hash`'s plus
- * its count, none testing the phase (nm's are the generic ones). In the
- * list phase, the generic ones for the call after a deep search that
- * exhausted the credit (list_lean_call), and under `force` (whose schedule
- * counts every call). */
+ * bins phase `bins`' path plus its count, the nm phase `nm`'s plus its
+ * features and count, and the hash phase `hash`'s plus its count, none
+ * testing the phase. The generic ones: in the list phase for the call after
+ * a deep search that exhausted the credit (list_lean_call), in the bins
+ * phase for a window's last call (bins_lean_call), and in both under
+ * `force` (whose schedule counts every call). */
 static void set_entries(mm_engine *e, auto_impl *A)
 {
     if (A->own_entries < 0) /* at creation */
