@@ -82,10 +82,13 @@ typedef struct mm_ftable {
     uint32_t  idle;    /* keys with an empty FIFO                        */
     uint32_t  li;      /* element link of the FIFOs                      */
     uint32_t  reseeds; /* rebuilds under a new seed                      */
-    uint32_t  last;    /* slot of the last key remembered (pushed, or    */
+    mm_fslot *last;    /* slot of the last key remembered (pushed, or    */
     mm_key    last_key; /* found by the plain lookups), whose key is this
-                          (comm -1: none): the slot keeps its key until
-                          a rebuild, which clears it                     */
+                          (comm -1: none, last then a valid slot all the
+                          same): the slot keeps its key until a rebuild,
+                          which clears it. A pointer, not an index: a
+                          memo hit loads it and reads the slot, no
+                          address to compute                           */
     unsigned  proj;    /* MM_FTABLE_ANY_*                                */
     uint32_t  m4;      /* key compare masks: the bits of key bytes 8..11 */
     uint64_t  m8;      /* and 0..7 that proj keeps (all, when proj is 0) */
@@ -205,7 +208,7 @@ static inline uint64_t mm_ftable_take_steps(mm_ftable *t)
 /* Remember slot s as the one of key k (the memo of mm_ftable_memo). */
 MM_INLINE void mm_ftable_remember(mm_ftable *t, const mm_fslot *s, const mm_key *k)
 {
-    t->last = (uint32_t)(s - t->slots);
+    t->last = (mm_fslot *)s;
     t->last_key = *k;
 }
 
@@ -285,7 +288,7 @@ MM_INLINE int mm_ftable_memo_is(const mm_ftable *t, const mm_key *k)
 /* The remembered slot (of a key mm_ftable_memo_is accepted): never NULL. */
 MM_INLINE mm_fslot *mm_ftable_memo_slot(const mm_ftable *t)
 {
-    return &t->slots[t->last];
+    return t->last;
 }
 
 MM_INLINE mm_fslot *mm_ftable_memo_t(mm_ftable *t, const mm_key *k, uint32_t *n)
