@@ -77,18 +77,19 @@ static inline uint32_t mm_ftable_max_run(uint32_t cap)
 typedef struct mm_ftable {
     mm_fslot *slots;   /* on a cache line, inside block                  */
     void     *block;   /* the allocation (the slots and one line more)   */
+    mm_fslot *last;    /* slot of the last key remembered (pushed, or
+                          found by the plain lookups), whose key is
+                          last_key (comm -1: none, last then a valid slot
+                          all the same): the slot keeps its key until a
+                          rebuild, which clears it. A pointer, not an
+                          index: a memo hit loads it and has the slot    */
+    mm_key    last_key; /* the key of slot last (8 bytes in: its first
+                          8-byte word aligned)                           */
     uint32_t  mask;    /* capacity - 1 (a power of two)                 */
     uint32_t  count;   /* used slots: live and idle keys                 */
     uint32_t  idle;    /* keys with an empty FIFO                        */
     uint32_t  li;      /* element link of the FIFOs                      */
     uint32_t  reseeds; /* rebuilds under a new seed                      */
-    mm_fslot *last;    /* slot of the last key remembered (pushed, or    */
-    mm_key    last_key; /* found by the plain lookups), whose key is this
-                          (comm -1: none, last then a valid slot all the
-                          same): the slot keeps its key until a rebuild,
-                          which clears it. A pointer, not an index: a
-                          memo hit loads it and reads the slot, no
-                          address to compute                           */
     unsigned  proj;    /* MM_FTABLE_ANY_*                                */
     uint32_t  m4;      /* key compare masks: the bits of key bytes 8..11 */
     uint64_t  m8;      /* and 0..7 that proj keeps (all, when proj is 0) */
@@ -97,6 +98,12 @@ typedef struct mm_ftable {
     uint64_t  steps;   /* slots inspected since the last take_steps      */
     mm_mem   *mem;
 } mm_ftable;
+
+/* 128 bytes with 8-byte pointers: a power of two, so that an array of
+ * tables (nm's eight) is indexed with a shift; the fields a call reads
+ * (slots, last, count, idle, last_key) share the first cache line. */
+_Static_assert(sizeof(void *) != 8 || sizeof(mm_ftable) == 128,
+               "an ftable is 128 bytes (nm indexes arrays of them)");
 
 /* A table may file elements under a projection of their key (NewMadeleine's
  * (src,*), (*,tag), (*,*) tables): with MM_FTABLE_ANY_SRC / MM_FTABLE_ANY_TAG
