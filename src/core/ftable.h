@@ -239,25 +239,21 @@ MM_INLINE mm_fslot *mm_ftable_lookup_t(const mm_ftable *t, const mm_key *k, uint
     }
 }
 
-/* mm_ftable_home_t's answer for a key that is neither in its home slot nor
- * absent from a table whose home slot is empty: the rest of the probe run
- * must be looked at (mm_ftable_lookup_t). Never a slot's address. */
-#define MM_FTABLE_FAR ((mm_fslot *)1)
-
-/* The first step of mm_ftable_lookup_t alone: key k's slot if it is k's
- * home slot (hash h), NULL if the home slot is empty (k is absent), else
- * MM_FTABLE_FAR. Sets *n to 1, the slot inspected, which is what the whole
- * lookup counts when it ends there. No loop: the few registers of one
- * compare. */
-MM_INLINE mm_fslot *mm_ftable_home_t(const mm_ftable *t, const mm_key *k, uint32_t h,
-                                     uint32_t *n, const int masked)
+/* The first step of mm_ftable_lookup_t alone, for a caller that does the
+ * rest itself when it must: key k's home slot (hash h), which the whole
+ * lookup counts as 1 slot inspected when it ends there, and whether it is
+ * k's (mm_ftable_home_has_t). No loop, no answer to decode: the caller's
+ * three outcomes (k's slot, k absent behind an empty slot, the rest of the
+ * probe run to look at) are its own branches on the slot's tag. */
+MM_INLINE mm_fslot *mm_ftable_home_slot(const mm_ftable *t, uint32_t h)
 {
-    mm_fslot *s = &t->slots[h & t->mask];
-    uint32_t tag = s->tag;
-    *n = 1;
-    if ((tag & ~MM_FSLOT_IDLE) == h && mm_fslot_is_t(t, s, k, masked))
-        return s;
-    return tag == MM_FSLOT_EMPTY ? NULL : MM_FTABLE_FAR;
+    return &t->slots[h & t->mask];
+}
+
+MM_INLINE int mm_ftable_home_has_t(const mm_ftable *t, const mm_fslot *s, const mm_key *k,
+                                   uint32_t h, const int masked)
+{
+    return (s->tag & ~MM_FSLOT_IDLE) == h && mm_fslot_is_t(t, s, k, masked);
 }
 
 /* mm_ftable_lookup_t for any table, counting in t->steps, and remembering a
