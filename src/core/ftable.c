@@ -35,7 +35,7 @@ int mm_ftable_init(mm_ftable *t, unsigned li, uint32_t capacity, uint64_t seed, 
     t->idle = 0;
     t->li = li;
     t->reseeds = 0;
-    t->last = 0;
+    t->last = t->slots;
     t->last_key = (mm_key){-1, -1, -1};
     t->proj = proj;
     /* the compare masks: all ones in the fields the table keeps */
@@ -101,7 +101,7 @@ static int rebuild(mm_ftable *t, uint32_t cap, uint64_t seed)
     t->idle = 0;
     t->seed = seed;
     t->hk = hk;
-    t->last = 0;
+    t->last = t->slots;
     t->last_key = (mm_key){-1, -1, -1};
     return 0;
 }
@@ -127,7 +127,7 @@ int mm_ftable_insert_at(mm_ftable *t, const mm_key *k, mm_elem *x, uint32_t h, u
     }
     uint32_t run = (at - h) & t->mask;
     t->count++;
-    t->last = at;
+    t->last = &t->slots[at];
     t->last_key = *k;
     if (run > mm_ftable_max_run(t->mask + 1)) {
         /* A run this long is all but impossible for keys the seed spreads:

@@ -77,15 +77,19 @@ static inline uint32_t mm_ftable_max_run(uint32_t cap)
 typedef struct mm_ftable {
     mm_fslot *slots;   /* on a cache line, inside block                  */
     void     *block;   /* the allocation (the slots and one line more)   */
+    mm_fslot *last;    /* slot of the last key remembered (pushed, or
+                          found by the plain lookups), whose key is
+                          last_key (comm -1: none, last then a valid slot
+                          all the same): the slot keeps its key until a
+                          rebuild, which clears it. A pointer, not an
+                          index: a memo hit loads it and has the slot    */
+    mm_key    last_key; /* the key of slot last (8 bytes in: its first
+                          8-byte word aligned)                           */
     uint32_t  mask;    /* capacity - 1 (a power of two)                 */
     uint32_t  count;   /* used slots: live and idle keys                 */
     uint32_t  idle;    /* keys with an empty FIFO                        */
     uint32_t  li;      /* element link of the FIFOs                      */
     uint32_t  reseeds; /* rebuilds under a new seed                      */
-    uint32_t  last;    /* slot of the last key remembered (pushed, or    */
-    mm_key    last_key; /* found by the plain lookups), whose key is this
-                          (comm -1: none): the slot keeps its key until
-                          a rebuild, which clears it                     */
     unsigned  proj;    /* MM_FTABLE_ANY_*                                */
     uint32_t  m4;      /* key compare masks: the bits of key bytes 8..11 */
     uint64_t  m8;      /* and 0..7 that proj keeps (all, when proj is 0) */
@@ -94,6 +98,12 @@ typedef struct mm_ftable {
     uint64_t  steps;   /* slots inspected since the last take_steps      */
     mm_mem   *mem;
 } mm_ftable;
+
+/* 128 bytes with 8-byte pointers: a power of two, so that an array of
+ * tables (nm's eight) is indexed with a shift; the fields a call reads
+ * (slots, last, count, idle, last_key) share the first cache line. */
+_Static_assert(sizeof(void *) != 8 || sizeof(mm_ftable) == 128,
+               "an ftable is 128 bytes (nm indexes arrays of them)");
 
 /* A table may file elements under a projection of their key (NewMadeleine's
  * (src,*), (*,tag), (*,*) tables): with MM_FTABLE_ANY_SRC / MM_FTABLE_ANY_TAG
@@ -205,7 +215,7 @@ static inline uint64_t mm_ftable_take_steps(mm_ftable *t)
 /* Remember slot s as the one of key k (the memo of mm_ftable_memo). */
 MM_INLINE void mm_ftable_remember(mm_ftable *t, const mm_fslot *s, const mm_key *k)
 {
-    t->last = (uint32_t)(s - t->slots);
+    t->last = (mm_fslot *)s;
     t->last_key = *k;
 }
 
@@ -229,25 +239,21 @@ MM_INLINE mm_fslot *mm_ftable_lookup_t(const mm_ftable *t, const mm_key *k, uint
     }
 }
 
-/* mm_ftable_home_t's answer for a key that is neither in its home slot nor
- * absent from a table whose home slot is empty: the rest of the probe run
- * must be looked at (mm_ftable_lookup_t). Never a slot's address. */
-#define MM_FTABLE_FAR ((mm_fslot *)1)
-
-/* The first step of mm_ftable_lookup_t alone: key k's slot if it is k's
- * home slot (hash h), NULL if the home slot is empty (k is absent), else
- * MM_FTABLE_FAR. Sets *n to 1, the slot inspected, which is what the whole
- * lookup counts when it ends there. No loop: the few registers of one
- * compare. */
-MM_INLINE mm_fslot *mm_ftable_home_t(const mm_ftable *t, const mm_key *k, uint32_t h,
-                                     uint32_t *n, const int masked)
+/* The first step of mm_ftable_lookup_t alone, for a caller that does the
+ * rest itself when it must: key k's home slot (hash h), which the whole
+ * lookup counts as 1 slot inspected when it ends there, and whether it is
+ * k's (mm_ftable_home_has_t). No loop, no answer to decode: the caller's
+ * three outcomes (k's slot, k absent behind an empty slot, the rest of the
+ * probe run to look at) are its own branches on the slot's tag. */
+MM_INLINE mm_fslot *mm_ftable_home_slot(const mm_ftable *t, uint32_t h)
 {
-    mm_fslot *s = &t->slots[h & t->mask];
-    uint32_t tag = s->tag;
-    *n = 1;
-    if ((tag & ~MM_FSLOT_IDLE) == h && mm_fslot_is_t(t, s, k, masked))
-        return s;
-    return tag == MM_FSLOT_EMPTY ? NULL : MM_FTABLE_FAR;
+    return &t->slots[h & t->mask];
+}
+
+MM_INLINE int mm_ftable_home_has_t(const mm_ftable *t, const mm_fslot *s, const mm_key *k,
+                                   uint32_t h, const int masked)
+{
+    return (s->tag & ~MM_FSLOT_IDLE) == h && mm_fslot_is_t(t, s, k, masked);
 }
 
 /* mm_ftable_lookup_t for any table, counting in t->steps, and remembering a
@@ -285,7 +291,7 @@ MM_INLINE int mm_ftable_memo_is(const mm_ftable *t, const mm_key *k)
 /* The remembered slot (of a key mm_ftable_memo_is accepted): never NULL. */
 MM_INLINE mm_fslot *mm_ftable_memo_slot(const mm_ftable *t)
 {
-    return &t->slots[t->last];
+    return t->last;
 }
 
 MM_INLINE mm_fslot *mm_ftable_memo_t(mm_ftable *t, const mm_key *k, uint32_t *n)

@@ -99,8 +99,9 @@ MM_INLINE int mm_hash_push(mm_ftable *t, mm_qstats *st, mm_elem *x, const mm_key
             h = mm_ftable_hash(t, k);
         n = 0;
         if (fast) {
-            s = mm_ftable_home_t(t, k, h, &n, 0);
-            if (!s || s == MM_FTABLE_FAR) /* a new key, or a probe run */
+            s = mm_ftable_home_slot(t, h);
+            n = 1;
+            if (!mm_ftable_home_has_t(t, s, k, h, 0)) /* a new key, or a probe run */
                 return MM_ENTER_RETRY;
         } else
             s = t->count ? mm_ftable_lookup_t(t, k, h, &n, 0) : NULL;
@@ -171,10 +172,14 @@ MM_INLINE int mm_hash_search_or_queue(mm_ftable *other, mm_qstats *ost, mm_ftabl
                 return mm_hash_take(other, ost, s, n, partner);
         } else {
             h = mm_ftable_hash(other, k), hashed = 1;
-            if (fast) {
-                s = mm_ftable_home_t(other, k, h, &n, 0);
-                if (s == MM_FTABLE_FAR)
-                    return MM_ENTER_RETRY;
+            if (fast) { /* the home slot: k's, or empty (k absent), else retry */
+                s = mm_ftable_home_slot(other, h);
+                n = 1;
+                if (!mm_ftable_home_has_t(other, s, k, h, 0)) {
+                    if (s->tag != MM_FSLOT_EMPTY)
+                        return MM_ENTER_RETRY;
+                    s = NULL;
+                }
             } else
                 s = mm_ftable_lookup_t(other, k, h, &n, 0);
             if (s && !(s->tag & MM_FSLOT_IDLE))

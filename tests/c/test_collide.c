@@ -260,7 +260,7 @@ static void test_dense_keys(void)
                 /* exact: the slots from the key's home to the empty one it
                  * took, each counted once (the lookup inspected them; the
                  * insertion takes the slot where it ended) */
-                CHECK_EQ(s, (uint64_t)((t.last - h) & t.mask) + 1);
+                CHECK_EQ(s, (uint64_t)(((uint32_t)(t.last - t.slots) - h) & t.mask) + 1);
                 steps += s;
                 worst = s > worst ? s : worst;
             }
