@@ -324,10 +324,11 @@ def test_e2e_apps_inputs_and_timers(monkeypatch: pytest.MonkeyPatch) -> None:
     by the wall time; a run without its timer line or that fails is an error."""
     from mpimatch import mpistack
     from mpimatch.advise import e2e_apps
-    text = e2e_apps.hpcc_input(2, 2)
-    assert "\n2            Ps\n2            Qs\n" in text
-    with pytest.raises(Exception, match="no 'Ps' and 'Qs'"):
-        e2e_apps.hpcc_input(1, 2, "nothing here\n")
+    text = e2e_apps.hpcc_input(2, 2, 400)
+    assert "\n400          Ns\n" in text and "\n2            Ps\n2            Qs\n" in text
+    assert "\n1000         Ns\n" in e2e_apps.hpcc_input(1, 2)
+    with pytest.raises(Exception, match="no 'Ns', 'Ps' and 'Qs'"):
+        e2e_apps.hpcc_input(1, 2, text="nothing here\n")
     lmp, hpcc = e2e_apps.apps()[0], e2e_apps.apps()[-1]
     assert lmp.np == 2 and lmp.argv[0] == "lmp" and hpcc.np == 4 and hpcc.timer is None
     outcome = {"code": 0, "stdout": "Loop time of 1.25 on 2 procs for 100 steps\n"}

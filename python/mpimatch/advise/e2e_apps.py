@@ -50,18 +50,23 @@ class App:
     timeout: float = 300.0
 
 
-def hpcc_input(ps: int, qs: int, text: Optional[str] = None) -> str:
-    """examples/apps/hpccinf.txt with its process grid set to ps x qs."""
+def hpcc_input(ps: int, qs: int, n: Optional[int] = None, text: Optional[str] = None) -> str:
+    """examples/apps/hpccinf.txt with its process grid set to ps x qs and, if n is given,
+    its HPL problem size (which also sizes the other tests' data) set to n."""
     text = HPCC_INPUT.read_text() if text is None else text
+    values = {"Ps": ps, "Qs": qs, "Ns": n}
     out, seen = [], set()
     for line in text.splitlines():
-        m = re.match(r"^(\s*)\d+(\s+)(Ps|Qs)\s*$", line)
+        m = re.match(r"^(\s*)\d+(\s+)(Ps|Qs|Ns)\s*$", line)
         if m and m.group(3) not in seen:
             seen.add(m.group(3))
-            line = f"{m.group(1)}{ps if m.group(3) == 'Ps' else qs}{m.group(2)}{m.group(3)}"
+            if values[m.group(3)] is not None:
+                head = m.group(1) + str(values[m.group(3)])     # the name stays in its column
+                line = head + " " * max(m.start(3) - len(head), 1) + m.group(3)
         out.append(line)
-    if seen != {"Ps", "Qs"}:
-        raise MpimatchError(f"{HPCC_INPUT}: no 'Ps' and 'Qs' lines to set the process grid")
+    if not {"Ps", "Qs", "Ns"} <= seen:
+        raise MpimatchError(f"{HPCC_INPUT}: no 'Ns', 'Ps' and 'Qs' lines to set the problem "
+                            f"size and process grid")
     return "\n".join(out) + "\n"
 
 
@@ -70,15 +75,17 @@ LOOP_TIME = r"Loop time of ([0-9.eE+-]+) on"
 
 def apps(quick: bool = False) -> List[App]:
     """The runs of the group: LAMMPS lj (4,000 atoms: its 20^3-cell box halved each way,
-    100 steps) on 2 and 4 ranks, HPCC (examples/apps/hpccinf.txt, grids 1x2 and 2x2) on 2
-    and 4 ranks; quick: LAMMPS on 2 ranks only."""
+    100 steps) on 2 and 4 ranks, HPCC (examples/apps/hpccinf.txt) on 2 ranks (grid 1x2,
+    N = 1000) and 4 ranks (2x2, N = 400: at N = 1000 one run takes 20 s on 2 cores);
+    quick: LAMMPS on 2 ranks only."""
     lmp = ("lmp", "-in", str(LJ), "-log", "none", "-var", "x", "0.5",
            "-var", "y", "0.5", "-var", "z", "0.5")
     out = [App(f"lammps lj 4000 atoms np{np}", np, lmp, timer=LOOP_TIME, timeout=120.0)
            for np in ((2,) if quick else (2, 4))]
     if not quick:
-        out += [App(f"hpcc np{ps * qs} ({ps}x{qs})", ps * qs, ("hpcc",),
-                    (("hpccinf.txt", hpcc_input(ps, qs)),)) for ps, qs in ((1, 2), (2, 2))]
+        out += [App(f"hpcc N={n} np{ps * qs} ({ps}x{qs})", ps * qs, ("hpcc",),
+                    (("hpccinf.txt", hpcc_input(ps, qs, n)),))
+                for ps, qs, n in ((1, 2, 1000), (2, 2, 400))]
     return out
 
 
