@@ -198,19 +198,21 @@ def e2e_apps_samples(quick: bool = False, progress: Optional[Callable[[str], Non
                      phase_events: int = PHASE_EVENTS) -> List[Sample]:
     """The end-to-end application group (e2e_apps.py): LAMMPS and HPCC run on the provider
     with every candidate engine their calls allow (list and bins only with quick), labelled
-    by the paired 5 % rule over the rounds. times_ns: each engine's median over the rounds;
-    rounds_s: every round's seconds; note: why the label."""
+    by the paired 5 % rule over the rounds. times_ns: each engine's median over its runs;
+    runs_s: every run's seconds; list_ref_s: the list time each run was compared with (the
+    mean of the list runs around it); note: why the label."""
     from . import e2e_apps
     engines = ("list", "bins") if quick else CANDIDATES
     out = []
-    for app, pool, rounds in e2e_apps.measure(engines, quick, progress, phase_events):
-        times = {e: statistics.median(ts) * 1e9 for e, ts in rounds.items()}
-        label, note = e2e_apps.paired_label(rounds, label_of)
+    for app, pool, runs, refs in e2e_apps.measure(engines, quick, progress, phase_events):
+        times = {e: statistics.median(ts) * 1e9 for e, ts in runs.items()}
+        label, note = e2e_apps.paired_label(runs, refs, label_of)
         out.append(Sample(app.name, e2e_apps.GROUP, "application", pool.named_features(),
                           times, {}, label, dict(pool.counts),
                           extra={"np": app.np, "timer": "loop" if app.timer else "wall",
-                                 "rounds_s": {e: [round(t, 4) for t in ts]
-                                              for e, ts in rounds.items()},
+                                 "runs_s": {e: [round(t, 4) for t in ts] for e, ts in runs.items()},
+                                 "list_ref_s": {e: [round(t, 4) for t in ts]
+                                                for e, ts in refs.items()},
                                  "note": note}))
     return out
 

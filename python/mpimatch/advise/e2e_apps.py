@@ -125,19 +125,21 @@ def profile(app: App, phase_events: int = PHASE_EVENTS) -> Pool:
         return pool
 
 
-def paired_label(rounds: Mapping[str, Sequence[float]],
+def paired_label(times: Mapping[str, Sequence[float]], refs: Mapping[str, Sequence[float]],
                  label_of: Callable[[Mapping[str, float]], str]) -> Tuple[str, str]:
-    """The label of one application from its rounds (per engine, one time per round, round
-    r of every engine paired with round r of list) and a note saying why (module docstring).
-    label_of: the dataset's rule on times (preference among engines within 5 %)."""
-    base = list(rounds["list"])
-    if any(len(ts) != len(base) for ts in rounds.values()) or not base:
-        raise MpimatchError("paired rounds: every engine needs one time per round of list")
-    med = {e: statistics.median(ts) for e, ts in rounds.items()}
-    ratios = {e: [t / b for t, b in zip(ts, base)] for e, ts in rounds.items() if e != "list"}
+    """The label of one application and a note saying why (module docstring). times: per
+    engine, its run in each round (list: every list run); refs: per engine but list, the
+    list time its run of that round is compared with (the mean of the list runs just before
+    and after it). label_of: the dataset's rule on times (preference among engines within
+    5 %), applied to the medians of the engines that beat list by 5 % in every round."""
+    if not times.get("list") or any(len(refs.get(e, ())) != len(ts) or not ts
+                                    for e, ts in times.items() if e != "list"):
+        raise MpimatchError("paired rounds: every engine needs one list reference per run")
+    med = {e: statistics.median(ts) for e, ts in times.items()}
+    ratios = {e: [t / b for t, b in zip(ts, refs[e])] for e, ts in times.items() if e != "list"}
     holds = [e for e, r in ratios.items() if max(r) <= 1 - GAIN_RULE]
     span = ", ".join(f"{e} {min(r):.2f}-{max(r):.2f}" for e, r in ratios.items())
-    n = len(base)
+    n = min(len(r) for r in ratios.values()) if ratios else 0
     if holds:
         label = label_of({"list": med["list"], **{e: med[e] for e in holds}})
         return label, (f"{', '.join(holds)} at least {100 * GAIN_RULE:.0f}% faster than list in "
@@ -149,12 +151,29 @@ def paired_label(rounds: Mapping[str, Sequence[float]],
                     f"rounds: within noise (time / list's, per round: {span})")
 
 
+def schedule(engines: Sequence[str], n_rounds: int) -> List[str]:
+    """The order of the timed runs: list first, then in each round every other engine
+    followed by list (so every run of an engine sits between two list runs), the engines'
+    order rotated by one each round (no engine runs twice in a row, and each takes every
+    place in turn)."""
+    others = [e for e in engines if e != "list"]
+    out = ["list"]
+    for r in range(n_rounds):
+        k = r % len(others) if others else 0
+        for e in others[k:] + others[:k]:
+            out += [e, "list"]
+    return out
+
+
 def measure(engines: Sequence[str], quick: bool = False,
             progress: Optional[Callable[[str], None]] = None,
-            phase_events: int = PHASE_EVENTS) -> List[Tuple[App, Pool, Dict[str, List[float]]]]:
-    """(application, profile pool, seconds per round per engine) of every run. One untimed
-    run on list records the profile; hash runs only if the profile saw no wildcard (its
-    hints hold); then ROUNDS rounds of every engine, the order reversed every other round."""
+            phase_events: int = PHASE_EVENTS) -> List[Tuple[App, Pool, Dict[str, List[float]],
+                                                        Dict[str, List[float]]]]:
+    """(application, profile pool, seconds of every run per engine, list reference of each
+    run per engine) of every application. One untimed run on list records the profile; hash
+    runs only if the profile saw no wildcard (its hints hold); then the runs of schedule():
+    each engine's run is compared with the mean of the list runs on either side of it, so a
+    load that changes over tens of seconds on a shared machine hits both sides alike."""
     why = mpistack.unavailable(mpistack.provider_stack("list"))
     if why:
         raise MpimatchError(f"end-to-end application samples: the provider cannot run here: "
@@ -166,14 +185,18 @@ def measure(engines: Sequence[str], quick: bool = False,
             progress(f"[e2e_apps] profile of {app.name}")
         pool = profile(app, phase_events)
         run_engines = [e for e in engines if e not in HINTS or pool.hints_hold()]
-        rounds: Dict[str, List[float]] = {e: [] for e in run_engines}
-        for r in range(n_rounds):
-            for e in run_engines if r % 2 == 0 else list(reversed(run_engines)):
-                stack = mpistack.provider_stack(e, hints=HINTS.get(e, ()))
-                seconds, _ = launch(stack, app)
-                rounds[e].append(seconds)
-                if progress:
-                    progress(f"[e2e_apps] {app.name}, round {r + 1}/{n_rounds}, {e}: "
-                             f"{seconds:.3f} s")
-        out.append((app, pool, rounds))
+        times: Dict[str, List[float]] = {e: [] for e in run_engines}
+        refs: Dict[str, List[float]] = {e: [] for e in run_engines if e != "list"}
+        order = schedule(run_engines, n_rounds)
+        pending = None
+        for i, e in enumerate(order):
+            stack = mpistack.provider_stack(e, hints=HINTS.get(e, ()))
+            seconds, _ = launch(stack, app)
+            times[e].append(seconds)
+            if e == "list" and pending is not None:
+                refs[pending].append((times["list"][-2] + seconds) / 2)
+            pending = e if e != "list" else None
+            if progress:
+                progress(f"[e2e_apps] {app.name}, run {i + 1}/{len(order)}, {e}: {seconds:.3f} s")
+        out.append((app, pool, times, refs))
     return out
