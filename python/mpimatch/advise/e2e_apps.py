@@ -6,12 +6,12 @@ every rank's matching operations, profiled with list semantics and pooled), as f
 end-to-end ping-pong (e2e.py).
 
 Times: the application's own timer where it prints one (LAMMPS's "Loop time"), else the
-wall time of the whole `mpirun` (HPCC). ROUNDS rounds, each running every engine once, the
-engines taking turns (every other round in reverse order), so each engine's run is paired with
-the `list` run of its round. On 2 shared cores one run of the same program varies by a factor
-of 2 or more, so the rule is paired: an engine counts as a switch only when its run was at least
-5 % faster than `list`'s in every round (the MPI 4.0 hints paper's 5 % rule, held over the
-repetitions); among those, the usual preference and tie rule on the median times
+wall time of the whole `mpirun` (HPCC). ROUNDS rounds; in each, every other engine runs once,
+each run between two `list` runs (schedule()), and is compared with their mean. On 2 shared
+cores one run of the same program varies by a factor of 2 or more, with loads that last tens of
+seconds, so the rule is paired: an engine counts as a switch only when its run was at least 5 %
+faster than the `list` runs around it in every round (the MPI 4.0 hints paper's 5 % rule, held
+over the repetitions); among those, the usual preference and tie rule on the median times
 (dataset.label_of). Otherwise the label is `list`, and the sample's note says whether the
 engines were within noise of it or slower in every round.
 """
@@ -30,7 +30,7 @@ from ..errors import EXIT_FAILURE, MpimatchError
 from .features import PHASE_EVENTS, Pool, profile_stream
 
 GROUP = "e2e_apps"
-ROUNDS = 5          # rounds of every engine (quick: QUICK_ROUNDS)
+ROUNDS = 5          # rounds of schedule() (quick: QUICK_ROUNDS)
 QUICK_ROUNDS = 2
 GAIN_RULE = 0.05    # as dataset.GAIN_RULE (the paper's 5 %)
 LJ = tools.REPO_ROOT / "examples" / "apps" / "in.lj"
