@@ -300,3 +300,109 @@ def test_replay_command_writes_the_profile(hand: Path, tmp_path: Path) -> None:
     assert r.returncode == 2 and "mpimatch advise" in r.stderr
     r = run_cli("replay", str(hand), "--match-profile", str(tmp_path / "no" / "p.json"))
     assert r.returncode == 2 and "cannot write" in r.stderr
+
+
+def test_e2e_apps_paired_label() -> None:
+    """The end-to-end application rule: a switch only when an engine beat the list runs
+    around it by 5 % in every round (paired); then the dataset's preference on the medians;
+    else list, with a note telling noise from a list that wins every round."""
+    from mpimatch.advise import e2e_apps
+    lab, note = e2e_apps.paired_label(
+        {"list": [1.0, 1.2, 1.0, 1.1], "bins": [0.9, 1.0, 0.94], "hash": [0.8, 0.9, 0.9]},
+        {"bins": [1.0, 1.1, 1.0], "hash": [1.0, 1.1, 1.0]}, ds.label_of)
+    assert lab == "bins" and "bins, hash at least 5% faster" in note   # bins within 5 % of hash
+    lab, note = e2e_apps.paired_label({"list": [1.0] * 3, "bins": [0.8, 1.2]},
+                                      {"bins": [1.0, 1.1]}, ds.label_of)
+    assert lab == "list" and "within noise" in note and "bins 0.80-1.09" in note
+    lab, note = e2e_apps.paired_label({"list": [1.0] * 3, "nm": [1.1, 1.2]},
+                                      {"nm": [1.0, 1.0]}, ds.label_of)
+    assert lab == "list" and "slower than list in all 2 rounds" in note
+    with pytest.raises(Exception, match="one list reference per run"):
+        e2e_apps.paired_label({"list": [1.0, 1.0], "nm": [1.1]}, {"nm": []}, ds.label_of)
+
+
+def test_e2e_apps_schedule() -> None:
+    """Every run of another engine sits between two list runs; the others' order rotates
+    by one each round, so no engine runs twice in a row and each takes every place."""
+    from mpimatch.advise import e2e_apps
+    order = e2e_apps.schedule(["list", "bins", "hash", "nm"], 3)
+    assert order[::2] == ["list"] * 10
+    assert order[1::2] == ["bins", "hash", "nm", "hash", "nm", "bins", "nm", "bins", "hash"]
+    assert e2e_apps.schedule(["list"], 2) == ["list"]
+
+
+def test_e2e_apps_inputs_and_timers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """HPCC's grid is set in its input; LAMMPS is timed by its own "Loop time" line, HPCC
+    by the wall time; a run without its timer line or that fails is an error."""
+    from mpimatch import mpistack
+    from mpimatch.advise import e2e_apps
+    text = e2e_apps.hpcc_input(2, 2, 400)
+    assert "\n400          Ns\n" in text and "\n2            Ps\n2            Qs\n" in text
+    assert "\n1000         Ns\n" in e2e_apps.hpcc_input(1, 2)
+    with pytest.raises(Exception, match="no 'Ns', 'Ps' and 'Qs'"):
+        e2e_apps.hpcc_input(1, 2, text="nothing here\n")
+    lmp, hpcc = e2e_apps.apps()[0], e2e_apps.apps()[-1]
+    assert lmp.np == 2 and lmp.argv[0] == "lmp" and hpcc.np == 4 and hpcc.timer is None
+    outcome = {"code": 0, "stdout": "Loop time of 1.25 on 2 procs for 100 steps\n"}
+    seen = []
+
+    def fake_run(stack, np, argv, timeout, cwd=None, **kw):
+        seen.append(sorted(p.name for p in Path(cwd).iterdir()))
+        return mpistack.Outcome(stack.name, ["mpirun", *argv], outcome["code"],
+                                outcome["stdout"], "boom", 7.5, timeout)
+    monkeypatch.setattr(mpistack, "run", fake_run)
+    stack = mpistack.Stack("mpimatch:list", "", ())
+    assert e2e_apps.launch(stack, lmp)[0] == 1.25
+    assert e2e_apps.launch(stack, hpcc)[0] == 7.5 and seen[-1] == ["hpccinf.txt"]
+    outcome["stdout"] = "no timer\n"
+    with pytest.raises(Exception, match="no timer line"):
+        e2e_apps.launch(stack, lmp)
+    outcome["code"] = 1
+    with pytest.raises(Exception, match="exit status 1.*boom"):
+        e2e_apps.launch(stack, hpcc)
+
+
+def test_e2e_apps_group_in_the_dataset(tmp_path: Path, hand: Path,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """train --build --quick --e2e-apps --only e2e_apps (runs faked: no application is
+    started): one untimed profile run, then bins between list runs, twice; the sample joins the dataset after the others, with its rounds, label and note,
+    and the report shows it."""
+    from mpimatch import mpistack
+    from mpimatch.advise import e2e_apps
+    from mpimatch.cli import main
+    order = []
+
+    list_times = iter([2.0, 2.2, 1.8])
+
+    def fake_launch(stack, app, env_extra=()):
+        order.append(stack.engine)
+        return (next(list_times) if stack.engine == "list" else 1.8), None
+    monkeypatch.setattr(e2e_apps, "launch", fake_launch)
+    monkeypatch.setattr(e2e_apps, "profile",
+                        lambda app, phase_events: Pool().add(profile_stream(hand, phase_events)))
+    monkeypatch.setattr(mpistack, "unavailable", lambda stack: None)
+    monkeypatch.setattr(mpistack, "provider_library", lambda: tmp_path / "libmpimatch-fi.so")
+    old = tmp_path / "dataset.json"
+    base = ds.build({}, reps=1, quick=True)
+    old.write_text(ds.dumps(base))
+    assert main(["train", "--build", "--quick", "--e2e-apps", "--only", "e2e_apps", "--reps", "1",
+                 "--dataset", str(old), "--out", str(tmp_path / "m.json"),
+                 "--report", str(tmp_path / "r.md")]) == 0
+    assert order == ["list", "bins", "list", "bins", "list"]
+    data = ds.load(old)
+    assert data["samples"][:len(base["samples"])] == base["samples"]
+    (s,) = data["samples"][len(base["samples"]):]
+    assert (s["name"], s["group"], s["kind"], s["np"], s["timer"]) == \
+        ("lammps lj 4000 atoms np2", "e2e_apps", "application", 2, "loop")
+    assert s["runs_s"] == {"list": [2.0, 2.2, 1.8], "bins": [1.8, 1.8]}
+    assert s["list_ref_s"] == {"bins": [2.1, 2.0]}     # the list runs on either side
+    assert s["times_ns"] == {"list": 2e9, "bins": 1.8e9} and s["label"] == "bins"
+    assert "bins at least 5% faster than list in all 2 rounds" in s["note"]
+    assert s["counts"]["events"] == 5
+    assert "| lammps lj 4000 atoms np2 | loop | 2.000 | 1.800 | bins |" in (tmp_path / "r.md").read_text()
+    assert "hash" not in order    # the profile had no wildcard, but quick runs list and bins
+
+
+def test_e2e_apps_needs_build(tmp_path: Path) -> None:
+    r = run_cli("train", "--e2e-apps", "--out", tmp_path / "m.json")
+    assert r.returncode == 2 and "add --build" in r.stderr

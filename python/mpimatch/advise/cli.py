@@ -67,6 +67,11 @@ def register(sub: Any) -> None:
                         "MPI program on the libfabric provider with every candidate engine, "
                         "labelled from those runs (a few minutes; needs Open MPI and the "
                         "provider)")
+    q.add_argument("--e2e-apps", action="store_true",
+                   help="with --build: also the end-to-end application group, LAMMPS and HPCC "
+                        "run unmodified on the libfabric provider with every candidate engine "
+                        "in turn, labelled from their timings (about 10 minutes; needs Open "
+                        "MPI, the provider, lmp and hpcc)")
     q.add_argument("--only", metavar="GROUP[,GROUP...]",
                    help="with --build: remake these groups only and keep every other sample "
                         "of --dataset (e.g. --only e2e,miniamr)")
@@ -229,9 +234,9 @@ def _apps(specs: List[str]) -> Dict[str, Path]:
 
 def cmd_train(args: argparse.Namespace, out: Console) -> int:
     from . import train as tr
-    if (args.quick or args.app or args.e2e or args.only) and not args.build:
-        raise MpimatchError("--quick, --app, --e2e and --only describe the dataset to build: "
-                            "add --build")
+    if (args.quick or args.app or args.e2e or args.e2e_apps or args.only) and not args.build:
+        raise MpimatchError("--quick, --app, --e2e, --e2e-apps and --only describe the dataset "
+                            "to build: add --build")
     if args.reps < 1:
         raise MpimatchError("--reps must be at least 1")
     dataset_path = Path(args.dataset) if args.dataset else DATASET
@@ -244,7 +249,7 @@ def cmd_train(args: argparse.Namespace, out: Console) -> int:
         only = None
         if args.only:
             only = [g for g in args.only.split(",") if g]
-            known = ds.groups_of(apps, args.quick, args.e2e)
+            known = ds.groups_of(apps, args.quick, args.e2e, args.e2e_apps)
             unknown = [g for g in only if g not in known]
             if not only or unknown:
                 raise MpimatchError(f"--only {args.only}: no group {', '.join(unknown) or ''} "
@@ -256,7 +261,7 @@ def cmd_train(args: argparse.Namespace, out: Console) -> int:
         tr._sklearn()   # fail before minutes of replays, not after
         data = ds.build(apps, args.reps, args.quick,
                         progress=lambda m: out.print(m, highlight=False), e2e=args.e2e,
-                        only=only)
+                        only=only, e2e_apps=args.e2e_apps)
         if only is not None:
             data = ds.replace_groups(old, data, only)
         write_atomic(dataset_path, ds.dumps(data))
@@ -274,6 +279,10 @@ def cmd_train(args: argparse.Namespace, out: Console) -> int:
     if grid:
         report += ("\nLabels of the end-to-end ping-pong samples (on the provider; dead receives "
                    "by message size):\n\n" + grid)
+    table = tr.e2e_apps_table(data)
+    if table:
+        report += ("\nThe end-to-end application samples (on the provider; median seconds over "
+                   "the rounds):\n\n" + table)
     if args.report:
         write_atomic(Path(args.report), report)
     if args.c_header:

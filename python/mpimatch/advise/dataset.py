@@ -13,6 +13,7 @@ that do, the first in PREFERENCE whose time is within 5 % of the fastest.
 from __future__ import annotations
 
 import json
+import statistics
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
@@ -44,6 +45,13 @@ class Sample:
     match_ns: Dict[str, float]      # the matching part alone
     label: str = ""
     counts: Dict[str, int] = field(default_factory=dict)
+    extra: Dict[str, Any] = field(default_factory=dict)   # further keys of this sample's row
+
+    def row(self) -> Dict[str, Any]:
+        """The sample as a row of the dataset file (extra's keys after the others)."""
+        out = {k: v for k, v in vars(self).items() if k != "extra"}
+        out.update(self.extra)
+        return out
 
     def gains(self) -> Dict[str, float]:
         """Per engine: the fraction of list's total time it saves (negative: it costs)."""
@@ -186,7 +194,31 @@ def e2e_samples(reps: int, quick: bool = False,
     return out
 
 
-def groups_of(apps: Mapping[str, Path], quick: bool = False, e2e: bool = False) -> List[str]:
+def e2e_apps_samples(quick: bool = False, progress: Optional[Callable[[str], None]] = None,
+                     phase_events: int = PHASE_EVENTS) -> List[Sample]:
+    """The end-to-end application group (e2e_apps.py): LAMMPS and HPCC run on the provider
+    with every candidate engine their calls allow (list and bins only with quick), labelled
+    by the paired 5 % rule over the rounds. times_ns: each engine's median over its runs;
+    runs_s: every run's seconds; list_ref_s: the list time each run was compared with (the
+    mean of the list runs around it); note: why the label."""
+    from . import e2e_apps
+    engines = ("list", "bins") if quick else CANDIDATES
+    out = []
+    for app, pool, runs, refs in e2e_apps.measure(engines, quick, progress, phase_events):
+        times = {e: statistics.median(ts) * 1e9 for e, ts in runs.items()}
+        label, note = e2e_apps.paired_label(runs, refs, label_of)
+        out.append(Sample(app.name, e2e_apps.GROUP, "application", pool.named_features(),
+                          times, {}, label, dict(pool.counts),
+                          extra={"np": app.np, "timer": "loop" if app.timer else "wall",
+                                 "runs_s": {e: [round(t, 4) for t in ts] for e, ts in runs.items()},
+                                 "list_ref_s": {e: [round(t, 4) for t in ts]
+                                                for e, ts in refs.items()},
+                                 "note": note}))
+    return out
+
+
+def groups_of(apps: Mapping[str, Path], quick: bool = False, e2e: bool = False,
+              e2e_apps: bool = False) -> List[str]:
     """The groups a build with these arguments makes."""
     seen = {g: None for _, g in benchmark_workloads(quick)}
     if not quick:
@@ -195,15 +227,18 @@ def groups_of(apps: Mapping[str, Path], quick: bool = False, e2e: bool = False) 
         seen[app.split(":", 1)[0]] = None
     if e2e:
         seen["e2e"] = None
+    if e2e_apps:
+        seen["e2e_apps"] = None
     return list(seen)
 
 
 def build(apps: Mapping[str, Path], reps: int, quick: bool = False,
           progress: Optional[Callable[[str], None]] = None,
           phase_events: int = PHASE_EVENTS, e2e: bool = False,
-          only: Optional[Sequence[str]] = None) -> Dict[str, Any]:
+          only: Optional[Sequence[str]] = None, e2e_apps: bool = False) -> Dict[str, Any]:
     """Profile and time every sample; the dataset as a JSON-ready dict. e2e adds the
-    end-to-end group; only (group names) makes those groups alone."""
+    end-to-end ping-pong group, e2e_apps the end-to-end application group; only (group
+    names) makes those groups alone."""
     def wanted(group: str) -> bool:
         return only is None or group in only
     samples: List[Sample] = []
@@ -225,11 +260,13 @@ def build(apps: Mapping[str, Path], reps: int, quick: bool = False,
         samples += app_samples(app, directory, reps, phase_events)
     if e2e and wanted("e2e"):
         samples += e2e_samples(reps, quick, progress, phase_events)
+    if e2e_apps and wanted("e2e_apps"):
+        samples += e2e_apps_samples(quick, progress, phase_events)
     return {"format": DATASET_FORMAT, "version": VERSION, "features": list(FEATURES),
             "candidates": list(CANDIDATES), "preference": list(PREFERENCE),
             "gain_rule": GAIN_RULE, "tie": TIE, "transfer": dict(TRANSFER), "reps": reps,
             "phase_events": phase_events,
-            "samples": [vars(s) for s in samples]}
+            "samples": [s.row() for s in samples]}
 
 
 def replace_groups(old: Mapping[str, Any], new: Mapping[str, Any],

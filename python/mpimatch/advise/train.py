@@ -284,6 +284,22 @@ def pingpong_grid(data: Mapping[str, Any], group: str = "pingpong") -> str:
     return "\n".join(lines) + "\n"
 
 
+def e2e_apps_table(data: Mapping[str, Any]) -> str:
+    """The end-to-end application samples (group e2e_apps) as Markdown: each engine's median
+    time over the rounds (seconds), the label and why; "" without such samples."""
+    rows = [s for s in data["samples"] if s["group"] == "e2e_apps"]
+    if not rows:
+        return ""
+    engines = [e for e in data.get("candidates", []) if any(e in s["times_ns"] for s in rows)]
+    lines = ["| application | timer | " + " | ".join(engines) + " | label | why |",
+             "| --- | --- |" + " --- |" * len(engines) + " --- | --- |"]
+    for s in rows:
+        cells = [f"{s['times_ns'][e] / 1e9:.3f}" if e in s["times_ns"] else "-" for e in engines]
+        lines.append(f"| {s['name']} | {s.get('timer', '')} | " + " | ".join(cells)
+                     + f" | {s['label']} | {s.get('note', '')} |")
+    return "\n".join(lines) + "\n"
+
+
 def _gains(sample: Mapping[str, Any]) -> Dict[str, float]:
     t = sample["times_ns"]
     return {e: 1.0 - v / t["list"] for e, v in t.items()}
