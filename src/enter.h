@@ -155,41 +155,20 @@ int mm_enter_slow(mm_engine *e, const mm_entry *x, unsigned mode, mm_handle *h,
  * it cannot finish the call inline and has changed nothing. */
 enum { MM_ENTER_RETRY = 3 };
 
-/* mm_enter_lean, and with retry 1 an engine function may answer
- * MM_ENTER_RETRY: the call is then left undone (self stays free, unnumbered,
- * no statistic changed) and MM_ENTER_RETRY returned, for the caller to run
- * the whole call again on its full path. */
-MM_INLINE int mm_enter_core(mm_engine *e, const mm_entry *x, const int is_recv, mm_handle *h,
-                            uintptr_t *partner, const uint8_t xflags, uint8_t *const pflags,
-                            const mm_engine_fn post, const mm_engine_fn arrive,
-                            const int may_fail, const unsigned lean, const int retry)
+/* The end of a call, once the engine's post (is_recv) or arrive has
+ * answered rc for self, the head of pool mp's free list (next: the list's
+ * link that the fill overwrote, without MM_ENTER_LATE_SEQ), with partner
+ * *partner_of when rc is MM_MATCHED: release the partner, or take self off the
+ * list and number it, or take a failed call back (mm_enter_core). */
+MM_INLINE int mm_enter_finish(mm_engine *e, mm_pool *mp, mm_elem *self, void *next, int rc,
+                              mm_elem *const *partner_of, const int is_recv, mm_handle *h,
+                              uintptr_t *partner, uint8_t *const pflags, const int may_fail,
+                              const unsigned lean)
 {
     const int late = (lean & MM_ENTER_LATE_SEQ) != 0;
-    mm_pool *mp = mm_enter_pool_of(e, is_recv, lean);
-    mm_elem *self = mp->free;
-    if (MM_UNLIKELY(!self))
-        return mm_enter_slow(e, x, (unsigned)is_recv | (unsigned)xflags << 8, h, partner, pflags);
-    void *next = late ? NULL : *(void **)self;
     mm_qstats *theirs = is_recv ? &e->st.umq : &e->st.prq;
-    if (may_fail)
-        mm_enter_undo_save(e, theirs);
-    const uint8_t flags = (uint8_t)((is_recv ? MM_ELEM_RECV : 0) | xflags);
-    if (late && (lean & MM_ENTER_KEY_WORDS))
-        mm_enter_fill_words(self, x, flags);
-    else if (late)
-        mm_enter_fill_entry(self, x, flags);
-    else
-        mm_enter_fill(self, x, ++e->seq, flags);
-    mm_elem *other;
-    int rc = is_recv ? post(e, self, &other) : arrive(e, self, &other);
-    if (retry && rc == MM_ENTER_RETRY) { /* self is still the pool's, unqueued */
-        if (!late) {
-            *(void **)self = next;
-            e->seq--;
-        }
-        return rc;
-    }
     if (rc == MM_MATCHED) {
+        mm_elem *other = *partner_of;
         uintptr_t cookie = other->cookie;
         if (pflags)
             *pflags = other->flags;
@@ -226,6 +205,43 @@ MM_INLINE int mm_enter_core(mm_engine *e, const mm_entry *x, const int is_recv, 
     if (may_fail)
         mm_enter_undo_restore(e, theirs);
     return rc;
+}
+
+/* mm_enter_lean, and with retry 1 an engine function may answer
+ * MM_ENTER_RETRY: the call is then left undone (self stays free, unnumbered,
+ * no statistic changed) and MM_ENTER_RETRY returned, for the caller to run
+ * the whole call again on its full path. */
+MM_INLINE int mm_enter_core(mm_engine *e, const mm_entry *x, const int is_recv, mm_handle *h,
+                            uintptr_t *partner, const uint8_t xflags, uint8_t *const pflags,
+                            const mm_engine_fn post, const mm_engine_fn arrive,
+                            const int may_fail, const unsigned lean, const int retry)
+{
+    const int late = (lean & MM_ENTER_LATE_SEQ) != 0;
+    mm_pool *mp = mm_enter_pool_of(e, is_recv, lean);
+    mm_elem *self = mp->free;
+    if (MM_UNLIKELY(!self))
+        return mm_enter_slow(e, x, (unsigned)is_recv | (unsigned)xflags << 8, h, partner, pflags);
+    void *next = late ? NULL : *(void **)self;
+    if (may_fail)
+        mm_enter_undo_save(e, is_recv ? &e->st.umq : &e->st.prq);
+    const uint8_t flags = (uint8_t)((is_recv ? MM_ELEM_RECV : 0) | xflags);
+    if (late && (lean & MM_ENTER_KEY_WORDS))
+        mm_enter_fill_words(self, x, flags);
+    else if (late)
+        mm_enter_fill_entry(self, x, flags);
+    else
+        mm_enter_fill(self, x, ++e->seq, flags);
+    mm_elem *other;
+    int rc = is_recv ? post(e, self, &other) : arrive(e, self, &other);
+    if (retry && rc == MM_ENTER_RETRY) { /* self is still the pool's, unqueued */
+        if (!late) {
+            *(void **)self = next;
+            e->seq--;
+        }
+        return rc;
+    }
+    return mm_enter_finish(e, mp, self, next, rc, &other, is_recv, h, partner, pflags, may_fail,
+                           lean);
 }
 
 MM_INLINE int mm_enter_lean(mm_engine *e, const mm_entry *x, const int is_recv, mm_handle *h,
@@ -272,13 +288,10 @@ MM_INLINE int mm_enter(mm_engine *e, const mm_entry *x, const int is_recv, mm_ha
 #define MM_ENGINE_ENTER(NAME, POST, ARRIVE, MAY_FAIL)                                      \
     MM_ENGINE_ENTER_LEAN(NAME, POST, ARRIVE, MAY_FAIL, 0)
 
-/* MM_ENGINE_ENTER_LEAN with a fast path: the entries first run the call with
- * FPOST and FARRIVE, versions of POST and ARRIVE that do the common cases
- * inline and answer MM_ENTER_RETRY, having changed nothing, for the rest
- * (a new key, growth); the entry then jumps to the whole path with POST and
- * ARRIVE, compiled out of line, as it does when the pool is empty. The fast
- * path makes no call but jumps, so that it need not save registers. */
-#define MM_ENGINE_ENTER_FAST(NAME, FPOST, FARRIVE, POST, ARRIVE, MAY_FAIL, LEAN)            \
+/* The whole path with POST and ARRIVE, compiled out of line
+ * (NAME_enter_post_full, NAME_enter_arrive_full): where the entries below
+ * jump when the pool is empty or their first try cannot finish. */
+#define MM_ENGINE_ENTER_FULL(NAME, POST, ARRIVE, MAY_FAIL, LEAN)                            \
     static MM_NOINLINE MM_ENTER_FLATTEN int NAME##_enter_post_full(                       \
         mm_engine *e, const mm_entry *x, mm_handle *h, uintptr_t *partner)                \
     {                                                                                      \
@@ -289,7 +302,16 @@ MM_INLINE int mm_enter(mm_engine *e, const mm_entry *x, const int is_recv, mm_ha
     {                                                                                      \
         return mm_enter_lean(e, x, 0, NULL, partner, 0, NULL, POST, ARRIVE, MAY_FAIL,     \
                              LEAN);                                                        \
-    }                                                                                      \
+    }
+
+/* MM_ENGINE_ENTER_LEAN with a fast path: the entries first run the call with
+ * FPOST and FARRIVE, versions of POST and ARRIVE that do the common cases
+ * inline and answer MM_ENTER_RETRY, having changed nothing, for the rest
+ * (a new key, growth); the entry then jumps to the whole path with POST and
+ * ARRIVE, compiled out of line, as it does when the pool is empty. The fast
+ * path makes no call but jumps, so that it need not save registers. */
+#define MM_ENGINE_ENTER_FAST(NAME, FPOST, FARRIVE, POST, ARRIVE, MAY_FAIL, LEAN)            \
+    MM_ENGINE_ENTER_FULL(NAME, POST, ARRIVE, MAY_FAIL, LEAN)                               \
     static MM_ENTER_FLATTEN int NAME##_enter_post(mm_engine *e, const mm_entry *x,        \
                                                   mm_handle *h, uintptr_t *partner)       \
     {                                                                                      \
@@ -311,6 +333,96 @@ MM_INLINE int mm_enter(mm_engine *e, const mm_entry *x, const int is_recv, mm_ha
         if (MM_UNLIKELY(rc == MM_ENTER_RETRY))                                             \
             return NAME##_enter_arrive_full(e, x, partner);                                \
         return rc;                                                                         \
+    }
+
+/* MM_ENGINE_ENTER_FAST whose full path resumes where the first try gave
+ * up instead of starting the call again: the engine's try functions
+ * (TPOST, TARRIVE: mm_engine_try_fn) answer MM_ENTER_RETRY with a word
+ * *how saying what they computed and where they stopped (hash_part.h: the
+ * key's hash and the step), having changed nothing but filling self; the
+ * entry then jumps to RPOST / RARRIVE (mm_engine_resume_fn), compiled out
+ * of line with the end of the call, with self (filled, still the head of
+ * its pool's free list) and that word: no second fill, hash or look at what
+ * the try has seen. POST and ARRIVE are the whole path, for an empty pool.
+ * Needs MM_ENTER_LATE_SEQ (self is unnumbered until queued, so it can be
+ * handed over as it is). */
+typedef int (*mm_engine_try_fn)(mm_engine *e, mm_elem *x, mm_elem **partner, uint32_t *how);
+typedef int (*mm_engine_resume_fn)(mm_engine *e, mm_elem *x, mm_elem **partner, uint32_t how);
+
+/* The first try: fill self (the head of its pool's free list) from x and
+ * run the engine's try function on it (*other, *how: its answers). */
+MM_INLINE int mm_enter_try(mm_engine *e, mm_elem *self, const mm_entry *x, const int is_recv,
+                           const mm_engine_try_fn tpost, const mm_engine_try_fn tarrive,
+                           const int may_fail, const unsigned lean, mm_elem **other,
+                           uint32_t *how)
+{
+    if (may_fail)
+        mm_enter_undo_save(e, is_recv ? &e->st.umq : &e->st.prq);
+    const uint8_t flags = is_recv ? MM_ELEM_RECV : 0;
+    if (lean & MM_ENTER_KEY_WORDS)
+        mm_enter_fill_words(self, x, flags);
+    else
+        mm_enter_fill_entry(self, x, flags);
+    return is_recv ? tpost(e, self, other, how) : tarrive(e, self, other, how);
+}
+
+/* The rest of a call whose try answered MM_ENTER_RETRY with how. */
+MM_INLINE int mm_enter_resume(mm_engine *e, mm_elem *self, const int is_recv, mm_handle *h,
+                              uintptr_t *partner, uint32_t how, const mm_engine_resume_fn rpost,
+                              const mm_engine_resume_fn rarrive, const int may_fail,
+                              const unsigned lean)
+{
+    if (may_fail)
+        mm_enter_undo_save(e, is_recv ? &e->st.umq : &e->st.prq);
+    mm_elem *other;
+    int rc = is_recv ? rpost(e, self, &other, how) : rarrive(e, self, &other, how);
+    return mm_enter_finish(e, mm_enter_pool_of(e, is_recv, lean), self, NULL, rc, &other, is_recv,
+                           h, partner, NULL, may_fail, lean);
+}
+
+#define MM_ENGINE_ENTER_RESUME(NAME, TPOST, TARRIVE, RPOST, RARRIVE, POST, ARRIVE, MAY_FAIL,  \
+                               LEAN)                                                         \
+    _Static_assert(((LEAN) & MM_ENTER_LATE_SEQ) != 0,                                        \
+                   "MM_ENGINE_ENTER_RESUME hands over an unnumbered element");              \
+    MM_ENGINE_ENTER_FULL(NAME, POST, ARRIVE, MAY_FAIL, LEAN)                                 \
+    static MM_NOINLINE MM_ENTER_FLATTEN int NAME##_enter_post_resume(                       \
+        mm_engine *e, mm_elem *self, mm_handle *h, uintptr_t *partner, uint32_t how)        \
+    {                                                                                        \
+        return mm_enter_resume(e, self, 1, h, partner, how, RPOST, RARRIVE, MAY_FAIL, LEAN); \
+    }                                                                                        \
+    static MM_NOINLINE MM_ENTER_FLATTEN int NAME##_enter_arrive_resume(                     \
+        mm_engine *e, mm_elem *self, uintptr_t *partner, uint32_t how)                      \
+    {                                                                                        \
+        return mm_enter_resume(e, self, 0, NULL, partner, how, RPOST, RARRIVE, MAY_FAIL,    \
+                               LEAN);                                                        \
+    }                                                                                        \
+    static MM_ENTER_FLATTEN int NAME##_enter_post(mm_engine *e, const mm_entry *x,          \
+                                                  mm_handle *h, uintptr_t *partner)         \
+    {                                                                                        \
+        mm_pool *mp = mm_enter_pool_of(e, 1, LEAN);                                          \
+        mm_elem *self = mp->free, *other;                                                    \
+        if (MM_UNLIKELY(!self))                                                              \
+            return NAME##_enter_post_full(e, x, h, partner);                                 \
+        uint32_t how;                                                                        \
+        int rc = mm_enter_try(e, self, x, 1, TPOST, TARRIVE, MAY_FAIL, LEAN, &other, &how);  \
+        if (MM_UNLIKELY(rc == MM_ENTER_RETRY))                                               \
+            return NAME##_enter_post_resume(e, self, h, partner, how);                       \
+        return mm_enter_finish(e, mp, self, NULL, rc, &other, 1, h, partner, NULL, MAY_FAIL, \
+                               LEAN);                                                        \
+    }                                                                                        \
+    static MM_ENTER_FLATTEN int NAME##_enter_arrive(mm_engine *e, const mm_entry *x,        \
+                                                    uintptr_t *partner)                     \
+    {                                                                                        \
+        mm_pool *mp = mm_enter_pool_of(e, 0, LEAN);                                          \
+        mm_elem *self = mp->free, *other;                                                    \
+        if (MM_UNLIKELY(!self))                                                              \
+            return NAME##_enter_arrive_full(e, x, partner);                                  \
+        uint32_t how;                                                                        \
+        int rc = mm_enter_try(e, self, x, 0, TPOST, TARRIVE, MAY_FAIL, LEAN, &other, &how);  \
+        if (MM_UNLIKELY(rc == MM_ENTER_RETRY))                                               \
+            return NAME##_enter_arrive_resume(e, self, partner, how);                        \
+        return mm_enter_finish(e, mp, self, NULL, rc, &other, 0, NULL, partner, NULL,        \
+                               MAY_FAIL, LEAN);                                              \
     }
 
 #endif

@@ -219,13 +219,15 @@ MM_INLINE void mm_ftable_remember(mm_ftable *t, const mm_fslot *s, const mm_key 
     t->last_key = *k;
 }
 
-/* The slot of key k (hash h = mm_ftable_hash(t, k)), live or idle, or NULL;
- * the slots inspected are added to *n. The memo is left alone. */
-MM_INLINE mm_fslot *mm_ftable_lookup_t(const mm_ftable *t, const mm_key *k, uint32_t h,
-                                       uint32_t *n, const int masked)
+/* The slot of key k (hash h = mm_ftable_hash(t, k)), live or idle, or NULL,
+ * for a caller that has already inspected the first skip slots of k's probe
+ * run (neither k's nor empty: mm_ftable_home_slot); the slots inspected,
+ * those skip included, are added to *n. The memo is left alone. */
+MM_INLINE mm_fslot *mm_ftable_lookup_from_t(const mm_ftable *t, const mm_key *k, uint32_t h,
+                                            const uint32_t skip, uint32_t *n, const int masked)
 {
-    uint32_t i = h & t->mask;
-    for (uint32_t c = 1;; c++, i = (i + 1) & t->mask) {
+    uint32_t i = (h + skip) & t->mask;
+    for (uint32_t c = 1 + skip;; c++, i = (i + 1) & t->mask) {
         mm_fslot *s = &t->slots[i];
         uint32_t tag = s->tag;
         if ((tag & ~MM_FSLOT_IDLE) == h && mm_fslot_is_t(t, s, k, masked)) {
@@ -237,6 +239,14 @@ MM_INLINE mm_fslot *mm_ftable_lookup_t(const mm_ftable *t, const mm_key *k, uint
             return NULL;
         }
     }
+}
+
+/* The slot of key k (hash h = mm_ftable_hash(t, k)), live or idle, or NULL;
+ * the slots inspected are added to *n. The memo is left alone. */
+MM_INLINE mm_fslot *mm_ftable_lookup_t(const mm_ftable *t, const mm_key *k, uint32_t h,
+                                       uint32_t *n, const int masked)
+{
+    return mm_ftable_lookup_from_t(t, k, h, 0, n, masked);
 }
 
 /* The first step of mm_ftable_lookup_t alone, for a caller that does the

@@ -50,14 +50,24 @@ static int hash_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
     return mm_hash_arrive(e, e->impl, m, partner);
 }
 
-static int hash_post_fast(mm_engine *e, mm_elem *r, mm_elem **partner)
+static int hash_post_try(mm_engine *e, mm_elem *r, mm_elem **partner, uint32_t *how)
 {
-    return mm_hash_post_fast(e, e->impl, r, partner);
+    return mm_hash_post_try(e, e->impl, r, partner, how);
 }
 
-static int hash_arrive_fast(mm_engine *e, mm_elem *m, mm_elem **partner)
+static int hash_arrive_try(mm_engine *e, mm_elem *m, mm_elem **partner, uint32_t *how)
 {
-    return mm_hash_arrive_fast(e, e->impl, m, partner);
+    return mm_hash_arrive_try(e, e->impl, m, partner, how);
+}
+
+static int hash_post_resume(mm_engine *e, mm_elem *r, mm_elem **partner, uint32_t how)
+{
+    return mm_hash_post_resume(e, e->impl, r, partner, how);
+}
+
+static int hash_arrive_resume(mm_engine *e, mm_elem *m, mm_elem **partner, uint32_t how)
+{
+    return mm_hash_arrive_resume(e, e->impl, m, partner, how);
 }
 
 static mm_elem *hash_probe(mm_engine *e, const mm_key *k, int remove)
@@ -74,9 +84,12 @@ static void hash_cancel(mm_engine *e, mm_elem *r)
  * only the search count and miss that mm_enter takes back (hash_part.h).
  * One pool (nlinks 1, no nlinks_recv), and neither post nor arrive reads
  * the new element's seq (the tables key on comm, src, tag; a FIFO's order is
- * its order of appends): the lean entry's two promises hold. */
-MM_ENGINE_ENTER_FAST(hash, hash_post_fast, hash_arrive_fast, hash_post, hash_arrive, 0,
-                     MM_ENTER_ONE_POOL | MM_ENTER_LATE_SEQ | MM_ENTER_KEY_WORDS)
+ * its order of appends): the lean entry's two promises hold. The first try
+ * (a key in its home slot or the memo) is inline; a probe run or a new key
+ * resumes out of line with the try's hash (hash_part.h, mm_hash_resume). */
+MM_ENGINE_ENTER_RESUME(hash, hash_post_try, hash_arrive_try, hash_post_resume,
+                       hash_arrive_resume, hash_post, hash_arrive, 0,
+                       MM_ENTER_ONE_POOL | MM_ENTER_LATE_SEQ | MM_ENTER_KEY_WORDS)
 
 static const mm_engine_ops hash_ops = {
     .nlinks = 1,
