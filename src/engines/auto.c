@@ -44,9 +44,10 @@
  * the queues moved (queued receives or messages per bin), else hash; without,
  * nm when bins would traverse more than `nm` per search (receives per bin plus
  * the wildcard receives), else bins. Bins' tables are allocated (and
- * emptied) at creation and kept, so a switch to bins allocates nothing, and
- * the list's elements are relinked into bins straight from its queues; into
- * hash too (its tables, of 4 slots per element, allocated at the switch).
+ * emptied) at creation and kept outside the hash phase, so a switch to bins
+ * allocates nothing, and the list's elements are relinked into bins straight
+ * from its queues; into hash too (its tables, of 2 slots per element, as
+ * `hash`'s own at their peak, allocated at the switch once bins' are freed).
  * With both hints, bins -> hash when D over the last HOLD (4) windows
  * exceeds `up`. Bins -> nm when D over the last HOLD windows exceeds `nm`; nm ->
  * bins when Dnm over the last HOLD windows is at most nm / 2, Wq <= `down`,
@@ -142,8 +143,9 @@ typedef struct auto_impl {
     int      hinted;                /* both hints: hash allowed (and no wildcards) */
     int      own_entries;           /* e->enter_post, enter_arrive are auto's (set_entries;
                                        -1 in auto_init until set_entries looks) */
-    /* bins' tables, allocated at creation (without both hints) and kept: a
-     * switch to bins only empties them (NULL: allocated at the switch) */
+    /* bins' tables, allocated at creation and kept but in the hash phase
+     * (warm_make, warm_drop): a switch to bins only empties them (NULL:
+     * allocated at the switch) */
     mm_queue *warm_prq, *warm_umq;
     int       warm_dirty;           /* some queue of them may be non-empty */
 } auto_impl;
@@ -193,16 +195,50 @@ static void window_start(mm_engine *e, auto_impl *A)
 
 /* ---- the structures ---- */
 
+/* Bins' warm tables (2 x `bins` queue heads): made empty at creation and
+ * kept while the engine may go to bins without a move through the hash
+ * phase, dropped for the hash phase (which never files into them) before
+ * its tables are allocated, so that the two are never held together at
+ * the hash phase's peak, and made again when the engine leaves it. On
+ * failure they stay NULL (bins then allocates its tables at the switch). */
+static void warm_make(mm_engine *e, auto_impl *A)
+{
+    if (A->warm_prq)
+        return;
+    size_t tb = (size_t)A->nbins * sizeof(mm_queue);
+    A->warm_prq = mm_mem_alloc(&e->prq_mem, tb);
+    A->warm_umq = mm_mem_alloc(&e->umq_mem, tb);
+    if (!A->warm_prq || !A->warm_umq) {
+        mm_mem_free(&e->prq_mem, A->warm_prq, tb);
+        mm_mem_free(&e->umq_mem, A->warm_umq, tb);
+        A->warm_prq = A->warm_umq = NULL;
+    }
+    for (uint32_t i = 0; A->warm_prq && i < A->nbins; i++) {
+        mm_queue_init(&A->warm_prq[i], 0);
+        mm_queue_init(&A->warm_umq[i], 0);
+    }
+    A->warm_dirty = 0;
+}
+
+/* (not while the bins phase holds them) */
+static void warm_drop(mm_engine *e, auto_impl *A)
+{
+    size_t tb = (size_t)A->nbins * sizeof(mm_queue);
+    mm_mem_free(&e->prq_mem, A->warm_prq, tb);
+    mm_mem_free(&e->umq_mem, A->warm_umq, tb);
+    A->warm_prq = A->warm_umq = NULL;
+    A->warm_dirty = 0;
+}
+
 /* An empty structure of phase p, its tables sized for nr receives and nm
  * messages: 0 or MM_ENOMEM (nothing held). */
 static int open_phase(mm_engine *e, auto_impl *A, int p, size_t nr, size_t nm)
 {
-    /* hash: 4 slots per element, a quarter full, as `hash`'s tables after
-     * their growth (half full, its probe runs are longer and more calls
-     * leave the fast path); nm: 2 */
-    unsigned f = p == PH_HASH ? 4 : 2;
-    uint32_t cr = nr < (1u << 28) ? f * (uint32_t)nr : 1u << 30;
-    uint32_t cm = nm < (1u << 28) ? f * (uint32_t)nm : 1u << 30;
+    /* nm, hash: 2 slots per element (the next power of two), at most half
+     * full, as `hash`'s own tables after their growth: no growth while the
+     * elements are filed */
+    uint32_t cr = nr < (1u << 28) ? 2 * (uint32_t)nr : 1u << 30;
+    uint32_t cm = nm < (1u << 28) ? 2 * (uint32_t)nm : 1u << 30;
     memset(&A->u, 0, sizeof A->u);
     A->phase = p;
     switch (p) {
@@ -381,9 +417,10 @@ static void hash_relink(mm_ftable *t, mm_qstats *st, mm_link *first, const mm_li
     }
 }
 
-/* Leaving the list for hash (both hints): the tables are allocated with
- * four slots per element (a quarter full, as `hash`'s own after its growth:
- * none during the move, so nothing in it can fail), and the elements are
+/* Leaving the list for hash (both hints): bins' warm tables are freed and
+ * the hash tables allocated with 2 slots per element, the next power of two
+ * (at most half full, as `hash`'s own after its growth: none during the
+ * move, so nothing in it can fail), and the elements are
  * relinked, in order, straight from the list's queues (no array, no sort),
  * their home slots prefetched ahead (hash_relink). 0 when the tables cannot
  * be allocated (nothing done: switch_to's general path tries, and leaves a
@@ -396,8 +433,11 @@ static int list_to_hash(mm_engine *e, auto_impl *A)
         return 0;
     mm_hash H;
     uint64_t ta = mm_now_ns();
-    if (mm_hash_init(e, &H, 4 * (uint32_t)prq.len, 4 * (uint32_t)umq.len, A->seed) != 0)
+    warm_drop(e, A); /* (the list holds none of bins' tables) */
+    if (mm_hash_init(e, &H, 2 * (uint32_t)prq.len, 2 * (uint32_t)umq.len, A->seed) != 0) {
+        warm_make(e, A);
         return 0;
+    }
     mm_overhead_add(e, &e->st.overhead.alloc_ns, ta);
     close_phase(e, A);
     A->phase = PH_HASH;
@@ -477,6 +517,10 @@ static int move_sorted(mm_engine *e, auto_impl *A, int p, const mm_elem *skip, m
     }
     close_phase(e, A);
     uint64_t ta = mm_now_ns();
+    if (p == PH_HASH)
+        warm_drop(e, A);
+    else
+        warm_make(e, A);
     int rc = open_phase(e, A, p, nr, nm), opened = rc == 0;
     mm_overhead_add(e, &e->st.overhead.alloc_ns, ta);
     for (size_t i = 0; rc == 0 && i < nr + nm; i++)
@@ -484,6 +528,7 @@ static int move_sorted(mm_engine *e, auto_impl *A, int p, const mm_elem *skip, m
     if (rc != 0) {
         if (opened)
             close_phase(e, A);
+        warm_make(e, A);
         open_phase(e, A, PH_LIST, 0, 0);
         for (size_t i = 0; i < nr + nm; i++)
             file(e, A, v[i].x);
@@ -684,20 +729,7 @@ static int auto_init(mm_engine *e, char *err, size_t errlen)
     A->rng = A->seed | 1;
     A->hinted = (e->hints & (MM_HINT_NO_ANY_SOURCE | MM_HINT_NO_ANY_TAG)) ==
                 (MM_HINT_NO_ANY_SOURCE | MM_HINT_NO_ANY_TAG);
-    { /* bins' tables (on failure, allocated at the switch) */
-        size_t tb = (size_t)A->nbins * sizeof(mm_queue);
-        A->warm_prq = mm_mem_alloc(&e->prq_mem, tb);
-        A->warm_umq = mm_mem_alloc(&e->umq_mem, tb);
-        if (!A->warm_prq || !A->warm_umq) {
-            mm_mem_free(&e->prq_mem, A->warm_prq, tb);
-            mm_mem_free(&e->umq_mem, A->warm_umq, tb);
-            A->warm_prq = A->warm_umq = NULL;
-        }
-        for (uint32_t i = 0; A->warm_prq && i < A->nbins; i++) { /* empty, untimed */
-            mm_queue_init(&A->warm_prq[i], 0);
-            mm_queue_init(&A->warm_umq[i], 0);
-        }
-    }
+    warm_make(e, A); /* bins' tables, empty, untimed */
     /* The messages' first slab, as bins' tables, at creation (untimed): auto
      * keeps two pools (receives of one link, messages of four), and without
      * this its first calls grow both where `list`, one pool, grows one (at
@@ -739,8 +771,7 @@ static void auto_fini(mm_engine *e)
     default:
         break;
     }
-    mm_mem_free(&e->prq_mem, A->warm_prq, (size_t)A->nbins * sizeof(mm_queue));
-    mm_mem_free(&e->umq_mem, A->warm_umq, (size_t)A->nbins * sizeof(mm_queue));
+    warm_drop(e, A);
     mm_mem_free(&e->mem, A, sizeof *A);
 }
 
