@@ -822,16 +822,6 @@ MM_INLINE int bins_phase_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
     return phase_call(e, m, partner, 0, PH_BINS);
 }
 
-MM_INLINE int hash_phase_post(mm_engine *e, mm_elem *r, mm_elem **partner)
-{
-    return phase_call(e, r, partner, 1, PH_HASH);
-}
-
-MM_INLINE int hash_phase_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
-{
-    return phase_call(e, m, partner, 0, PH_HASH);
-}
-
 /* The nm phase's features after a successful post (receive x) or arrive
  * (message x), answered rc: Dnm's estimate, what bins would have traversed
  * (a receive its bin of messages, or with a wildcard every queued message;
@@ -910,8 +900,8 @@ static MM_NOINLINE int keyed_arrive(mm_engine *e, auto_impl *A, mm_elem *m, mm_e
 }
 
 /* Any phase (the engine's post and arrive, and the entries of a locked or
- * sharded engine, of the call after a deferred check, and of a bins-phase
- * window's last call). */
+ * sharded engine, of the call after a deferred check, and of a bins- or
+ * hash-phase window's last call). */
 static int auto_post(mm_engine *e, mm_elem *r, mm_elem **partner)
 {
     auto_impl *A = e->impl;
@@ -1061,45 +1051,65 @@ MM_ENGINE_ENTER_LEAN(auto_bins, bins_lean_post, bins_lean_arrive, 0,
  * window's count, receives in their own pool; numbered early, so that the
  * window's last call may switch inside the call. */
 MM_ENGINE_ENTER_LEAN(auto_nm, nm_phase_post, nm_phase_arrive, 1, MM_ENTER_OWN_RECVS)
-/* The hash phase's fast first try: `hash`'s (mm_hash_*_fast: a key in its
- * home slot or the memo) plus the window's count, inline; the window's last
- * call (which may switch), a new key or a probe run answer MM_ENTER_RETRY,
- * having changed nothing, and run again on the full path below. Under
- * `force` every call is a window's last (left is 1): always the full path. */
-MM_INLINE int hash_fast_call(mm_engine *e, mm_elem *x, mm_elem **partner, const int is_recv)
+/* The hash phase's lean entries (auto_hash_enter_*): `hash`'s path plus
+ * the window's count (Lmax and the calls left; the peak is read by the nm
+ * phase alone, and reset at every switch), with `hash`'s promises: late
+ * numbers (neither `hash`'s search nor the count reads the new element's,
+ * and no switch happens inside these calls), the key copied as words,
+ * receives in their own pool. The first try is `hash`'s inline one
+ * (mm_hash_*_fast: a key in its home slot or the memo); a new key or a
+ * probe run answers MM_ENTER_RETRY, having changed nothing, and runs again
+ * on the full path (fast 0), out of line. The window's last call, which may
+ * switch (moving the new element, which must then be numbered), is left to
+ * the generic entries, as in the bins phase (bins_lean_call); under `force`
+ * every call is a window's last: always the generic entries. */
+MM_INLINE int hash_lean_call(mm_engine *e, mm_elem *x, mm_elem **partner, const int is_recv,
+                             const int fast)
 {
     auto_impl *A = e->impl;
-    if (MM_UNLIKELY(A->left <= 1))
-        return MM_ENTER_RETRY;
-    int rc = is_recv ? mm_hash_post_fast(e, &A->u.H, x, partner)
-                     : mm_hash_arrive_fast(e, &A->u.H, x, partner);
-    if (rc == MM_ENTER_RETRY)
-        return rc;
-    /* keyed_check without its decision (left > 1) nor the peak, which only
-     * the nm phase reads (reset at every switch) */
+    int rc = fast ? (is_recv ? mm_hash_post_fast(e, &A->u.H, x, partner)
+                             : mm_hash_arrive_fast(e, &A->u.H, x, partner))
+                  : (is_recv ? mm_hash_post(e, &A->u.H, x, partner)
+                             : mm_hash_arrive(e, &A->u.H, x, partner));
+    if ((fast && rc == MM_ENTER_RETRY) || MM_UNLIKELY(rc < 0))
+        return rc; /* (a failed call: no trace but its searches and misses, which the
+                      API takes back, and it does not count in the window) */
     uint64_t len = e->st.prq.length + e->st.umq.length;
     if (len > A->lmax)
         A->lmax = len;
-    A->left--;
+    if (MM_UNLIKELY(--A->left <= 1)) {
+        e->enter_post = generic_post;
+        e->enter_arrive = generic_arrive;
+    }
     return rc;
 }
 
 /* (plain static functions, as hash.c's: the entries, flattened, inline them) */
 static int hash_fast_post(mm_engine *e, mm_elem *r, mm_elem **partner)
 {
-    return hash_fast_call(e, r, partner, 1);
+    return hash_lean_call(e, r, partner, 1, 1);
 }
 
 static int hash_fast_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
 {
-    return hash_fast_call(e, m, partner, 0);
+    return hash_lean_call(e, m, partner, 0, 1);
 }
 
-/* The hash phase's: `hash`'s path plus the window's count (hash_part.h: a
- * failure counts nothing but its search and miss, so may_fail 0 here too),
- * with `hash`'s fast first try (hash_fast_call). */
-MM_ENGINE_ENTER_FAST(auto_hash, hash_fast_post, hash_fast_arrive, hash_phase_post,
-                     hash_phase_arrive, 0, 0)
+static int hash_lean_post(mm_engine *e, mm_elem *r, mm_elem **partner)
+{
+    return hash_lean_call(e, r, partner, 1, 0);
+}
+
+static int hash_lean_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
+{
+    return hash_lean_call(e, m, partner, 0, 0);
+}
+
+/* (hash_part.h: a failure counts nothing but its search and miss, so
+ * may_fail 0, as `hash`'s) */
+MM_ENGINE_ENTER_FAST(auto_hash, hash_fast_post, hash_fast_arrive, hash_lean_post,
+                     hash_lean_arrive, 0, MM_ENTER_LATE_SEQ | MM_ENTER_KEY_WORDS |
+                     MM_ENTER_OWN_RECVS)
 
 /* The entries the API calls (e->enter_post, enter_arrive), while they are
  * auto's own (not the API's wrappers of a locked or sharded engine, which
@@ -1109,8 +1119,9 @@ MM_ENGINE_ENTER_FAST(auto_hash, hash_fast_post, hash_fast_arrive, hash_phase_pos
  * features and count, and the hash phase `hash`'s plus its count, none
  * testing the phase. The generic ones: in the list phase for the call after
  * a deep search that exhausted the credit (list_lean_call), in the bins
- * phase for a window's last call (bins_lean_call), and in both under
- * `force` (whose schedule counts every call). */
+ * and hash phases for a window's last call (bins_lean_call,
+ * hash_lean_call), and in all three under `force` (whose schedule counts
+ * every call). */
 static void set_entries(mm_engine *e, auto_impl *A)
 {
     if (A->own_entries < 0) /* at creation */
@@ -1135,6 +1146,8 @@ static void set_entries(mm_engine *e, auto_impl *A)
         e->enter_arrive = auto_nm_enter_arrive;
         break;
     case PH_HASH:
+        if (A->left <= 1) /* (a window of one call, or force: hash_lean_call) */
+            goto generic;
         e->enter_post = auto_hash_enter_post;
         e->enter_arrive = auto_hash_enter_arrive;
         break;
