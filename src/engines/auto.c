@@ -44,9 +44,10 @@
  * the queues moved (queued receives or messages per bin), else hash; without,
  * nm when bins would traverse more than `nm` per search (receives per bin plus
  * the wildcard receives), else bins. Bins' tables are allocated (and
- * emptied) at creation and kept, so a switch to bins allocates nothing, and
- * the list's elements are relinked into bins straight from its queues; into
- * hash too (its tables, of 4 slots per element, allocated at the switch).
+ * emptied) at creation and kept outside the hash phase, so a switch to bins
+ * allocates nothing, and the list's elements are relinked into bins straight
+ * from its queues; into hash too (its tables, of 2 slots per element, as
+ * `hash`'s own at their peak, allocated at the switch once bins' are freed).
  * With both hints, bins -> hash when D over the last HOLD (4) windows
  * exceeds `up`. Bins -> nm when D over the last HOLD windows exceeds `nm`; nm ->
  * bins when Dnm over the last HOLD windows is at most nm / 2, Wq <= `down`,
@@ -142,8 +143,9 @@ typedef struct auto_impl {
     int      hinted;                /* both hints: hash allowed (and no wildcards) */
     int      own_entries;           /* e->enter_post, enter_arrive are auto's (set_entries;
                                        -1 in auto_init until set_entries looks) */
-    /* bins' tables, allocated at creation (without both hints) and kept: a
-     * switch to bins only empties them (NULL: allocated at the switch) */
+    /* bins' tables, allocated at creation and kept but in the hash phase
+     * (warm_make, warm_drop): a switch to bins only empties them (NULL:
+     * allocated at the switch) */
     mm_queue *warm_prq, *warm_umq;
     int       warm_dirty;           /* some queue of them may be non-empty */
 } auto_impl;
@@ -193,16 +195,50 @@ static void window_start(mm_engine *e, auto_impl *A)
 
 /* ---- the structures ---- */
 
+/* Bins' warm tables (2 x `bins` queue heads): made empty at creation and
+ * kept while the engine may go to bins without a move through the hash
+ * phase, dropped for the hash phase (which never files into them) before
+ * its tables are allocated, so that the two are never held together at
+ * the hash phase's peak, and made again when the engine leaves it. On
+ * failure they stay NULL (bins then allocates its tables at the switch). */
+static void warm_make(mm_engine *e, auto_impl *A)
+{
+    if (A->warm_prq)
+        return;
+    size_t tb = (size_t)A->nbins * sizeof(mm_queue);
+    A->warm_prq = mm_mem_alloc(&e->prq_mem, tb);
+    A->warm_umq = mm_mem_alloc(&e->umq_mem, tb);
+    if (!A->warm_prq || !A->warm_umq) {
+        mm_mem_free(&e->prq_mem, A->warm_prq, tb);
+        mm_mem_free(&e->umq_mem, A->warm_umq, tb);
+        A->warm_prq = A->warm_umq = NULL;
+    }
+    for (uint32_t i = 0; A->warm_prq && i < A->nbins; i++) {
+        mm_queue_init(&A->warm_prq[i], 0);
+        mm_queue_init(&A->warm_umq[i], 0);
+    }
+    A->warm_dirty = 0;
+}
+
+/* (not while the bins phase holds them) */
+static void warm_drop(mm_engine *e, auto_impl *A)
+{
+    size_t tb = (size_t)A->nbins * sizeof(mm_queue);
+    mm_mem_free(&e->prq_mem, A->warm_prq, tb);
+    mm_mem_free(&e->umq_mem, A->warm_umq, tb);
+    A->warm_prq = A->warm_umq = NULL;
+    A->warm_dirty = 0;
+}
+
 /* An empty structure of phase p, its tables sized for nr receives and nm
  * messages: 0 or MM_ENOMEM (nothing held). */
 static int open_phase(mm_engine *e, auto_impl *A, int p, size_t nr, size_t nm)
 {
-    /* hash: 4 slots per element, a quarter full, as `hash`'s tables after
-     * their growth (half full, its probe runs are longer and more calls
-     * leave the fast path); nm: 2 */
-    unsigned f = p == PH_HASH ? 4 : 2;
-    uint32_t cr = nr < (1u << 28) ? f * (uint32_t)nr : 1u << 30;
-    uint32_t cm = nm < (1u << 28) ? f * (uint32_t)nm : 1u << 30;
+    /* nm, hash: 2 slots per element (the next power of two), at most half
+     * full, as `hash`'s own tables after their growth: no growth while the
+     * elements are filed */
+    uint32_t cr = nr < (1u << 28) ? 2 * (uint32_t)nr : 1u << 30;
+    uint32_t cm = nm < (1u << 28) ? 2 * (uint32_t)nm : 1u << 30;
     memset(&A->u, 0, sizeof A->u);
     A->phase = p;
     switch (p) {
@@ -381,9 +417,10 @@ static void hash_relink(mm_ftable *t, mm_qstats *st, mm_link *first, const mm_li
     }
 }
 
-/* Leaving the list for hash (both hints): the tables are allocated with
- * four slots per element (a quarter full, as `hash`'s own after its growth:
- * none during the move, so nothing in it can fail), and the elements are
+/* Leaving the list for hash (both hints): bins' warm tables are freed and
+ * the hash tables allocated with 2 slots per element, the next power of two
+ * (at most half full, as `hash`'s own after its growth: none during the
+ * move, so nothing in it can fail), and the elements are
  * relinked, in order, straight from the list's queues (no array, no sort),
  * their home slots prefetched ahead (hash_relink). 0 when the tables cannot
  * be allocated (nothing done: switch_to's general path tries, and leaves a
@@ -396,8 +433,11 @@ static int list_to_hash(mm_engine *e, auto_impl *A)
         return 0;
     mm_hash H;
     uint64_t ta = mm_now_ns();
-    if (mm_hash_init(e, &H, 4 * (uint32_t)prq.len, 4 * (uint32_t)umq.len, A->seed) != 0)
+    warm_drop(e, A); /* (the list holds none of bins' tables) */
+    if (mm_hash_init(e, &H, 2 * (uint32_t)prq.len, 2 * (uint32_t)umq.len, A->seed) != 0) {
+        warm_make(e, A);
         return 0;
+    }
     mm_overhead_add(e, &e->st.overhead.alloc_ns, ta);
     close_phase(e, A);
     A->phase = PH_HASH;
@@ -477,6 +517,10 @@ static int move_sorted(mm_engine *e, auto_impl *A, int p, const mm_elem *skip, m
     }
     close_phase(e, A);
     uint64_t ta = mm_now_ns();
+    if (p == PH_HASH)
+        warm_drop(e, A);
+    else
+        warm_make(e, A);
     int rc = open_phase(e, A, p, nr, nm), opened = rc == 0;
     mm_overhead_add(e, &e->st.overhead.alloc_ns, ta);
     for (size_t i = 0; rc == 0 && i < nr + nm; i++)
@@ -484,6 +528,7 @@ static int move_sorted(mm_engine *e, auto_impl *A, int p, const mm_elem *skip, m
     if (rc != 0) {
         if (opened)
             close_phase(e, A);
+        warm_make(e, A);
         open_phase(e, A, PH_LIST, 0, 0);
         for (size_t i = 0; i < nr + nm; i++)
             file(e, A, v[i].x);
@@ -684,20 +729,7 @@ static int auto_init(mm_engine *e, char *err, size_t errlen)
     A->rng = A->seed | 1;
     A->hinted = (e->hints & (MM_HINT_NO_ANY_SOURCE | MM_HINT_NO_ANY_TAG)) ==
                 (MM_HINT_NO_ANY_SOURCE | MM_HINT_NO_ANY_TAG);
-    { /* bins' tables (on failure, allocated at the switch) */
-        size_t tb = (size_t)A->nbins * sizeof(mm_queue);
-        A->warm_prq = mm_mem_alloc(&e->prq_mem, tb);
-        A->warm_umq = mm_mem_alloc(&e->umq_mem, tb);
-        if (!A->warm_prq || !A->warm_umq) {
-            mm_mem_free(&e->prq_mem, A->warm_prq, tb);
-            mm_mem_free(&e->umq_mem, A->warm_umq, tb);
-            A->warm_prq = A->warm_umq = NULL;
-        }
-        for (uint32_t i = 0; A->warm_prq && i < A->nbins; i++) { /* empty, untimed */
-            mm_queue_init(&A->warm_prq[i], 0);
-            mm_queue_init(&A->warm_umq[i], 0);
-        }
-    }
+    warm_make(e, A); /* bins' tables, empty, untimed */
     /* The messages' first slab, as bins' tables, at creation (untimed): auto
      * keeps two pools (receives of one link, messages of four), and without
      * this its first calls grow both where `list`, one pool, grows one (at
@@ -739,8 +771,7 @@ static void auto_fini(mm_engine *e)
     default:
         break;
     }
-    mm_mem_free(&e->prq_mem, A->warm_prq, (size_t)A->nbins * sizeof(mm_queue));
-    mm_mem_free(&e->umq_mem, A->warm_umq, (size_t)A->nbins * sizeof(mm_queue));
+    warm_drop(e, A);
     mm_mem_free(&e->mem, A, sizeof *A);
 }
 
@@ -789,16 +820,6 @@ MM_INLINE int bins_phase_post(mm_engine *e, mm_elem *r, mm_elem **partner)
 MM_INLINE int bins_phase_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
 {
     return phase_call(e, m, partner, 0, PH_BINS);
-}
-
-MM_INLINE int hash_phase_post(mm_engine *e, mm_elem *r, mm_elem **partner)
-{
-    return phase_call(e, r, partner, 1, PH_HASH);
-}
-
-MM_INLINE int hash_phase_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
-{
-    return phase_call(e, m, partner, 0, PH_HASH);
 }
 
 /* The nm phase's features after a successful post (receive x) or arrive
@@ -879,8 +900,8 @@ static MM_NOINLINE int keyed_arrive(mm_engine *e, auto_impl *A, mm_elem *m, mm_e
 }
 
 /* Any phase (the engine's post and arrive, and the entries of a locked or
- * sharded engine, of the call after a deferred check, and of a bins-phase
- * window's last call). */
+ * sharded engine, of the call after a deferred check, and of a bins- or
+ * hash-phase window's last call). */
 static int auto_post(mm_engine *e, mm_elem *r, mm_elem **partner)
 {
     auto_impl *A = e->impl;
@@ -1030,45 +1051,65 @@ MM_ENGINE_ENTER_LEAN(auto_bins, bins_lean_post, bins_lean_arrive, 0,
  * window's count, receives in their own pool; numbered early, so that the
  * window's last call may switch inside the call. */
 MM_ENGINE_ENTER_LEAN(auto_nm, nm_phase_post, nm_phase_arrive, 1, MM_ENTER_OWN_RECVS)
-/* The hash phase's fast first try: `hash`'s (mm_hash_*_fast: a key in its
- * home slot or the memo) plus the window's count, inline; the window's last
- * call (which may switch), a new key or a probe run answer MM_ENTER_RETRY,
- * having changed nothing, and run again on the full path below. Under
- * `force` every call is a window's last (left is 1): always the full path. */
-MM_INLINE int hash_fast_call(mm_engine *e, mm_elem *x, mm_elem **partner, const int is_recv)
+/* The hash phase's lean entries (auto_hash_enter_*): `hash`'s path plus
+ * the window's count (Lmax and the calls left; the peak is read by the nm
+ * phase alone, and reset at every switch), with `hash`'s promises: late
+ * numbers (neither `hash`'s search nor the count reads the new element's,
+ * and no switch happens inside these calls), the key copied as words,
+ * receives in their own pool. The first try is `hash`'s inline one
+ * (mm_hash_*_fast: a key in its home slot or the memo); a new key or a
+ * probe run answers MM_ENTER_RETRY, having changed nothing, and runs again
+ * on the full path (fast 0), out of line. The window's last call, which may
+ * switch (moving the new element, which must then be numbered), is left to
+ * the generic entries, as in the bins phase (bins_lean_call); under `force`
+ * every call is a window's last: always the generic entries. */
+MM_INLINE int hash_lean_call(mm_engine *e, mm_elem *x, mm_elem **partner, const int is_recv,
+                             const int fast)
 {
     auto_impl *A = e->impl;
-    if (MM_UNLIKELY(A->left <= 1))
-        return MM_ENTER_RETRY;
-    int rc = is_recv ? mm_hash_post_fast(e, &A->u.H, x, partner)
-                     : mm_hash_arrive_fast(e, &A->u.H, x, partner);
-    if (rc == MM_ENTER_RETRY)
-        return rc;
-    /* keyed_check without its decision (left > 1) nor the peak, which only
-     * the nm phase reads (reset at every switch) */
+    int rc = fast ? (is_recv ? mm_hash_post_fast(e, &A->u.H, x, partner)
+                             : mm_hash_arrive_fast(e, &A->u.H, x, partner))
+                  : (is_recv ? mm_hash_post(e, &A->u.H, x, partner)
+                             : mm_hash_arrive(e, &A->u.H, x, partner));
+    if ((fast && rc == MM_ENTER_RETRY) || MM_UNLIKELY(rc < 0))
+        return rc; /* (a failed call: no trace but its searches and misses, which the
+                      API takes back, and it does not count in the window) */
     uint64_t len = e->st.prq.length + e->st.umq.length;
     if (len > A->lmax)
         A->lmax = len;
-    A->left--;
+    if (MM_UNLIKELY(--A->left <= 1)) {
+        e->enter_post = generic_post;
+        e->enter_arrive = generic_arrive;
+    }
     return rc;
 }
 
 /* (plain static functions, as hash.c's: the entries, flattened, inline them) */
 static int hash_fast_post(mm_engine *e, mm_elem *r, mm_elem **partner)
 {
-    return hash_fast_call(e, r, partner, 1);
+    return hash_lean_call(e, r, partner, 1, 1);
 }
 
 static int hash_fast_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
 {
-    return hash_fast_call(e, m, partner, 0);
+    return hash_lean_call(e, m, partner, 0, 1);
 }
 
-/* The hash phase's: `hash`'s path plus the window's count (hash_part.h: a
- * failure counts nothing but its search and miss, so may_fail 0 here too),
- * with `hash`'s fast first try (hash_fast_call). */
-MM_ENGINE_ENTER_FAST(auto_hash, hash_fast_post, hash_fast_arrive, hash_phase_post,
-                     hash_phase_arrive, 0, 0)
+static int hash_lean_post(mm_engine *e, mm_elem *r, mm_elem **partner)
+{
+    return hash_lean_call(e, r, partner, 1, 0);
+}
+
+static int hash_lean_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
+{
+    return hash_lean_call(e, m, partner, 0, 0);
+}
+
+/* (hash_part.h: a failure counts nothing but its search and miss, so
+ * may_fail 0, as `hash`'s) */
+MM_ENGINE_ENTER_FAST(auto_hash, hash_fast_post, hash_fast_arrive, hash_lean_post,
+                     hash_lean_arrive, 0, MM_ENTER_LATE_SEQ | MM_ENTER_KEY_WORDS |
+                     MM_ENTER_OWN_RECVS)
 
 /* The entries the API calls (e->enter_post, enter_arrive), while they are
  * auto's own (not the API's wrappers of a locked or sharded engine, which
@@ -1078,8 +1119,9 @@ MM_ENGINE_ENTER_FAST(auto_hash, hash_fast_post, hash_fast_arrive, hash_phase_pos
  * features and count, and the hash phase `hash`'s plus its count, none
  * testing the phase. The generic ones: in the list phase for the call after
  * a deep search that exhausted the credit (list_lean_call), in the bins
- * phase for a window's last call (bins_lean_call), and in both under
- * `force` (whose schedule counts every call). */
+ * and hash phases for a window's last call (bins_lean_call,
+ * hash_lean_call), and in all three under `force` (whose schedule counts
+ * every call). */
 static void set_entries(mm_engine *e, auto_impl *A)
 {
     if (A->own_entries < 0) /* at creation */
@@ -1104,6 +1146,8 @@ static void set_entries(mm_engine *e, auto_impl *A)
         e->enter_arrive = auto_nm_enter_arrive;
         break;
     case PH_HASH:
+        if (A->left <= 1) /* (a window of one call, or force: hash_lean_call) */
+            goto generic;
         e->enter_post = auto_hash_enter_post;
         e->enter_arrive = auto_hash_enter_arrive;
         break;
