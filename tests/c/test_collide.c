@@ -366,6 +366,79 @@ static void test_auto_relink(int side)
     mm_destroy(e);
 }
 
+/* One call on comm 0, source 0: 1 (and a line on stderr) when its status or
+ * partner is not the one wanted. */
+static int op(mm_engine *e, int recv, int32_t tag, uintptr_t cookie, int want_rc, uintptr_t want,
+              int line)
+{
+    mm_entry x = {.comm = 0, .src = 0, .tag = tag, .cookie = cookie};
+    uintptr_t got = 0;
+    int rc = recv ? mm_post(e, &x, NULL, &got) : mm_arrive(e, &x, &got);
+    if (rc == want_rc && (rc != MM_MATCHED || got == want))
+        return 0;
+    fprintf(stderr, "home slot: line %d: status %d partner %lu\n", line, rc, (unsigned long)got);
+    return 1;
+}
+
+/* hash's inline first try (mm_hash_*_fast: the key's home slot, else the
+ * full path) with keys crafted against its known seed to share one home
+ * slot: the home slot then holds another key (live or idle) and the key
+ * sought is further along the run, or absent behind it. Each case must
+ * take the full path and find the right element (a home slot that is not
+ * the key's is not "absent" unless it is empty). */
+static void test_home_slot(void)
+{
+    const char *params[] = {"seed=31", "capacity=1024"};
+    const mm_mshash hk = mm_mshash_of(mm_seed_derive(31, 0));
+    enum { NK = 5 };
+    int32_t tg[NK];
+    uint32_t home = 0;
+    int n = 0;
+    for (int32_t t = 0; n < NK; t++) { /* NK tags with one home slot of 1024 */
+        mm_key k = {0, 0, t};
+        uint32_t h = (mm_mshash_key(&hk, &k) >> 2) & 1023;
+        if (n == 0)
+            home = h;
+        if (h == home)
+            tg[n++] = t;
+    }
+    mm_engine *e = make("hash", params, 2, 1);
+    int bad = 0;
+#define OP(recv, t, cookie, want_rc, want) bad += op(e, recv, t, cookie, want_rc, want, __LINE__)
+    /* key 1 idle in its home slot of the messages' table (and the memo) */
+    OP(0, tg[1], 90, MM_QUEUED, 0);
+    OP(1, tg[1], 91, MM_MATCHED, 90);
+    /* receives of keys 0, 1, 2 (one run: home, home+1, home+2), then of an
+     * unrelated tag, so that the receives' memo names none of them */
+    OP(1, tg[0], 1, MM_QUEUED, 0);
+    OP(1, tg[1], 2, MM_QUEUED, 0);
+    OP(1, tg[2], 3, MM_QUEUED, 0);
+    OP(1, -1, 4, MM_QUEUED, 0);
+    /* home holds key 0 (live), key 1 further on: not absent (else the
+     * message would join key 1's idle FIFO in the messages' table) */
+    OP(0, tg[1], 100, MM_MATCHED, 2);
+    OP(0, tg[0], 101, MM_MATCHED, 1); /* key 0 in its home, idle from now */
+    OP(0, tg[2], 102, MM_MATCHED, 3); /* home holds key 0 (idle): further on */
+    OP(0, tg[3], 103, MM_QUEUED, 0);  /* absent behind the run; the messages' */
+    OP(0, tg[4], 104, MM_QUEUED, 0);  /* table: key 1 (idle), key 3, key 4 */
+    OP(0, -2, 105, MM_QUEUED, 0);     /* the messages' memo: another key */
+    OP(1, tg[4], 5, MM_MATCHED, 104); /* home holds key 1 (idle): further on */
+    OP(1, tg[1], 6, MM_QUEUED, 0);    /* key 1 idle in its home: no message */
+    OP(1, -1, 7, MM_QUEUED, 0);       /* the receives' memo: another key */
+    OP(0, tg[1], 106, MM_MATCHED, 6); /* home holds key 0 (idle): further on */
+    OP(1, tg[3], 8, MM_MATCHED, 103); /* home holds key 1 (idle): further on */
+    OP(0, -1, 107, MM_MATCHED, 4);
+    OP(0, -1, 108, MM_MATCHED, 7);
+    OP(1, -2, 9, MM_MATCHED, 105);
+#undef OP
+    CHECK_EQ(bad, 0);
+    mm_stats st;
+    mm_get_stats(e, &st);
+    CHECK(st.prq.max_probes >= 3); /* the keys did share a run */
+    CHECK_EQ(st.prq.length + st.umq.length, 0);
+    mm_destroy(e);
+}
+
 int main(void)
 {
     craft();
@@ -376,5 +449,6 @@ int main(void)
     test_dense_keys();
     test_auto_relink(0);
     test_auto_relink(1);
+    test_home_slot();
     return check_report("test_collide");
 }
