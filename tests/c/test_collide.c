@@ -12,6 +12,7 @@
 #include "check.h"
 #include "mpimatch.h"
 #include "core/ftable.h"
+#include "engine.h"
 #include "fixed_hash.h"
 
 enum { N = 1500, NBINS = 256 };
@@ -302,9 +303,9 @@ static void test_dense_keys(void)
  * over from the freed block would be read there (ASan). Afterwards every
  * element is matched in order, at a few slots per operation (the re-seed
  * spread the keys). side 0: the crafted receives are moved; side 1: the
- * crafted messages. */
+ * crafted messages. limited: no memory for the re-seed's new block. */
 enum { NR = 300 };
-static void test_auto_relink(int side)
+static void test_auto_relink(int side, int limited)
 {
     const char *params[] = {"seed=21", "bins=1"}; /* bins=1: leaving the list takes hash */
     const mm_mshash hk = mm_mshash_of(mm_seed_derive(21, 0)); /* auto's seed for seed=21 */
@@ -326,6 +327,11 @@ static void test_auto_relink(int side)
         mm_entry x = {.comm = cc, .src = 1, .tag = tags[i / 2], .cookie = (uintptr_t)i + 1};
         bad += (side ? mm_arrive(e, &x, &got) : mm_post(e, &x, NULL, &got)) != MM_QUEUED;
     }
+    /* limited: room for the new tables (4096 + 16 slots) and a pool slab,
+     * not for a second 4096-slot block: the re-seed fails, the table stays
+     * as it is (one long run) and the relink goes on, losing nothing */
+    if (limited)
+        e->mem.limit = e->mem.bytes + (4096 + 16) * sizeof(mm_fslot) + 2 * 64 + 16384;
     /* two elements of the other side on another communicator: each walks
      * all 600 (a search deeper than the window's budget), and the second
      * call moves the queues: keyed, with one bin, is hash */
@@ -354,9 +360,13 @@ static void test_auto_relink(int side)
     const mm_qstats *moved = side ? &st.umq : &st.prq;
     CHECK_EQ(moved->length, 0);
     double per_op = (double)(moved->probes - moved0->probes) / (2.0 * NR);
-    printf("auto into hash, crafted %s: %.2f slots per match after the move\n",
-           side ? "messages" : "receives", per_op);
-    CHECK(per_op < 4.0); /* unspread (no re-seed): about NR / 2 */
+    printf("auto into hash, crafted %s%s: %.2f slots per match after the move\n",
+           side ? "messages" : "receives", limited ? ", no room to re-seed" : "", per_op);
+    if (limited)
+        CHECK(per_op > NR / 4); /* the re-seed was refused: one run */
+    else
+        CHECK(per_op < 4.0); /* unspread (no re-seed): about NR / 2 */
+    e->mem.limit = 0;
     /* the other side's two elements are still there, and match */
     for (int i = 0; i < 2; i++) {
         mm_entry x = {.comm = 5, .src = 2, .tag = 7, .cookie = 1};
@@ -447,8 +457,10 @@ int main(void)
     test_fixed_seed();
     test_known_seed();
     test_dense_keys();
-    test_auto_relink(0);
-    test_auto_relink(1);
+    for (int limited = 0; limited < 2; limited++) {
+        test_auto_relink(0, limited);
+        test_auto_relink(1, limited);
+    }
     test_home_slot();
     return check_report("test_collide");
 }
