@@ -419,6 +419,56 @@ static void auto_bins_window_no_memory(void)
     mm_destroy(e);
 }
 
+/* auto's nm phase on its own entries (auto18g): a receive whose filing
+ * needs a table that cannot grow fails after its search, which counted the
+ * slots it inspected; the call must leave every statistic as it was (the
+ * entries save and restore the searched side's counters: may_fail). */
+static void auto_nm_failed_call(void)
+{
+    const char *params[] = {"bins=1", "nm=1", "up=1", "window=8", NULL};
+    mm_engine *e;
+    create(&e, "auto", params, 1, 4);
+    uintptr_t got;
+    int bad = 0;
+    enum { R = 50 };
+    for (int i = 0; i < R; i++)
+        bad += call(e, 1, 0, i % 4, i, (uintptr_t)i + 1, &got) != MM_QUEUED;
+    for (int i = 0; i < 3; i++) /* deep searches: into nm (one bin: bins would search deep) */
+        bad += call(e, 0, 1, 0, 0, 1000 + (uintptr_t)i, &got) != MM_QUEUED;
+    mm_stats st0, st;
+    mm_get_stats(e, &st0);
+    CHECK(st0.prq.probes > 0 && st0.umq.probes > 0); /* nm's tables */
+    (void)mm_pool_grow(&e->recvs); /* elements enough: the tables fail first */
+    (void)mm_pool_grow(&e->recvs);
+    e->mem.limit = e->mem.bytes;
+    int failed = 0, i = 0;
+    for (; i < 1000 && !failed && e->recvs.free; i++) {
+        mm_get_stats(e, &st0);
+        int rc = call(e, 1, 2, 1, 100 + i, 1, &got);
+        if (rc == MM_ENOMEM) {
+            failed = 1;
+            mm_get_stats(e, &st);
+            bad += !same_side(&st.prq, &st0.prq, 1) || !same_side(&st.umq, &st0.umq, 1) ||
+                   st.umq.probes != st0.umq.probes || st.umq.max_probes != st0.umq.max_probes ||
+                   st.prq.probes != st0.prq.probes;
+        } else {
+            bad += rc != MM_QUEUED;
+        }
+    }
+    CHECK_EQ(failed, 1);
+    e->mem.limit = 0;
+    for (int j = 0; j < i - 1; j++)
+        bad += call(e, 0, 2, 1, 100 + j, 1, &got) != MM_MATCHED;
+    for (int j = 0; j < R; j++)
+        bad += call(e, 0, 0, j % 4, j, 1, &got) != MM_MATCHED || got != (uintptr_t)j + 1;
+    for (int j = 0; j < 3; j++)
+        bad += call(e, 1, 1, 0, 0, 1, &got) != MM_MATCHED || got != 1000 + (uintptr_t)j;
+    mm_get_stats(e, &st);
+    CHECK_EQ(st.prq.length + st.umq.length, 0);
+    CHECK_EQ(bad, 0);
+    mm_destroy(e);
+}
+
 int main(int argc, char **argv)
 {
     uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 20000;
@@ -440,5 +490,6 @@ int main(int argc, char **argv)
                 drain_under_limit(mm_engine_at(i)->name, wild, msgs);
     auto_switch_no_memory();
     auto_bins_window_no_memory();
+    auto_nm_failed_call();
     return check_report("test_enomem");
 }
