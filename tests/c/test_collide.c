@@ -12,6 +12,7 @@
 #include "check.h"
 #include "mpimatch.h"
 #include "core/ftable.h"
+#include "engine.h"
 #include "fixed_hash.h"
 
 enum { N = 1500, NBINS = 256 };
@@ -57,6 +58,19 @@ static uint64_t rnd(void)
     return rng;
 }
 
+/* order[0..n) = 0..n-1 in a random order */
+static void shuffle(int32_t *order, int n)
+{
+    for (int i = 0; i < n; i++)
+        order[i] = i;
+    for (int i = n - 1; i > 0; i--) {
+        int j = (int)(rnd() % (uint64_t)(i + 1));
+        int32_t x = order[i];
+        order[i] = order[j];
+        order[j] = x;
+    }
+}
+
 /* Post N receives on tags[], then deliver the messages in a random order:
  * every arrival must find its receive. Returns the engine's statistics. */
 static mm_stats run(mm_engine *e, const int32_t *tags)
@@ -67,14 +81,8 @@ static mm_stats run(mm_engine *e, const int32_t *tags)
         mm_entry r = {.comm = 0, .src = 0, .tag = tags[i], .cookie = (uintptr_t)i + 1};
         uintptr_t got = 0;
         CHECK_EQ(mm_post(e, &r, NULL, &got), MM_QUEUED);
-        order[i] = i;
     }
-    for (int i = N - 1; i > 0; i--) {
-        int j = (int)(rnd() % (uint64_t)(i + 1));
-        int32_t x = order[i];
-        order[i] = order[j];
-        order[j] = x;
-    }
+    shuffle(order, N);
     int bad = 0;
     for (int i = 0; i < N; i++) {
         mm_entry m = {.comm = 0, .src = 0, .tag = tags[order[i]], .cookie = 1};
@@ -195,14 +203,23 @@ static void test_known_seed(void)
     mm_elem *el = calloc(NW, mm_elem_size(1));
     if (!el)
         abort();
-    uint64_t steps = 0;
+    uint64_t steps = 0, memo_bad = 0;
     for (int i = 0; i < NW; i++) {
         mm_elem *x = (mm_elem *)((char *)el + (size_t)i * mm_elem_size(1));
         x->key = keys[i];
         x->seq = (uint64_t)i + 1;
+        uint32_t reseeds = t.reseeds;
         CHECK_EQ(mm_ftable_push(&t, x, &x->key, mm_ftable_hash(&t, &x->key)), 1);
         steps += mm_ftable_take_steps(&t);
+        /* the memo (a slot pointer since hash13e) is always a slot of the
+         * current block, names its key when it names one, and forgets the
+         * key that a re-seed moved (the old block is freed) */
+        memo_bad += t.last < t.slots || t.last > t.slots + t.mask;
+        if (mm_ftable_memo_is(&t, &keys[i]))
+            memo_bad += !mm_fslot_is(&t, mm_ftable_memo_slot(&t), &keys[i]) ||
+                        t.reseeds != reseeds;
     }
+    CHECK_EQ(memo_bad, 0);
     CHECK(t.reseeds >= 1);
     CHECK(t.seed != seed);
     /* every key is still found, at a short distance */
@@ -277,6 +294,161 @@ static void test_dense_keys(void)
     free(el);
 }
 
+/* auto moving from its list into hash (both hints) with keys an attacker
+ * crafted against auto's known seed (seed=N fixes it): the relink of the
+ * list's elements into the new table (hash_relink, whose pushes ignore a
+ * status that "cannot fail") meets a probe run past the bound and re-seeds
+ * the table in the middle of the move. Each key is queued twice in a row,
+ * so that the push after the re-seed is the memo's key: a memo slot left
+ * over from the freed block would be read there (ASan). Afterwards every
+ * element is matched in order, at a few slots per operation (the re-seed
+ * spread the keys). side 0: the crafted receives are moved; side 1: the
+ * crafted messages. limited: no memory for the re-seed's new block. */
+enum { NR = 300 };
+static void test_auto_relink(int side, int limited)
+{
+    const char *params[] = {"seed=21", "bins=1"}; /* bins=1: leaving the list takes hash */
+    const mm_mshash hk = mm_mshash_of(mm_seed_derive(21, 0)); /* auto's seed for seed=21 */
+    const int32_t cc = side ? 1 : 0; /* the crafted keys' communicator */
+    int32_t tags[NR];
+    int n = 0;
+    /* every key's home slot is slot 0 of the 4096-slot table (4 x 600) */
+    for (int32_t t = 0; n < NR; t++) {
+        mm_key k = {cc, 1, t};
+        if (((mm_mshash_key(&hk, &k) >> 2) & 0xFFF) == 0)
+            tags[n++] = t;
+    }
+    mm_engine *e = make("auto", params, 2, 1);
+    uintptr_t got = 0;
+    int bad = 0;
+    /* 2 x NR crafted elements queued on one side (the other side empty:
+     * their searches walk nothing, and the list stays) */
+    for (int i = 0; i < 2 * NR; i++) {
+        mm_entry x = {.comm = cc, .src = 1, .tag = tags[i / 2], .cookie = (uintptr_t)i + 1};
+        bad += (side ? mm_arrive(e, &x, &got) : mm_post(e, &x, NULL, &got)) != MM_QUEUED;
+    }
+    /* limited: room for the new tables (4096 + 16 slots) and a pool slab,
+     * not for a second 4096-slot block: the re-seed fails, the table stays
+     * as it is (one long run) and the relink goes on, losing nothing */
+    if (limited)
+        e->mem.limit = e->mem.bytes + (4096 + 16) * sizeof(mm_fslot) + 2 * 64 + 16384;
+    /* two elements of the other side on another communicator: each walks
+     * all 600 (a search deeper than the window's budget), and the second
+     * call moves the queues: keyed, with one bin, is hash */
+    for (int i = 0; i < 2; i++) {
+        mm_entry x = {.comm = 5, .src = 2, .tag = 7, .cookie = 10000 + (uintptr_t)i};
+        bad += (side ? mm_post(e, &x, NULL, &got) : mm_arrive(e, &x, &got)) != MM_QUEUED;
+    }
+    CHECK_EQ(bad, 0);
+    mm_stats st0;
+    mm_get_stats(e, &st0);
+    mm_qstats *moved0 = side ? &st0.umq : &st0.prq;
+    CHECK(moved0->probes > 0); /* the elements were filed in a hash table */
+    /* each key's two elements, in order, keys taken in a random order */
+    int32_t order[NR];
+    shuffle(order, NR);
+    for (int i = 0; i < 2 * NR; i++) {
+        int k = order[i % NR];
+        mm_entry x = {.comm = cc, .src = 1, .tag = tags[k], .cookie = 1};
+        uintptr_t want = (uintptr_t)(2 * k + (i >= NR) + 1);
+        int rc = side ? mm_post(e, &x, NULL, &got) : mm_arrive(e, &x, &got);
+        bad += rc != MM_MATCHED || got != want;
+    }
+    CHECK_EQ(bad, 0);
+    mm_stats st;
+    mm_get_stats(e, &st);
+    const mm_qstats *moved = side ? &st.umq : &st.prq;
+    CHECK_EQ(moved->length, 0);
+    double per_op = (double)(moved->probes - moved0->probes) / (2.0 * NR);
+    printf("auto into hash, crafted %s%s: %.2f slots per match after the move\n",
+           side ? "messages" : "receives", limited ? ", no room to re-seed" : "", per_op);
+    if (limited)
+        CHECK(per_op > NR / 4); /* the re-seed was refused: one run */
+    else
+        CHECK(per_op < 4.0); /* unspread (no re-seed): about NR / 2 */
+    e->mem.limit = 0;
+    /* the other side's two elements are still there, and match */
+    for (int i = 0; i < 2; i++) {
+        mm_entry x = {.comm = 5, .src = 2, .tag = 7, .cookie = 1};
+        int rc = side ? mm_arrive(e, &x, &got) : mm_post(e, &x, NULL, &got);
+        CHECK(rc == MM_MATCHED && got == 10000 + (uintptr_t)i);
+    }
+    mm_destroy(e);
+}
+
+/* One call on comm 0, source 0: 1 (and a line on stderr) when its status or
+ * partner is not the one wanted. */
+static int op(mm_engine *e, int recv, int32_t tag, uintptr_t cookie, int want_rc, uintptr_t want,
+              int line)
+{
+    mm_entry x = {.comm = 0, .src = 0, .tag = tag, .cookie = cookie};
+    uintptr_t got = 0;
+    int rc = recv ? mm_post(e, &x, NULL, &got) : mm_arrive(e, &x, &got);
+    if (rc == want_rc && (rc != MM_MATCHED || got == want))
+        return 0;
+    fprintf(stderr, "home slot: line %d: status %d partner %lu\n", line, rc, (unsigned long)got);
+    return 1;
+}
+
+/* hash's inline first try (mm_hash_*_fast: the key's home slot, else the
+ * full path) with keys crafted against its known seed to share one home
+ * slot: the home slot then holds another key (live or idle) and the key
+ * sought is further along the run, or absent behind it. Each case must
+ * take the full path and find the right element (a home slot that is not
+ * the key's is not "absent" unless it is empty). */
+static void test_home_slot(void)
+{
+    const char *params[] = {"seed=31", "capacity=1024"};
+    const mm_mshash hk = mm_mshash_of(mm_seed_derive(31, 0));
+    enum { NK = 5 };
+    int32_t tg[NK];
+    uint32_t home = 0;
+    int n = 0;
+    for (int32_t t = 0; n < NK; t++) { /* NK tags with one home slot of 1024 */
+        mm_key k = {0, 0, t};
+        uint32_t h = (mm_mshash_key(&hk, &k) >> 2) & 1023;
+        if (n == 0)
+            home = h;
+        if (h == home)
+            tg[n++] = t;
+    }
+    mm_engine *e = make("hash", params, 2, 1);
+    int bad = 0;
+#define OP(recv, t, cookie, want_rc, want) bad += op(e, recv, t, cookie, want_rc, want, __LINE__)
+    /* key 1 idle in its home slot of the messages' table (and the memo) */
+    OP(0, tg[1], 90, MM_QUEUED, 0);
+    OP(1, tg[1], 91, MM_MATCHED, 90);
+    /* receives of keys 0, 1, 2 (one run: home, home+1, home+2), then of an
+     * unrelated tag, so that the receives' memo names none of them */
+    OP(1, tg[0], 1, MM_QUEUED, 0);
+    OP(1, tg[1], 2, MM_QUEUED, 0);
+    OP(1, tg[2], 3, MM_QUEUED, 0);
+    OP(1, -1, 4, MM_QUEUED, 0);
+    /* home holds key 0 (live), key 1 further on: not absent (else the
+     * message would join key 1's idle FIFO in the messages' table) */
+    OP(0, tg[1], 100, MM_MATCHED, 2);
+    OP(0, tg[0], 101, MM_MATCHED, 1); /* key 0 in its home, idle from now */
+    OP(0, tg[2], 102, MM_MATCHED, 3); /* home holds key 0 (idle): further on */
+    OP(0, tg[3], 103, MM_QUEUED, 0);  /* absent behind the run; the messages' */
+    OP(0, tg[4], 104, MM_QUEUED, 0);  /* table: key 1 (idle), key 3, key 4 */
+    OP(0, -2, 105, MM_QUEUED, 0);     /* the messages' memo: another key */
+    OP(1, tg[4], 5, MM_MATCHED, 104); /* home holds key 1 (idle): further on */
+    OP(1, tg[1], 6, MM_QUEUED, 0);    /* key 1 idle in its home: no message */
+    OP(1, -1, 7, MM_QUEUED, 0);       /* the receives' memo: another key */
+    OP(0, tg[1], 106, MM_MATCHED, 6); /* home holds key 0 (idle): further on */
+    OP(1, tg[3], 8, MM_MATCHED, 103); /* home holds key 1 (idle): further on */
+    OP(0, -1, 107, MM_MATCHED, 4);
+    OP(0, -1, 108, MM_MATCHED, 7);
+    OP(1, -2, 9, MM_MATCHED, 105);
+#undef OP
+    CHECK_EQ(bad, 0);
+    mm_stats st;
+    mm_get_stats(e, &st);
+    CHECK(st.prq.max_probes >= 3); /* the keys did share a run */
+    CHECK_EQ(st.prq.length + st.umq.length, 0);
+    mm_destroy(e);
+}
+
 int main(void)
 {
     craft();
@@ -285,5 +457,10 @@ int main(void)
     test_fixed_seed();
     test_known_seed();
     test_dense_keys();
+    for (int limited = 0; limited < 2; limited++) {
+        test_auto_relink(0, limited);
+        test_auto_relink(1, limited);
+    }
+    test_home_slot();
     return check_report("test_collide");
 }

@@ -146,6 +146,14 @@ static const struct variant {
     /* windows of three calls: the bins phase's lean entries run the first
      * two calls of each window and hand the last to the generic ones */
     {"auto", {"window=3", "up=1", "down=2", "seed=3"}, 0},
+    /* windows of two calls: the lean bins entries run one call and hand the
+     * window's last to the generic ones at once (left 2 -> 1); two bins, so
+     * that leaving the list often takes nm (or, with both hints, hash), whose
+     * own entries switch inside the call. Windows of one call: bins on the
+     * generic entries only, hash's fast try always retried, and nm's entries
+     * deciding at every call */
+    {"auto", {"window=2", "up=1", "down=3", "seed=4", "bins=2"}, 0},
+    {"auto", {"window=1", "up=2", "down=5", "seed=6", "bins=4"}, 0},
 };
 enum { NVARIANT = sizeof variants / sizeof variants[0] };
 enum { NCONFIG = sizeof configs / sizeof configs[0] };
@@ -278,6 +286,8 @@ static int run_config(const config *cf, uint64_t nevents)
         nr += add_runner(&r[nr], variants[i].engine, variants[i].params, np, variants[i].flags,
                          cf, wild, nevents);
     }
+    /* every engine and variant has its runner (none left out by the cap) */
+    CHECK(nr < MAX_RUNNERS);
     mvec prq = {0}, umq = {0};
     uint64_t *recv_ids = malloc((nevents + 1) * sizeof *recv_ids);
     uint64_t nrecv = 0, mismatches = 0, bad_status = 0, walk_mismatches = 0;

@@ -302,6 +302,173 @@ static void drain_under_limit(const char *name, int wild, int flood_messages)
     mm_destroy(e);
 }
 
+/* Part 3: auto's switches and windows with no room to grow, scripted.
+ *
+ * A hinted auto with one bin leaves its list for hash; here the switch
+ * finds no memory for the tables (list_to_hash, then move_sorted's
+ * array or tables): it must stay a list, keep matching, and switch once
+ * memory is back (the hash tables' probes show it). */
+static uint64_t switches(mm_engine *e)
+{
+    mm_stats st;
+    mm_get_stats(e, &st);
+    return st.overhead.events;
+}
+
+static int call(mm_engine *e, int recv, int32_t comm, int32_t src, int32_t tag, uintptr_t cookie,
+                uintptr_t *got)
+{
+    mm_entry x = {.comm = comm, .src = src, .tag = tag, .cookie = cookie};
+    *got = 0;
+    return recv ? mm_post(e, &x, NULL, got) : mm_arrive(e, &x, got);
+}
+
+static void auto_switch_no_memory(void)
+{
+    const char *params[] = {"bins=1", "window=8", NULL};
+    mm_engine *e;
+    create(&e, "auto", params, 0, 4);
+    uintptr_t got;
+    int bad = 0;
+    enum { R = 200, M = 12 };
+    for (int i = 0; i < R; i++) /* the list: searches of an empty side */
+        bad += call(e, 1, 0, i % 4, i, (uintptr_t)i + 1, &got) != MM_QUEUED;
+    e->mem.limit = e->mem.bytes; /* no room: the messages' first slab is there */
+    for (int i = 0; i < M; i++) /* each walks all R receives: a switch is due */
+        bad += call(e, 0, 1, 0, 0, 1000 + (uintptr_t)i, &got) != MM_QUEUED;
+    mm_stats st;
+    mm_get_stats(e, &st);
+    CHECK_EQ(st.prq.probes + st.umq.probes, 0); /* no table was built */
+    CHECK_EQ(st.prq.traversed, (uint64_t)M * R); /* still a list */
+    e->mem.limit = 0;
+    for (int i = M; i < M + 3; i++)
+        bad += call(e, 0, 1, 0, 0, 1000 + (uintptr_t)i, &got) != MM_QUEUED;
+    for (int i = 0; i < R; i++) /* hash now: the receives in order */
+        bad += call(e, 0, 0, i % 4, i, 1, &got) != MM_MATCHED || got != (uintptr_t)i + 1;
+    for (int i = 0; i < M + 3; i++)
+        bad += call(e, 1, 1, 0, 0, 1, &got) != MM_MATCHED || got != 1000 + (uintptr_t)i;
+    mm_get_stats(e, &st);
+    CHECK(st.prq.probes > 0); /* the switch was made, into hash */
+    CHECK_EQ(st.prq.length + st.umq.length, 0);
+    CHECK_EQ(bad, 0);
+    mm_destroy(e);
+}
+
+/* auto's bins phase (its lean entries run a window's calls but the last)
+ * with the receives' pool empty and no room to grow: posts that match a
+ * queued message go through the API's slow path (search only, the generic
+ * entries) at every position of the window, those that do not fail. The
+ * window must still end (a countdown the slow path and the lean entries
+ * share): once the queues are short, the engine goes back to the list,
+ * which a search of a queue of one key shows (bins would look at one bin). */
+static void auto_bins_window_no_memory(void)
+{
+    const char *params[] = {"window=4", "up=1", "down=2", NULL};
+    mm_engine *e;
+    create(&e, "auto", params, 1, 4);
+    uintptr_t got;
+    int bad = 0;
+    enum { R = 300, M = 40 };
+    for (int i = 0; i < M; i++) /* messages to take later */
+        bad += call(e, 0, 3, 1, i, 5000 + (uintptr_t)i, &got) != MM_QUEUED;
+    int n = 0;
+    for (; n < R; n++) /* receives: each walks the M messages, and the list leaves */
+        bad += call(e, 1, 0, n % 4, n, (uintptr_t)n + 1, &got) != MM_QUEUED;
+    uint64_t sw = switches(e);
+    CHECK(sw > 0);
+    /* until the receives' pool is empty (a pool grows by a slab) */
+    for (; e->recvs.free && n < 4 * R; n++)
+        bad += call(e, 1, 0, n % 4, n, (uintptr_t)n + 1, &got) != MM_QUEUED;
+    CHECK(e->recvs.free == NULL);
+    e->mem.limit = e->mem.bytes;
+    int taken = 0, failed = 0;
+    for (int i = 0; i < 3 * 4; i++) { /* three windows, every position twice */
+        if (i % 3 == 2) {
+            failed += call(e, 1, 7, 0, i, 1, &got) == MM_ENOMEM && got == 0;
+        } else {
+            int rc = call(e, 1, 3, 1, taken, 1, &got);
+            bad += rc != MM_MATCHED || got != 5000 + (uintptr_t)taken;
+            taken++;
+        }
+    }
+    CHECK_EQ(failed, 4);
+    e->mem.limit = 0;
+    for (int i = 0; i < n; i++) /* drain: the receives, in order */
+        bad += call(e, 0, 0, i % 4, i, 1, &got) != MM_MATCHED || got != (uintptr_t)i + 1;
+    for (int i = taken; i < M; i++)
+        bad += call(e, 1, 3, 1, i, 1, &got) != MM_MATCHED || got != 5000 + (uintptr_t)i;
+    /* short queues for a few windows: back to the list */
+    for (int i = 0; i < 16; i++) {
+        bad += call(e, 1, 5, 0, i, 1, &got) != MM_QUEUED;
+        bad += call(e, 0, 5, 0, i, 1, &got) != MM_MATCHED;
+    }
+    CHECK(switches(e) > sw);
+    /* a list: a receive no message matches walks all of one key's queue
+     * (with fewer than `down` elements per window no switch comes of it) */
+    for (int i = 0; i < 2; i++)
+        bad += call(e, 0, 6, 0, 1, 9000 + (uintptr_t)i, &got) != MM_QUEUED;
+    mm_stats st0, st;
+    mm_get_stats(e, &st0);
+    bad += call(e, 1, 6, 0, 2, 1, &got) != MM_QUEUED;
+    mm_get_stats(e, &st);
+    uint64_t walked = st.umq.traversed - st0.umq.traversed;
+    CHECK_EQ(walked, 2);
+    CHECK_EQ(bad, 0);
+    printf("auto       bins window with no room to grow: %d posts matched, %d failed, %s\n",
+           taken, failed, walked == 2 ? "back to the list" : "NOT back to the list");
+    mm_destroy(e);
+}
+
+/* auto's nm phase on its own entries (auto18g): a receive whose filing
+ * needs a table that cannot grow fails after its search, which counted the
+ * slots it inspected; the call must leave every statistic as it was (the
+ * entries save and restore the searched side's counters: may_fail). */
+static void auto_nm_failed_call(void)
+{
+    const char *params[] = {"bins=1", "nm=1", "up=1", "window=8", NULL};
+    mm_engine *e;
+    create(&e, "auto", params, 1, 4);
+    uintptr_t got;
+    int bad = 0;
+    enum { R = 50 };
+    for (int i = 0; i < R; i++)
+        bad += call(e, 1, 0, i % 4, i, (uintptr_t)i + 1, &got) != MM_QUEUED;
+    for (int i = 0; i < 3; i++) /* deep searches: into nm (one bin: bins would search deep) */
+        bad += call(e, 0, 1, 0, 0, 1000 + (uintptr_t)i, &got) != MM_QUEUED;
+    mm_stats st0, st;
+    mm_get_stats(e, &st0);
+    CHECK(st0.prq.probes > 0 && st0.umq.probes > 0); /* nm's tables */
+    (void)mm_pool_grow(&e->recvs); /* elements enough: the tables fail first */
+    (void)mm_pool_grow(&e->recvs);
+    e->mem.limit = e->mem.bytes;
+    int failed = 0, i = 0;
+    for (; i < 1000 && !failed && e->recvs.free; i++) {
+        mm_get_stats(e, &st0);
+        int rc = call(e, 1, 2, 1, 100 + i, 1, &got);
+        if (rc == MM_ENOMEM) {
+            failed = 1;
+            mm_get_stats(e, &st);
+            bad += !same_side(&st.prq, &st0.prq, 1) || !same_side(&st.umq, &st0.umq, 1) ||
+                   st.umq.probes != st0.umq.probes || st.umq.max_probes != st0.umq.max_probes ||
+                   st.prq.probes != st0.prq.probes;
+        } else {
+            bad += rc != MM_QUEUED;
+        }
+    }
+    CHECK_EQ(failed, 1);
+    e->mem.limit = 0;
+    for (int j = 0; j < i - 1; j++)
+        bad += call(e, 0, 2, 1, 100 + j, 1, &got) != MM_MATCHED;
+    for (int j = 0; j < R; j++)
+        bad += call(e, 0, 0, j % 4, j, 1, &got) != MM_MATCHED || got != (uintptr_t)j + 1;
+    for (int j = 0; j < 3; j++)
+        bad += call(e, 1, 1, 0, 0, 1, &got) != MM_MATCHED || got != 1000 + (uintptr_t)j;
+    mm_get_stats(e, &st);
+    CHECK_EQ(st.prq.length + st.umq.length, 0);
+    CHECK_EQ(bad, 0);
+    mm_destroy(e);
+}
+
 int main(int argc, char **argv)
 {
     uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 20000;
@@ -321,5 +488,8 @@ int main(int argc, char **argv)
         for (int wild = 0; wild < 2; wild++)
             for (int msgs = 0; msgs < 2; msgs++)
                 drain_under_limit(mm_engine_at(i)->name, wild, msgs);
+    auto_switch_no_memory();
+    auto_bins_window_no_memory();
+    auto_nm_failed_call();
     return check_report("test_enomem");
 }
