@@ -312,10 +312,11 @@ static void test_auto_relink(int side, int limited)
     const int32_t cc = side ? 1 : 0; /* the crafted keys' communicator */
     int32_t tags[NR];
     int n = 0;
-    /* every key's home slot is slot 0 of the 4096-slot table (4 x 600) */
+    /* every key's home slot is slot 0 of the 2048-slot table (2 x 600
+     * rounded up to a power of two: auto18h's sizing) */
     for (int32_t t = 0; n < NR; t++) {
         mm_key k = {cc, 1, t};
-        if (((mm_mshash_key(&hk, &k) >> 2) & 0xFFF) == 0)
+        if (((mm_mshash_key(&hk, &k) >> 2) & 0x7FF) == 0)
             tags[n++] = t;
     }
     mm_engine *e = make("auto", params, 2, 1);
@@ -327,11 +328,11 @@ static void test_auto_relink(int side, int limited)
         mm_entry x = {.comm = cc, .src = 1, .tag = tags[i / 2], .cookie = (uintptr_t)i + 1};
         bad += (side ? mm_arrive(e, &x, &got) : mm_post(e, &x, NULL, &got)) != MM_QUEUED;
     }
-    /* limited: room for the new tables (4096 + 16 slots) and a pool slab,
-     * not for a second 4096-slot block: the re-seed fails, the table stays
+    /* limited: room for the new tables (2048 + 16 slots) and a pool slab,
+     * not for a second 2048-slot block: the re-seed fails, the table stays
      * as it is (one long run) and the relink goes on, losing nothing */
     if (limited)
-        e->mem.limit = e->mem.bytes + (4096 + 16) * sizeof(mm_fslot) + 2 * 64 + 16384;
+        e->mem.limit = e->mem.bytes + (2048 + 16) * sizeof(mm_fslot) + 2 * 64 + 16384;
     /* two elements of the other side on another communicator: each walks
      * all 600 (a search deeper than the window's budget), and the second
      * call moves the queues: keyed, with one bin, is hash */
