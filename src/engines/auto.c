@@ -988,6 +988,20 @@ MM_INLINE int list_lean_call(mm_engine *e, mm_elem *x, mm_elem **partner, const 
     return rc;
 }
 
+/* A lean phase entry's window bookkeeping after its call: the longest
+ * queue seen (len: both sides' lengths) and one call fewer in the window;
+ * with one call left, the engine's entries become the generic ones for it
+ * (the window's last call may switch). */
+MM_INLINE void lean_window_step(mm_engine *e, auto_impl *A, uint64_t len)
+{
+    if (len > A->lmax)
+        A->lmax = len;
+    if (MM_UNLIKELY(--A->left <= 1)) {
+        e->enter_post = generic_post;
+        e->enter_arrive = generic_arrive;
+    }
+}
+
 /* The bins phase's lean entries (auto_bins_enter_*): `bins`' path (the
  * element numbered once queued: bins' searches read the numbers of queued
  * elements only), receives from their own pool, plus the window's count
@@ -1002,12 +1016,7 @@ MM_INLINE int bins_lean_call(mm_engine *e, mm_elem *x, mm_elem **partner, const 
     auto_impl *A = e->impl;
     uint64_t len = e->st.prq.length + e->st.umq.length;
     int rc = is_recv ? mm_bins_post(e, &A->u.B, x, partner) : mm_bins_arrive(e, &A->u.B, x, partner);
-    if (len > A->lmax)
-        A->lmax = len;
-    if (MM_UNLIKELY(--A->left <= 1)) {
-        e->enter_post = generic_post;
-        e->enter_arrive = generic_arrive;
-    }
+    lean_window_step(e, A, len);
     return rc;
 }
 
@@ -1074,13 +1083,7 @@ MM_INLINE int hash_lean_call(mm_engine *e, mm_elem *x, mm_elem **partner, const 
     if ((fast && rc == MM_ENTER_RETRY) || MM_UNLIKELY(rc < 0))
         return rc; /* (a failed call: no trace but its searches and misses, which the
                       API takes back, and it does not count in the window) */
-    uint64_t len = e->st.prq.length + e->st.umq.length;
-    if (len > A->lmax)
-        A->lmax = len;
-    if (MM_UNLIKELY(--A->left <= 1)) {
-        e->enter_post = generic_post;
-        e->enter_arrive = generic_arrive;
-    }
+    lean_window_step(e, A, e->st.prq.length + e->st.umq.length);
     return rc;
 }
 
