@@ -411,7 +411,7 @@ static void hash_relink(mm_ftable *t, mm_qstats *st, mm_link *first, const mm_li
             break;
         mm_elem *x = ring[at];
         /* (cannot fail: no growth, and a failed re-seed leaves the table as it is) */
-        (void)mm_hash_push(t, st, x, &x->key, hr[at], t->seed == seed, 0);
+        (void)mm_hash_push(t, st, x, &x->key, hr[at], t->seed == seed);
         at = (at + 1) % AHEAD;
         n--;
     }

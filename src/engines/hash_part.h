@@ -151,13 +151,11 @@ MM_INLINE int mm_hash_push_how(mm_ftable *t, mm_qstats *st, mm_elem *x, const mm
     return MM_QUEUED;
 }
 
-/* The same, the whole path (fast 0) or the first try (fast 1) without
- * saying where it stopped. */
+/* The same, the whole path (every caller but the entries' first try). */
 MM_INLINE int mm_hash_push(mm_ftable *t, mm_qstats *st, mm_elem *x, const mm_key *k,
-                           uint32_t h, int have_h, const int fast)
+                           uint32_t h, int have_h)
 {
-    uint32_t how;
-    return mm_hash_push_how(t, st, x, k, h, have_h, fast ? MM_HASH_FAST : MM_HASH_FULL, &how, 0);
+    return mm_hash_push_how(t, st, x, k, h, have_h, MM_HASH_FULL, NULL, 0);
 }
 
 /* The match: take the head of live slot s of t (a search that inspected n
@@ -265,7 +263,7 @@ MM_INLINE int mm_hash_resume(mm_ftable *other, mm_qstats *ost, mm_ftable *own, m
         mm_fslot *s = mm_ftable_lookup_from_t(other, k, h, 1, &n, 0);
         if (s && !(s->tag & MM_FSLOT_IDLE))
             return mm_hash_take(other, ost, s, n, partner);
-        rc = mm_hash_push(own, st, x, k, h, mm_ftable_same_hash(own, other), 0);
+        rc = mm_hash_push(own, st, x, k, h, mm_ftable_same_hash(own, other));
     }
     return mm_hash_missed(ost, n, rc);
 }
@@ -344,7 +342,7 @@ static inline int mm_hash_queue(mm_engine *e, mm_hash *H, mm_elem *x)
 {
     int recv = (x->flags & MM_ELEM_RECV) != 0;
     return mm_hash_push(recv ? &H->prq : &H->umq, recv ? &e->st.prq : &e->st.umq, x, &x->key,
-                        0, 0, 0);
+                        0, 0);
 }
 
 #endif
