@@ -40,16 +40,20 @@
  * receive's empty searches, in the other side, do not dilute what the
  * arrivals walk), and searches that walk at most one element (every match
  * at a head), which cannot call for a switch, touch nothing. Keyed is,
- * with both hints, bins while it would traverse at most `up` per search with
- * the queues moved (queued receives or messages per bin), else hash; without,
- * nm when bins would traverse more than `nm` per search (receives per bin plus
- * the wildcard receives), else bins. Bins' tables are allocated (and
- * emptied) at creation and kept outside the hash phase, so a switch to bins
- * allocates nothing, and the list's elements are relinked into bins straight
- * from its queues; into hash too (its tables, of 2 slots per element, as
- * `hash`'s own at their peak, allocated at the switch once bins' are freed).
- * With both hints, bins -> hash when D over the last HOLD (4) windows
- * exceeds `up`. Bins -> nm when D over the last HOLD windows exceeds `nm`; nm ->
+ * with both hints, bins while at most `bins` / 2 elements are moved (at
+ * most one per other bin: bins searches about one element, and the move
+ * into its warm tables costs half of hash's, which so few elements would
+ * not repay), else hash; without, nm when bins would traverse more than
+ * `nm` per search (receives per bin plus the wildcard receives), else bins.
+ * Bins' tables are allocated (and emptied) at creation and kept outside the
+ * hash phase, so a switch to bins allocates nothing, and the list's
+ * elements are relinked into bins straight from its queues; into hash too
+ * (its tables, of 2 slots per element, as `hash`'s own at their peak,
+ * allocated at the switch once bins' are freed). With both hints, bins ->
+ * hash at the end of every HOLD (4) windows when more than `bins` / 2
+ * elements were queued at a call of the last one (the bound of the move
+ * into bins), or when D over them exceeds `up` (keys that collide in a
+ * bin). Bins -> nm when D over the last HOLD windows exceeds `nm`; nm ->
  * bins when Dnm over the last HOLD windows is at most nm / 2, Wq <= `down`,
  * and the most elements queued since the switch, per bin, at most nm / 2
  * (wildcard traffic comes in bursts and phases: receives posted in one
@@ -82,7 +86,7 @@ static const mm_param_info auto_params[] = {
                   1 << 24},
     [P_UP] = {"up", "leave the list (for hash or bins) when the elements traversed per search "
               "over a window exceed this; with both hints, leave bins for hash when bins "
-              "would traverse more than this per search (at the switch, or over 4 windows)",
+              "traverses more than this per search over 4 windows",
               6, 1, 1 << 20},
     [P_DOWN] = {"down", "go back to the list after a window in which at most this many elements "
                 "were queued (PRQ and UMQ together) at every call; -1: never", 4, -1, 1 << 20},
@@ -92,7 +96,10 @@ static const mm_param_info auto_params[] = {
               "windows exceed it; back to bins when bins would traverse at most half of it, "
               "at the nm phase's peak too, and at most `down` wildcard receives are queued",
               24, 1, 1 << 20},
-    [P_BINS] = {"bins", "number of hash bins of each side in the bins structure", 256, 1, 1 << 20},
+    [P_BINS] = {"bins", "number of hash bins of each side in the bins structure; with both "
+                "hints, the list leaves for bins only while at most half this many elements "
+                "are queued (else for hash), and bins leaves for hash when more are",
+                256, 1, 1 << 20},
     [P_SEED] = {"seed", "seed of the key hash of bins, nm and hash (and of the forced switches): "
                 "0 draws a secret one from the OS at creation; N >= 1 fixes it", 0, 0, INT64_MAX},
     [P_FORCE] = {"force", "0: switch by the rule; N >= 1: for testing, switch after about one post "
@@ -362,8 +369,11 @@ static size_t gather_side(mm_engine *e, auto_impl *A, int recv, seqd *v, size_t 
 }
 
 /* Leaving the list, the keyed structure for the queues it holds (nr
- * receives, wild of them with a wildcard, nm messages): hash with both
- * hints; else nm when bins would traverse more than `nm` per search at the
+ * receives, wild of them with a wildcard, nm messages): with both hints,
+ * bins while nr + nm <= `bins` / 2, else hash (docs/engines.md, "auto":
+ * the switch into hash costs about 9 ns per element moved against 4 into
+ * bins, which hash's faster calls repay only on larger queues); else nm
+ * when bins would traverse more than `nm` per search at the
  * start (an arrival its bin of receives and every wildcard receive, a
  * receive its bin of messages; with more live keys than bins, or many
  * wildcard receives, bins searches like a list), else bins. Deciding here
@@ -371,10 +381,10 @@ static size_t gather_side(mm_engine *e, auto_impl *A, int recv, seqd *v, size_t 
  * queued element (any n=16384: list, bins, nm in each round before). */
 static int keyed_for(const auto_impl *A, size_t nr, size_t nm, uint64_t wild)
 {
+    if (A->hinted) /* bins while it holds at most one element in every other bin */
+        return 2 * (nr + nm) > A->nbins ? PH_HASH : PH_BINS;
     uint64_t arrive = nr / A->nbins + wild, post = nm / A->nbins;
     uint64_t d = arrive > post ? arrive : post;
-    if (A->hinted) /* bins (its tables are warm) while it would search as little as `up` */
-        return d > A->budget / A->window ? PH_HASH : PH_BINS;
     return d > A->nm_depth ? PH_NM : PH_BINS;
 }
 
@@ -561,7 +571,9 @@ static MM_COLD void switch_to(mm_engine *e, auto_impl *A, int p, const mm_elem *
 }
 
 /* At the end of a keyed window (HOLD of them), the keyed structure the
- * features call for: hash with both hints; else bins, except that bins
+ * features call for: with both hints, hash from bins when the window's
+ * Lmax is past keyed_for's bound (`bins` / 2) or bins searched deeper than
+ * `up` over the HOLD windows; else bins, except that bins
  * searching deeper than `nm` per search (wildcard receives on its wildcard
  * list or searching its arrival list, or more keys than bins) calls for nm.
  * In nm, what bins would traverse is estimated (Dnm, an upper bound); nm
@@ -575,8 +587,10 @@ static int keyed(const mm_engine *e, const auto_impl *A)
     switch (A->phase) {
     case PH_BINS: { /* (not after a reset of the statistics) */
         uint64_t t = traversed(e);
-        if (A->hinted) /* to hash when bins searches deeper than `up` */
-            return t >= A->lt0 && t - A->lt0 > HOLD * A->budget ? PH_HASH : PH_BINS;
+        if (A->hinted) /* to hash past keyed_for's bound, or when bins searches deeper than `up` */
+            return 2 * A->lmax > A->nbins || (t >= A->lt0 && t - A->lt0 > HOLD * A->budget)
+                       ? PH_HASH
+                       : PH_BINS;
         return t >= A->lt0 && t - A->lt0 > HOLD * A->nm_budget ? PH_NM : PH_BINS;
     }
     case PH_HASH:

@@ -214,12 +214,13 @@ static void auto_hash_and_back(void)
     mm_destroy(e);
 }
 
-/* With both hints and few queued (N per 256 bins at most up = 6): bins,
- * whose tables were made at creation (its bytes, in every phase); then a
- * deeper queue (bins searches deeper than up over 4 windows) -> hash. */
+/* With both hints and few queued (N = 128 receives, at most one per other
+ * bin of the 256): bins, whose tables were made at creation (its bytes, in
+ * every phase); then a longer queue (more than 128 queued, over 4 windows,
+ * even though posts into an empty UMQ search nothing) -> hash. */
 static void auto_hinted_bins_then_hash(void)
 {
-    enum { N = 512, M = 8192, A = 600 };
+    enum { N = 128, M = 8192, A = 600 };
     mm_engine *e = make_auto(MM_HINT_NO_ANY_SOURCE | MM_HINT_NO_ANY_TAG);
     uint64_t bytes0 = stats(e).prq.bytes;
     CHECK(bytes0 >= 256 * 24);  /* bins' warm table (24-byte queue heads), from creation */
@@ -234,19 +235,52 @@ static void auto_hinted_bins_then_hash(void)
     CHECK_EQ(st.prq.queues, 256u + 1);           /* bins: its bins and the wildcard list */
     for (int t = N; t < N + M; t++)              /* posts search the empty UMQ: D = 0 */
         CHECK_EQ(post(e, 0, 1, t, 1000 + (uintptr_t)t, NULL), MM_QUEUED);
-    CHECK_EQ(stats(e).overhead.events, 2u);
-    for (int i = 0; i < A; i++) {                /* each the last of its bin: D about 33 */
+    st = stats(e);
+    CHECK_EQ(st.overhead.events, 4u);            /* bins -> hash */
+    CHECK_EQ(st.prq.queues, (uint64_t)(N / 2 + M)); /* a FIFO per live key */
+    for (int i = 0; i < A; i++) {
         int t = N + M - 1 - i;
         CHECK_EQ(arrive(e, 0, 1, t, 1), MM_MATCHED);
         CHECK_EQ(got, 1000 + (uintptr_t)t);
     }
-    st = stats(e);
-    CHECK_EQ(st.overhead.events, 4u);            /* bins -> hash */
-    CHECK_EQ(st.prq.queues, (uint64_t)(N / 2 + M - A)); /* a FIFO per live key */
+    CHECK_EQ(stats(e).overhead.events, 4u);
     for (int t = N / 2 - 1; t >= 0; t--) {       /* the earliest, across both switches */
         CHECK_EQ(arrive(e, 0, 1, t, 1), MM_MATCHED);
         CHECK_EQ(got, 1000 + (uintptr_t)t);
     }
+    mm_destroy(e);
+}
+
+/* With both hints, the default suite's shuffle n=256 (receives tags
+ * 0..255, messages in random order): leaving the list with 256 receives
+ * queued (more than one per other bin of the 256) takes hash at once, a
+ * FIFO per live key, not bins (the rule before, which kept bins up to 6
+ * per bin, 1536 receives). Two rounds, each match the earliest. */
+static void auto_hinted_shuffle_hash(void)
+{
+    enum { N = 256 };
+    mm_engine *e = make_auto(MM_HINT_NO_ANY_SOURCE | MM_HINT_NO_ANY_TAG);
+    int order[N];
+    for (int i = 0; i < N; i++)
+        order[i] = i;
+    for (int round = 0; round < 2; round++) {
+        for (int t = 0; t < N; t++)
+            CHECK_EQ(post(e, 0, 1, t, 100 + (uintptr_t)t, NULL), MM_QUEUED);
+        for (int i = N - 1; i > 0; i--) {
+            int j = (int)rnd((uint32_t)i + 1), x = order[i];
+            order[i] = order[j], order[j] = x;
+        }
+        for (int i = 0; i < N; i++) {
+            CHECK_EQ(arrive(e, 0, 1, order[i], 1), MM_MATCHED);
+            CHECK_EQ(got, 100 + (uintptr_t)order[i]);
+            if (round == 0 && i == N / 2) {
+                mm_stats st = stats(e);
+                CHECK_EQ(st.overhead.events, 2u); /* one switch */
+                CHECK_EQ(st.prq.queues, (uint64_t)(N - N / 2 - 1)); /* hash: live keys */
+            }
+        }
+    }
+    CHECK_EQ(stats(e).overhead.events, 2u);      /* and it stays */
     mm_destroy(e);
 }
 
@@ -597,6 +631,7 @@ int main(void)
     adaptive_params_checked();
     auto_hash_and_back();
     auto_hinted_bins_then_hash();
+    auto_hinted_shuffle_hash();
     auto_stays_list_on_head_matches();
     auto_nm_for_wildcards();
     auto_bins_then_nm();
