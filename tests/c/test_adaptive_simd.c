@@ -10,6 +10,7 @@
 #include "check.h"
 #include "mpimatch.h"
 #include "engines/simd_scan.h"
+#include "core/khash.h"
 
 static mm_engine *make(const char *name, int32_t np, const char *const *params, size_t n)
 {
@@ -248,6 +249,45 @@ static void auto_hinted_bins_then_hash(void)
         CHECK_EQ(arrive(e, 0, 1, t, 1), MM_MATCHED);
         CHECK_EQ(got, 1000 + (uintptr_t)t);
     }
+    mm_destroy(e);
+}
+
+/* With both hints and few queued, but keys that all fall in one of bins'
+ * 256 bins (crafted against make_auto's fixed seed, seed=3): list -> bins
+ * (K = 100 queued, under 128), where every search walks that bin like a
+ * list (D about K/2, more than up = 6 over 4 windows) -> hash, which the
+ * queue's size alone would not call for. Rounds of K receives matched in
+ * reverse order; every match the earliest. */
+static void auto_hinted_bins_collide_hash(void)
+{
+    enum { K = 100, ROUNDS = 4 };
+    const uint64_t seed = mm_seed_pick(3); /* bins hashes with auto's seed */
+    int32_t tags[K];
+    int n = 0;
+    for (int32_t t = 0; n < K; t++) {
+        mm_key k = {0, 1, t};
+        if ((((uint64_t)mm_khash(&k, seed) * 256) >> 32) == 0)
+            tags[n++] = t;
+    }
+    mm_engine *e = make_auto(MM_HINT_NO_ANY_SOURCE | MM_HINT_NO_ANY_TAG);
+    for (int round = 0; round < ROUNDS; round++) {
+        for (int i = 0; i < K; i++)
+            CHECK_EQ(post(e, 0, 1, tags[i], 100 + (uintptr_t)i, NULL), MM_QUEUED);
+        for (int i = K - 1; i >= 0; i--) {
+            CHECK_EQ(arrive(e, 0, 1, tags[i], 1), MM_MATCHED);
+            CHECK_EQ(got, 100 + (uintptr_t)i);
+        }
+        if (round == 0) {
+            mm_stats st = stats(e);
+            CHECK_EQ(st.overhead.events, 2u);         /* list -> bins */
+            CHECK_EQ(st.prq.queues, 256u + 1);
+        }
+    }
+    for (int i = 0; i < K; i++)
+        CHECK_EQ(post(e, 0, 1, tags[i], 100 + (uintptr_t)i, NULL), MM_QUEUED);
+    mm_stats st = stats(e);
+    CHECK_EQ(st.overhead.events, 4u);                 /* bins -> hash */
+    CHECK_EQ(st.prq.queues, (uint64_t)K);             /* a FIFO per live key */
     mm_destroy(e);
 }
 
@@ -632,6 +672,7 @@ int main(void)
     auto_hash_and_back();
     auto_hinted_bins_then_hash();
     auto_hinted_shuffle_hash();
+    auto_hinted_bins_collide_hash();
     auto_stays_list_on_head_matches();
     auto_nm_for_wildcards();
     auto_bins_then_nm();
