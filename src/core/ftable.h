@@ -3,7 +3,8 @@
  * key itself.
  *
  * A slot is a 32-bit tag (the key's seeded hash, 30 bits, with the IDLE bit
- * while the key has no element queued) and 12 bytes: the FIFO's head
+ * while the key has no element queued, and a side bit its owner may use:
+ * MM_FSLOT_SIDE) and 12 bytes: the FIFO's head
  * element while the key is live (the key is then read from the head: it is
  * the element a match takes), the key while it is idle. Four slots fill a
  * cache line exactly and the slot array starts on one, so a match reads the
