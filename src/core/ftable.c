@@ -5,7 +5,7 @@ enum { LINE = 64 };
 
 static size_t block_size(uint32_t cap)
 {
-    return (size_t)cap * sizeof(mm_fslot) + LINE;
+    return (size_t)cap * sizeof(mm_fslot) + LINE; /* (mm_ftable_bytes) */
 }
 
 /* cap empty slots (all ones: tag MM_FSLOT_EMPTY) starting on a cache line
@@ -86,10 +86,10 @@ static int rebuild(mm_ftable *t, uint32_t cap, uint64_t seed)
         const mm_fslot *s = &t->slots[i];
         if (s->tag & MM_FSLOT_IDLE) /* empty or idle */
             continue;
-        uint32_t h = s->tag;
+        uint32_t h = s->tag; /* (the hash and the FIFO's side bit) */
         if (seed != t->seed) {
             mm_key k = mm_ftable_key(t, &s->u.head->key);
-            h = mm_mshash_key(&hk, &k) >> 2;
+            h = (mm_mshash_key(&hk, &k) >> 2) | (s->tag & MM_FSLOT_SIDE);
         }
         place(slots, cap - 1, h, s->u.head);
     }

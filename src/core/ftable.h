@@ -3,7 +3,8 @@
  * key itself.
  *
  * A slot is a 32-bit tag (the key's seeded hash, 30 bits, with the IDLE bit
- * while the key has no element queued) and 12 bytes: the FIFO's head
+ * while the key has no element queued, and a side bit its owner may use:
+ * MM_FSLOT_SIDE) and 12 bytes: the FIFO's head
  * element while the key is live (the key is then read from the head: it is
  * the element a match takes), the key while it is idle. Four slots fill a
  * cache line exactly and the slot array starts on one, so a match reads the
@@ -42,8 +43,18 @@
 #include "core/mem.h"
 
 /* Tags: an empty slot is all ones (tag MM_FSLOT_EMPTY, comm -1); hashes
- * have 30 bits (mm_ftable_hash), so no used slot's tag is EMPTY. */
+ * have 30 bits (mm_ftable_hash, MM_FSLOT_HASH), so no used slot's tag is
+ * EMPTY. Bit 30 (MM_FSLOT_SIDE) is the caller's: a table that files both
+ * queue sides under one key (`hash`'s one table: a key never has receives
+ * and messages queued at once) marks there which side a live FIFO holds;
+ * the table keeps it (appends, rebuilds) and ignores it in lookups. Tables
+ * that never set it (nm's) see the slots as before. A lookup compares the
+ * tag's hash bits first: an empty slot passes that compare when the hash is
+ * all ones, and then fails the key compare (its comm is -1, which no key
+ * has: the API refuses negative communicators) before the empty check. */
 #define MM_FSLOT_IDLE  0x80000000u
+#define MM_FSLOT_SIDE  0x40000000u
+#define MM_FSLOT_HASH  0x3FFFFFFFu
 #define MM_FSLOT_EMPTY 0xFFFFFFFFu
 
 typedef struct mm_fslot {
@@ -110,6 +121,12 @@ _Static_assert(sizeof(void *) != 8 || sizeof(mm_ftable) == 128,
  * in proj, the element's source / tag is replaced by the wildcard in the key
  * it is filed under (mm_ftable_key), and callers look up with that key. */
 enum { MM_FTABLE_ANY_TAG = 1u << 0, MM_FTABLE_ANY_SRC = 1u << 1 };
+
+/* The bytes t's slots take (its block: the slots and a cache line). */
+static inline size_t mm_ftable_bytes(const mm_ftable *t)
+{
+    return ((size_t)t->mask + 1) * sizeof(mm_fslot) + 64;
+}
 
 /* 0, or -1 when out of memory. capacity is rounded up to a power of two >= 16. */
 int  mm_ftable_init(mm_ftable *t, unsigned li, uint32_t capacity, uint64_t seed, unsigned proj,
@@ -230,7 +247,7 @@ MM_INLINE mm_fslot *mm_ftable_lookup_from_t(const mm_ftable *t, const mm_key *k,
     for (uint32_t c = 1 + skip;; c++, i = (i + 1) & t->mask) {
         mm_fslot *s = &t->slots[i];
         uint32_t tag = s->tag;
-        if ((tag & ~MM_FSLOT_IDLE) == h && mm_fslot_is_t(t, s, k, masked)) {
+        if ((tag & MM_FSLOT_HASH) == h && mm_fslot_is_t(t, s, k, masked)) {
             *n += c;
             return s;
         }
@@ -263,7 +280,7 @@ MM_INLINE mm_fslot *mm_ftable_home_slot(const mm_ftable *t, uint32_t h)
 MM_INLINE int mm_ftable_home_has_t(const mm_ftable *t, const mm_fslot *s, const mm_key *k,
                                    uint32_t h, const int masked)
 {
-    return (s->tag & ~MM_FSLOT_IDLE) == h && mm_fslot_is_t(t, s, k, masked);
+    return (s->tag & MM_FSLOT_HASH) == h && mm_fslot_is_t(t, s, k, masked);
 }
 
 /* mm_ftable_lookup_t for any table, counting in t->steps, and remembering a
@@ -322,7 +339,9 @@ static inline mm_fslot *mm_ftable_memo(mm_ftable *t, const mm_key *k)
 
 /* Insert a new key k whose FIFO is x alone (k absent; x's link already
  * set: next NULL, prev itself), and remember its slot. Adds the slots
- * inspected to *n. 0, or -1 when out of memory (the table unchanged). */
+ * inspected to *n. 0, or -1 when out of memory (the table unchanged). h is
+ * the key's hash, with the FIFO's side (MM_FSLOT_SIDE) or'd in by a table
+ * that marks sides (the slot's tag: bit 30 lies outside every slot index). */
 int mm_ftable_insert_n(mm_ftable *t, const mm_key *k, mm_elem *x, uint32_t h, uint32_t *n);
 
 /* No slot known (mm_ftable_insert_at). */
@@ -351,14 +370,18 @@ static inline int mm_ftable_insert(mm_ftable *t, const mm_key *k, mm_elem *x, ui
     return rc;
 }
 
-/* Append x to the FIFO of slot s (live or idle). 1 when that opened it. */
-MM_INLINE int mm_ftable_append_t(mm_ftable *t, mm_fslot *s, mm_elem *x, const unsigned li)
+/* Append x to the FIFO of slot s (live or idle). 1 when that opened it,
+ * marking the FIFO's side (0 or MM_FSLOT_SIDE) in the tag; joining a live
+ * FIFO leaves its side as it is (the caller's: a live FIFO of the other
+ * side is a match, never an append). */
+MM_INLINE int mm_ftable_append_side_t(mm_ftable *t, mm_fslot *s, mm_elem *x, const unsigned li,
+                                      const uint32_t side)
 {
     mm_link *l = mm_ftable_link_t(x, li);
     l->next = NULL;
     if (s->tag & MM_FSLOT_IDLE) {
         l->prev = l;
-        s->tag &= ~MM_FSLOT_IDLE;
+        s->tag = (s->tag & MM_FSLOT_HASH) | side;
         s->u.head = x;
         t->idle--;
         return 1;
@@ -369,6 +392,11 @@ MM_INLINE int mm_ftable_append_t(mm_ftable *t, mm_fslot *s, mm_elem *x, const un
     l->prev = tail;
     hl->prev = l;
     return 0;
+}
+
+MM_INLINE int mm_ftable_append_t(mm_ftable *t, mm_fslot *s, mm_elem *x, const unsigned li)
+{
+    return mm_ftable_append_side_t(t, s, x, li, 0);
 }
 
 static inline int mm_ftable_append(mm_ftable *t, mm_fslot *s, mm_elem *x)

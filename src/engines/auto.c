@@ -48,7 +48,7 @@
  * Bins' tables are allocated (and emptied) at creation and kept outside the
  * hash phase, so a switch to bins allocates nothing, and the list's
  * elements are relinked into bins straight from its queues; into hash too
- * (its tables, of 2 slots per element, as `hash`'s own at their peak,
+ * (its one table, of 2 slots per element, as `hash`'s own at their peak,
  * allocated at the switch once bins' are freed). With both hints, bins ->
  * hash at the end of every HOLD (4) windows when more than `bins` / 2
  * elements were queued at a call of the last one (the bound of the move
@@ -262,8 +262,8 @@ static int open_phase(mm_engine *e, auto_impl *A, int p, size_t nr, size_t nm)
         return 0;
     case PH_NM:
         return mm_nm_init(e, &A->u.N, A->seed, cr, cm);
-    case PH_HASH:
-        return mm_hash_init(e, &A->u.H, cr, cm, A->seed);
+    case PH_HASH: /* (one table for both sides: cr + cm slots) */
+        return mm_hash_init(e, &A->u.H, cr + cm < (1u << 30) ? cr + cm : 1u << 30, A->seed);
     default:
         mm_list_init(e, &A->u.L);
         return 0;
@@ -392,17 +392,18 @@ static void set_entries(mm_engine *e, auto_impl *A);
 
 /* The elements of a list queue, from link `first` up to (not including) the
  * sentinel at address `end` (never read: its memory may be another
- * structure's by now), pushed in that order on hash table t (statistics
- * st), which has room for all of them without growing. Each element's next
+ * structure's by now), filed in that order in the hash phase's table H
+ * (on their side), which has room for all of them without growing. Each element's next
  * link is read before the element is relinked, AHEAD elements before: their
  * hashes are computed and their home slots prefetched that far ahead, so
  * that the slots' cache misses overlap (the move's cost, a miss per element
  * otherwise). A table that re-seeds itself on the way (a long probe run)
  * invalidates the hashes computed before: they are then computed again. */
 enum { AHEAD = 8 };
-static void hash_relink(mm_ftable *t, mm_qstats *st, mm_link *first, const mm_link *end,
+static void hash_relink(mm_engine *e, mm_hash *H, mm_link *first, const mm_link *end,
                         unsigned li)
 {
+    mm_ftable *t = &H->t;
     mm_elem *ring[AHEAD];
     uint32_t hr[AHEAD];
     uint64_t seed = t->seed;
@@ -421,18 +422,18 @@ static void hash_relink(mm_ftable *t, mm_qstats *st, mm_link *first, const mm_li
             break;
         mm_elem *x = ring[at];
         /* (cannot fail: no growth, and a failed re-seed leaves the table as it is) */
-        (void)mm_hash_push(t, st, x, &x->key, hr[at], t->seed == seed);
+        (void)mm_hash_file(e, H, x, hr[at], t->seed == seed);
         at = (at + 1) % AHEAD;
         n--;
     }
 }
 
 /* Leaving the list for hash (both hints): bins' warm tables are freed and
- * the hash tables allocated with 2 slots per element, the next power of two
+ * the hash table (both sides) allocated with 2 slots per element, the next power of two
  * (at most half full, as `hash`'s own after its growth: none during the
  * move, so nothing in it can fail), and the elements are
  * relinked, in order, straight from the list's queues (no array, no sort),
- * their home slots prefetched ahead (hash_relink). 0 when the tables cannot
+ * their home slots prefetched ahead (hash_relink). 0 when the table cannot
  * be allocated (nothing done: switch_to's general path tries, and leaves a
  * list if it cannot either). */
 static int list_to_hash(mm_engine *e, auto_impl *A)
@@ -444,7 +445,7 @@ static int list_to_hash(mm_engine *e, auto_impl *A)
     mm_hash H;
     uint64_t ta = mm_now_ns();
     warm_drop(e, A); /* (the list holds none of bins' tables) */
-    if (mm_hash_init(e, &H, 2 * (uint32_t)prq.len, 2 * (uint32_t)umq.len, A->seed) != 0) {
+    if (mm_hash_init(e, &H, 2 * (uint32_t)(prq.len + umq.len), A->seed) != 0) {
         warm_make(e, A);
         return 0;
     }
@@ -452,8 +453,8 @@ static int list_to_hash(mm_engine *e, auto_impl *A)
     close_phase(e, A);
     A->phase = PH_HASH;
     A->u.H = H;
-    hash_relink(&A->u.H.prq, &e->st.prq, prq.head.next, rend, prq.li);
-    hash_relink(&A->u.H.umq, &e->st.umq, umq.head.next, mend, umq.li);
+    hash_relink(e, &A->u.H, prq.head.next, rend, prq.li);
+    hash_relink(e, &A->u.H, umq.head.next, mend, umq.li);
     return 1;
 }
 
@@ -780,7 +781,7 @@ static void auto_fini(mm_engine *e)
         mm_nm_fini(&A->u.N);
         break;
     case PH_HASH:
-        mm_hash_fini(&A->u.H);
+        mm_hash_fini(e, &A->u.H);
         break;
     default:
         break;

@@ -4,16 +4,17 @@
  * no_any_tag every receive names one key, so the earliest partner is always
  * the head of one FIFO: a lookup, no search. The engine refuses to be
  * created without both hints, and the API refuses wildcard operations on it,
- * so it can never match wrongly. The tables and their search are
- * hash_part.h (shared with `auto`); both hash with one secret seed per
- * engine (parameter seed). */
+ * so it can never match wrongly. Nor can a key then have receives and
+ * messages queued at once, so one table files both sides' keys. The table
+ * and its search are hash_part.h (shared with `auto`); it hashes with a
+ * secret seed per engine (parameter seed). */
 #include "engines/hash_part.h"
 #include "enter.h"
 
 enum { P_CAPACITY, P_SEED };
 static const mm_param_info hash_params[] = {
-    [P_CAPACITY] = {"capacity", "initial slots of each table (grows by doubling at half load)",
-                    1024, 16, 1 << 30},
+    [P_CAPACITY] = {"capacity", "initial slots of the table, which files both sides' keys "
+                    "(grows by doubling at half load)", 1024, 16, 1 << 30},
     [P_SEED] = {"seed", "seed of the key hash: 0 draws a secret one from the OS at creation "
                 "(the default: senders cannot aim keys at one probe run); N >= 1 fixes it, "
                 "for reproducible layouts and probe counts", 0, 0, INT64_MAX},
@@ -26,7 +27,7 @@ static int hash_init(mm_engine *e, char *err, size_t errlen)
     if (!H)
         return MM_ENOMEM;
     uint32_t cap = (uint32_t)e->param[P_CAPACITY];
-    if (mm_hash_init(e, H, cap, cap, mm_seed_pick(e->param[P_SEED])) != 0) {
+    if (mm_hash_init(e, H, cap, mm_seed_pick(e->param[P_SEED])) != 0) {
         mm_mem_free(&e->mem, H, sizeof *H);
         return MM_ENOMEM;
     }
@@ -36,7 +37,7 @@ static int hash_init(mm_engine *e, char *err, size_t errlen)
 
 static void hash_fini(mm_engine *e)
 {
-    mm_hash_fini(e->impl);
+    mm_hash_fini(e, e->impl);
     mm_mem_free(&e->mem, e->impl, sizeof(mm_hash));
 }
 
@@ -80,13 +81,13 @@ static void hash_cancel(mm_engine *e, mm_elem *r)
     mm_hash_cancel(e, e->impl, r);
 }
 
-/* may_fail 0: a failed post or arrival (out of memory for a table) leaves
+/* may_fail 0: a failed post or arrival (out of memory for the table) leaves
  * only the search count and miss that mm_enter takes back (hash_part.h).
  * One pool (nlinks 1, no nlinks_recv), and neither post nor arrive reads
- * the new element's seq (the tables key on comm, src, tag; a FIFO's order is
+ * the new element's seq (the table keys on comm, src, tag; a FIFO's order is
  * its order of appends): the lean entry's two promises hold. The first try
  * (a key in its home slot or the memo) is inline; a probe run or a new key
- * resumes out of line with the try's hash (hash_part.h, mm_hash_resume). */
+ * resumes out of line with the try's hash (hash_part.h, mm_hash_enter). */
 MM_ENGINE_ENTER_RESUME(hash, hash_post_try, hash_arrive_try, hash_post_resume,
                        hash_arrive_resume, hash_post, hash_arrive, 0,
                        MM_ENTER_ONE_POOL | MM_ENTER_LATE_SEQ | MM_ENTER_KEY_WORDS)

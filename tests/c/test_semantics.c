@@ -278,6 +278,64 @@ static void rule_side_bytes(void)
     mm_destroy(e);
 }
 
+/* hash keeps both sides' keys in one table, a key's slot holding a FIFO of
+ * receives or of messages: one key turned over between the sides, a probe
+ * that must not take the key's receives for messages, a cancel beside
+ * queued messages, the queues each side counts, and the table's bytes
+ * charged half to each side (a growth caused by receives alone adds to the
+ * messages' side too). */
+static void hash_one_table(void)
+{
+    mm_config cfg = {.nprocs = 4, .hints = MM_HINT_NO_ANY_SOURCE | MM_HINT_NO_ANY_TAG};
+    mm_engine *e = NULL;
+    char err[256];
+    CHECK_EQ(mm_create(&e, "hash", &cfg, err, sizeof err), 0);
+    uintptr_t got;
+    CHECK_EQ(post(e, 0, 1, 5, 1, &got), MM_QUEUED);
+    CHECK_EQ(post(e, 0, 1, 5, 2, &got), MM_QUEUED);
+    CHECK_EQ(mm_probe(e, 0, 1, 5, &got), MM_NOTFOUND); /* receives, not messages */
+    CHECK_EQ(mm_mprobe(e, 0, 1, 5, &got), MM_NOTFOUND);
+    CHECK_EQ(arrive(e, 0, 1, 5, 10, &got), MM_MATCHED);
+    CHECK_EQ(got, 1);
+    CHECK_EQ(arrive(e, 0, 1, 5, 11, &got), MM_MATCHED);
+    CHECK_EQ(got, 2);
+    CHECK_EQ(arrive(e, 0, 1, 5, 12, &got), MM_QUEUED); /* the key's slot: messages now */
+    CHECK_EQ(arrive(e, 0, 1, 5, 13, &got), MM_QUEUED);
+    CHECK_EQ(post(e, 0, 1, 5, 3, &got), MM_MATCHED);
+    CHECK_EQ(got, 12);
+    CHECK_EQ(post(e, 0, 1, 5, 4, &got), MM_MATCHED);
+    CHECK_EQ(got, 13);
+    CHECK_EQ(post(e, 0, 1, 5, 5, &got), MM_QUEUED); /* receives again */
+    CHECK_EQ(arrive(e, 0, 1, 6, 14, &got), MM_QUEUED);
+    mm_handle h;
+    mm_entry r = ent(0, 1, 7, 6);
+    CHECK_EQ(mm_post(e, &r, &h, &got), MM_QUEUED);
+    CHECK_EQ(mm_cancel(e, h), MM_MATCHED);
+    CHECK_EQ(arrive(e, 0, 1, 7, 15, &got), MM_QUEUED); /* the cancelled receive is gone */
+    CHECK_EQ(mm_probe(e, 0, 1, 6, &got), MM_MATCHED);
+    CHECK_EQ(got, 14);
+    mm_stats st0, st;
+    mm_get_stats(e, &st0);
+    CHECK_EQ(st0.prq.length, 1);
+    CHECK_EQ(st0.umq.length, 2);
+    CHECK_EQ(st0.prq.queues, 1); /* key 5's receive */
+    CHECK_EQ(st0.umq.queues, 2); /* keys 6 and 7's messages */
+    /* 600 new keys, receives only: the table (1024 slots) grows */
+    for (uintptr_t i = 0; i < 600; i++)
+        CHECK_EQ(post(e, 1, 2, (int32_t)i, 100 + i, &got), MM_QUEUED);
+    mm_get_stats(e, &st);
+    CHECK(st.umq.bytes > st0.umq.bytes);
+    CHECK(st.prq.bytes + st.umq.bytes <= st.bytes);
+    CHECK_EQ(st.prq.queues, 601);
+    int bad = 0;
+    for (uintptr_t i = 0; i < 600; i++)
+        bad += arrive(e, 1, 2, (int32_t)i, 5000 + i, &got) != MM_MATCHED || got != 100 + i;
+    CHECK_EQ(bad, 0);
+    mm_get_stats(e, &st);
+    CHECK_EQ(st.prq.queues, 1);
+    mm_destroy(e);
+}
+
 /* rank allocates per-peer queues on first use, 256 peers at a time: memory
  * grows with the peers that queue something, not with the number of
  * processes (issue 13: 100 one-message communicators at nprocs = 10^6 took
@@ -504,6 +562,7 @@ int main(void)
     rank_memory_follows_peers();
     huge_nprocs();
     nm_receives_take_one_link();
+    hash_one_table();
     for (size_t i = 0; i < mm_engine_count(); i++) {
         const mm_engine_info *info = mm_engine_at(i);
         ename = info->name;
