@@ -108,18 +108,21 @@ static const mm_param_info auto_params[] = {
 
 typedef struct auto_impl {
     /* What the list phase reads at every call, in its first cache line: the
-     * phase, the trip point, and the list's two queues. */
-    int      phase;
-    uint32_t left;                  /* keyed phases: calls left in the window (1 under force) */
-    uint64_t trip;                  /* list phase: the next check point (0 under force): a
-                                       traversal reaching it calls list_window (generic
-                                       entries; the lean ones count `credit`) */
+     * list's two queues first, at the engine's impl pointer itself (as
+     * `list`'s, whose impl is its mm_list: the lean entries address the PRQ
+     * with no offset, one instruction less per call), then the phase and
+     * the trip point. */
     union {
         mm_list L;
         mm_bins B;
         mm_nm   N;
         mm_hash H;
     } u;
+    int      phase;
+    uint32_t left;                  /* keyed phases: calls left in the window (1 under force) */
+    uint64_t trip;                  /* list phase: the next check point (0 under force): a
+                                       traversal reaching it calls list_window (generic
+                                       entries; the lean ones count `credit`) */
     uint64_t credit;                /* list phase, lean entries: what the searches that walk
                                        more than one element may still walk before the next
                                        check point */
@@ -984,13 +987,17 @@ static int (*const volatile generic_arrive)(mm_engine *, const mm_entry *,
  * points the engine's entries at the generic ones (auto_enter_*) until the
  * next call has run list_window (list_check) with that search's walk: the
  * window is decided as between two calls, with nothing in flight, and the
- * path keeps `list`'s registers (no call). */
-MM_INLINE int list_lean_call(mm_engine *e, mm_elem *x, mm_elem **partner, const int is_recv)
+ * path keeps `list`'s registers (no call). The compare sits between the
+ * list's search and its unlink or queue (list_part.h: mm_list_search,
+ * mm_list_take_or_queue), once on each outcome's path: the compiler then
+ * keeps `list`'s code for both (the statistics' updates apart for a hit
+ * and a miss), and drops the compare where the walk is known, as for the
+ * search of an empty queue (walked 0). A post or arrive then costs what
+ * `list`'s does, plus a compare and branch on a search that found its
+ * element (callgrind, tags n=16384: the same instructions per post as
+ * `list`, 2 more per arrive). */
+MM_INLINE void list_lean_count(mm_engine *e, auto_impl *A, uint64_t walked)
 {
-    auto_impl *A = e->impl;
-    uint64_t walked;
-    int rc = is_recv ? mm_list_post_walked(e, &A->u.L, x, partner, &walked)
-                     : mm_list_arrive_walked(e, &A->u.L, x, partner, &walked);
     if (MM_UNLIKELY(walked > 1)) {
         if (walked < A->credit) {
             A->credit -= walked;
@@ -1000,17 +1007,64 @@ MM_INLINE int list_lean_call(mm_engine *e, mm_elem *x, mm_elem **partner, const 
             e->enter_arrive = generic_arrive;
         }
     }
-    return rc;
 }
 
-/* A lean phase entry's window bookkeeping after its call: the longest
- * queue seen (len: both sides' lengths) and one call fewer in the window;
- * with one call left, the engine's entries become the generic ones for it
- * (the window's last call may switch). */
-MM_INLINE void lean_window_step(mm_engine *e, auto_impl *A, uint64_t len)
+MM_INLINE int list_lean_call(mm_engine *e, mm_elem *x, mm_elem **partner, const int is_recv)
 {
-    if (len > A->lmax)
-        A->lmax = len;
+    auto_impl *A = e->impl;
+    mm_queue *q = is_recv ? &A->u.L.umq : &A->u.L.prq;
+    mm_queue *other = is_recv ? &A->u.L.prq : &A->u.L.umq;
+    uint64_t walked;
+    mm_elem *hit = mm_list_search(q, is_recv ? &e->st.umq : &e->st.prq, x, is_recv, &walked);
+    if (hit) {
+        list_lean_count(e, A, walked);
+        return mm_list_take_or_queue(q, hit, x, other, partner);
+    }
+    list_lean_count(e, A, walked);
+    return mm_list_take_or_queue(q, NULL, x, other, partner);
+}
+
+/* The keyed phases' lean entries that count the window's calls only
+ * (auto_binsc_enter_*, auto_hashc_enter_*), for the rest of a window that
+ * can no longer go back to the list: a call of it has found more than
+ * `down` elements queued (or down is -1). In the bins and hash phases Lmax
+ * is read for that test alone (keyed_window; the peak is the nm phase's,
+ * reset at every switch), so once it is over `down` its count is dropped:
+ * in a window of deep queues the first call counts Lmax and the others
+ * only the calls left. (Indexed by LEAN_BINS, LEAN_HASH; volatile as
+ * generic_post.) */
+enum { LEAN_BINS, LEAN_HASH };
+static int auto_binsc_enter_post(mm_engine *e, const mm_entry *x, mm_handle *h,
+                                 uintptr_t *partner);
+static int auto_binsc_enter_arrive(mm_engine *e, const mm_entry *x, uintptr_t *partner);
+static int auto_hashc_enter_post(mm_engine *e, const mm_entry *x, mm_handle *h,
+                                 uintptr_t *partner);
+static int auto_hashc_enter_arrive(mm_engine *e, const mm_entry *x, uintptr_t *partner);
+static int (*const volatile counting_post[2])(mm_engine *, const mm_entry *, mm_handle *,
+                                              uintptr_t *) = {auto_binsc_enter_post,
+                                                              auto_hashc_enter_post};
+static int (*const volatile counting_arrive[2])(mm_engine *, const mm_entry *, uintptr_t *) = {
+    auto_binsc_enter_arrive, auto_hashc_enter_arrive};
+
+/* A lean phase entry's window bookkeeping after its call: with track, the
+ * longest queue seen (both sides' lengths: the engine's call has not
+ * changed them, the API's end of the call does), and once it is over
+ * `down`, the engine's entries become the counting ones (which of: LEAN_*);
+ * then one call fewer in the window; with one call left, the engine's
+ * entries become the generic ones for it (the window's last call may
+ * switch). */
+MM_INLINE void lean_window_step(mm_engine *e, auto_impl *A, const int track, const int which)
+{
+    if (track) {
+        uint64_t len = e->st.prq.length + e->st.umq.length;
+        if (MM_UNLIKELY(len > A->lmax)) {
+            A->lmax = len;
+            if (A->down < 0 || len > (uint64_t)A->down) {
+                e->enter_post = counting_post[which];
+                e->enter_arrive = counting_arrive[which];
+            }
+        }
+    }
     if (MM_UNLIKELY(--A->left <= 1)) {
         e->enter_post = generic_post;
         e->enter_arrive = generic_arrive;
@@ -1020,29 +1074,39 @@ MM_INLINE void lean_window_step(mm_engine *e, auto_impl *A, uint64_t len)
 /* The bins phase's lean entries (auto_bins_enter_*): `bins`' path (the
  * element numbered once queued: bins' searches read the numbers of queued
  * elements only), receives from their own pool, plus the window's count
- * (Lmax and the calls left; the peak is read by the nm phase alone, and
- * reset at every switch). The window's last call, which may switch (moving
- * the new element, which must then be numbered), is left to the generic
- * entries: the call that leaves one call in the window points the engine's
- * entries at them, and keyed_window points them back (set_entries). A
- * window of one call (window=1, or `force`) runs the generic entries only. */
-MM_INLINE int bins_lean_call(mm_engine *e, mm_elem *x, mm_elem **partner, const int is_recv)
+ * (Lmax, with track, and the calls left). The window's last call, which may
+ * switch (moving the new element, which must then be numbered), is left to
+ * the generic entries: the call that leaves one call in the window points
+ * the engine's entries at them, and keyed_window points them back
+ * (set_entries). A window of one call (window=1, or `force`) runs the
+ * generic entries only. */
+MM_INLINE int bins_lean_call(mm_engine *e, mm_elem *x, mm_elem **partner, const int is_recv,
+                             const int track)
 {
     auto_impl *A = e->impl;
-    uint64_t len = e->st.prq.length + e->st.umq.length;
     int rc = is_recv ? mm_bins_post(e, &A->u.B, x, partner) : mm_bins_arrive(e, &A->u.B, x, partner);
-    lean_window_step(e, A, len);
+    lean_window_step(e, A, track, LEAN_BINS);
     return rc;
 }
 
 MM_INLINE int bins_lean_post(mm_engine *e, mm_elem *r, mm_elem **partner)
 {
-    return bins_lean_call(e, r, partner, 1);
+    return bins_lean_call(e, r, partner, 1, 1);
 }
 
 MM_INLINE int bins_lean_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
 {
-    return bins_lean_call(e, m, partner, 0);
+    return bins_lean_call(e, m, partner, 0, 1);
+}
+
+MM_INLINE int bins_count_post(mm_engine *e, mm_elem *r, mm_elem **partner)
+{
+    return bins_lean_call(e, r, partner, 1, 0);
+}
+
+MM_INLINE int bins_count_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
+{
+    return bins_lean_call(e, m, partner, 0, 0);
 }
 
 MM_INLINE int list_lean_post(mm_engine *e, mm_elem *r, mm_elem **partner)
@@ -1070,6 +1134,9 @@ MM_ENGINE_ENTER_LEAN(auto_list, list_lean_post, list_lean_arrive, 0,
  * entries). */
 MM_ENGINE_ENTER_LEAN(auto_bins, bins_lean_post, bins_lean_arrive, 0,
                      MM_ENTER_LATE_SEQ | MM_ENTER_OWN_RECVS)
+/* (the same counting the window's calls only: lean_window_step) */
+MM_ENGINE_ENTER_LEAN(auto_binsc, bins_count_post, bins_count_arrive, 0,
+                     MM_ENTER_LATE_SEQ | MM_ENTER_OWN_RECVS)
 /* The nm phase's: `nm`'s path (the searched side's counters saved for a
  * failed call, may_fail 1, as `nm`'s entries do) plus the features and the
  * window's count, receives in their own pool; numbered early, so that the
@@ -1088,7 +1155,7 @@ MM_ENGINE_ENTER_LEAN(auto_nm, nm_phase_post, nm_phase_arrive, 1, MM_ENTER_OWN_RE
  * the generic entries, as in the bins phase (bins_lean_call); under `force`
  * every call is a window's last: always the generic entries. */
 MM_INLINE int hash_lean_call(mm_engine *e, mm_elem *x, mm_elem **partner, const int is_recv,
-                             const int fast)
+                             const int fast, const int track)
 {
     auto_impl *A = e->impl;
     int rc = fast ? (is_recv ? mm_hash_post_fast(e, &A->u.H, x, partner)
@@ -1098,36 +1165,37 @@ MM_INLINE int hash_lean_call(mm_engine *e, mm_elem *x, mm_elem **partner, const 
     if ((fast && rc == MM_ENTER_RETRY) || MM_UNLIKELY(rc < 0))
         return rc; /* (a failed call: no trace but its searches and misses, which the
                       API takes back, and it does not count in the window) */
-    lean_window_step(e, A, e->st.prq.length + e->st.umq.length);
+    lean_window_step(e, A, track, LEAN_HASH);
     return rc;
 }
 
-/* (plain static functions, as hash.c's: the entries, flattened, inline them) */
-static int hash_fast_post(mm_engine *e, mm_elem *r, mm_elem **partner)
-{
-    return hash_lean_call(e, r, partner, 1, 1);
-}
-
-static int hash_fast_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
-{
-    return hash_lean_call(e, m, partner, 0, 1);
-}
-
-static int hash_lean_post(mm_engine *e, mm_elem *r, mm_elem **partner)
-{
-    return hash_lean_call(e, r, partner, 1, 0);
-}
-
-static int hash_lean_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
-{
-    return hash_lean_call(e, m, partner, 0, 0);
-}
-
-/* (hash_part.h: a failure counts nothing but its search and miss, so
- * may_fail 0, as `hash`'s) */
-MM_ENGINE_ENTER_FAST(auto_hash, hash_fast_post, hash_fast_arrive, hash_lean_post,
-                     hash_lean_arrive, 0, MM_ENTER_LATE_SEQ | MM_ENTER_KEY_WORDS |
-                     MM_ENTER_OWN_RECVS)
+/* NAME_enter_*: the hash phase's lean entries over plain static functions
+ * (as hash.c's: the entries, flattened, inline them), TRACK as in
+ * lean_window_step; (hash_part.h: a failure counts nothing but its search
+ * and miss, so may_fail 0, as `hash`'s). */
+#define AUTO_HASH_ENTRIES(NAME, TRACK)                                                       \
+    static int NAME##_fast_post(mm_engine *e, mm_elem *r, mm_elem **partner)                \
+    {                                                                                        \
+        return hash_lean_call(e, r, partner, 1, 1, TRACK);                                   \
+    }                                                                                        \
+    static int NAME##_fast_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)              \
+    {                                                                                        \
+        return hash_lean_call(e, m, partner, 0, 1, TRACK);                                   \
+    }                                                                                        \
+    static int NAME##_lean_post(mm_engine *e, mm_elem *r, mm_elem **partner)                \
+    {                                                                                        \
+        return hash_lean_call(e, r, partner, 1, 0, TRACK);                                   \
+    }                                                                                        \
+    static int NAME##_lean_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)              \
+    {                                                                                        \
+        return hash_lean_call(e, m, partner, 0, 0, TRACK);                                   \
+    }                                                                                        \
+    MM_ENGINE_ENTER_FAST(NAME, NAME##_fast_post, NAME##_fast_arrive, NAME##_lean_post,       \
+                         NAME##_lean_arrive, 0, MM_ENTER_LATE_SEQ | MM_ENTER_KEY_WORDS |     \
+                         MM_ENTER_OWN_RECVS)
+AUTO_HASH_ENTRIES(auto_hash, 1)
+/* (the same counting the window's calls only: lean_window_step) */
+AUTO_HASH_ENTRIES(auto_hashc, 0)
 
 /* The entries the API calls (e->enter_post, enter_arrive), while they are
  * auto's own (not the API's wrappers of a locked or sharded engine, which
@@ -1156,8 +1224,9 @@ static void set_entries(mm_engine *e, auto_impl *A)
     case PH_BINS:
         if (A->left <= 1) /* (a window of one call, or force: bins_lean_call) */
             goto generic;
-        e->enter_post = auto_bins_enter_post;
-        e->enter_arrive = auto_bins_enter_arrive;
+        /* (down -1: no window goes back to the list, none counts Lmax) */
+        e->enter_post = A->down < 0 ? auto_binsc_enter_post : auto_bins_enter_post;
+        e->enter_arrive = A->down < 0 ? auto_binsc_enter_arrive : auto_bins_enter_arrive;
         break;
     case PH_NM:
         e->enter_post = auto_nm_enter_post;
@@ -1166,8 +1235,8 @@ static void set_entries(mm_engine *e, auto_impl *A)
     case PH_HASH:
         if (A->left <= 1) /* (a window of one call, or force: hash_lean_call) */
             goto generic;
-        e->enter_post = auto_hash_enter_post;
-        e->enter_arrive = auto_hash_enter_arrive;
+        e->enter_post = A->down < 0 ? auto_hashc_enter_post : auto_hash_enter_post;
+        e->enter_arrive = A->down < 0 ? auto_hashc_enter_arrive : auto_hash_enter_arrive;
         break;
     default:
     generic:

@@ -32,16 +32,24 @@ static inline void mm_list_drop(mm_engine *e, mm_list *L)
     mm_stat_queues(&e->st.umq, -1);
 }
 
-/* Search q for the earliest element that pairs with x; unlink it if found,
- * else queue x on other. The same walk serves both directions. *walked: the
- * elements the search compared (what it adds to st's traversed count). */
-MM_INLINE int mm_list_search_or_queue(mm_queue *q, mm_qstats *st, mm_elem *x, int x_is_recv,
-                                      mm_queue *other, mm_elem **partner, uint64_t *walked)
+/* Search q for the earliest element that pairs with x (NULL: none), counted
+ * in st; *walked: the elements the search compared (what it adds to st's
+ * traversed count). */
+MM_INLINE mm_elem *mm_list_search(mm_queue *q, mm_qstats *st, const mm_elem *x, int x_is_recv,
+                                  uint64_t *walked)
 {
     uint64_t depth = 0;
     mm_elem *hit = mm_queue_find_at(q, MM_LIST_LI, &x->key, x_is_recv, MM_SEQ_NONE, &depth);
     mm_stat_search(st, depth, hit != NULL);
     *walked = depth;
+    return hit;
+}
+
+/* The end of a call whose search of q found hit: unlink it from q, else
+ * queue x on other. */
+MM_INLINE int mm_list_take_or_queue(mm_queue *q, mm_elem *hit, mm_elem *x, mm_queue *other,
+                                    mm_elem **partner)
+{
     if (hit) {
         mm_queue_remove_at(q, MM_LIST_LI, hit);
         *partner = hit;
@@ -51,6 +59,16 @@ MM_INLINE int mm_list_search_or_queue(mm_queue *q, mm_qstats *st, mm_elem *x, in
         return MM_ENOMEM;
     mm_queue_push_at(other, MM_LIST_LI, x);
     return MM_QUEUED;
+}
+
+/* Search q for the earliest element that pairs with x; unlink it if found,
+ * else queue x on other. The same walk serves both directions. *walked: the
+ * elements the search compared. */
+MM_INLINE int mm_list_search_or_queue(mm_queue *q, mm_qstats *st, mm_elem *x, int x_is_recv,
+                                      mm_queue *other, mm_elem **partner, uint64_t *walked)
+{
+    mm_elem *hit = mm_list_search(q, st, x, x_is_recv, walked);
+    return mm_list_take_or_queue(q, hit, x, other, partner);
 }
 
 /* Post receive r (arrive message m); *walked: the elements its search
