@@ -392,6 +392,47 @@ def test_auto_is_timed_beside_list_and_the_fastest_others():
                                    {"run": "bins:bins=16", "ns_per_event": {"median": 17.0}}]
 
 
+def test_auto_is_timed_in_both_orders():
+    """auto's run is replayed twice, its engines given in one order and in the reverse
+    (on a tiny stream the engine given first is slower whichever it is): each engine's
+    times are the mean of the two processes', and outcomes that differ stop the bench."""
+    engines = ENGINES + [{"name": "auto", "hints_required": [], "params": []}]
+    cat = bench.Catalogues(engines, GENS, bench.GEN)
+    auto = bench.plan([Item("shuffle:n=64", ("auto", "list", "bins"), figure="f", x="n")],
+                      cat)[-1]
+    pair = [("list", {}), ("bins", {"bins": 16})]
+    exe, js = Path("/x/mpimatch-replay"), Path("/t/o.json")
+    fwd = bench.replay_command(exe, auto, 5, js, pair=pair)
+    back = bench.replay_command(exe, auto, 5, js, pair=pair, reverse=True)
+    assert back[back.index("--engine"):back.index("--reps")] == [
+        "--engine", "bins", "--param", "bins:bins=16", "--engine", "list", "--engine", "auto",
+        "--interleave"]
+    assert sorted(fwd) == sorted(back) and fwd != back
+    first = replay_json("auto", 12.0)       # auto first: slower
+    first["results"] += [replay_json("list", 10.0)["results"][0],
+                         replay_json("bins", 11.0, params={"bins": 16})["results"][0]]
+    last = replay_json("bins", 12.0, params={"bins": 16}, floor=3.0)
+    last["results"] += [replay_json("list", 11.0, floor=3.0)["results"][0],
+                        replay_json("auto", 10.0, floor=3.0)["results"][0]]
+    both = bench.counterbalanced(first, last)
+    assert [r["engine"] for r in both["results"]] == ["auto", "list", "bins"]
+    ns = {r["engine"]: r["ns_per_event"] for r in both["results"]}
+    assert ns["auto"]["median"] == pytest.approx(11.0)
+    assert ns["auto"]["min"] == pytest.approx((12.0 * 0.8 + 10.0 * 0.8) / 2)
+    assert ns["list"]["median"] == pytest.approx(10.5) and ns["bins"]["median"] == pytest.approx(11.5)
+    a = both["results"][0]
+    assert a["floor_ns_per_event"] == pytest.approx(2.5)
+    assert a["engine_ns_per_event"] == pytest.approx(8.5)
+    assert a["events_per_second"] == pytest.approx(1e9 / 11.0)
+    rec = bench.make_record(auto, both, 0.5, pair)
+    assert rec["ns_per_event"]["median"] == pytest.approx(11.0)
+    assert [p["ns_per_event"]["median"] for p in rec["paired_with"]] == [
+        pytest.approx(10.5), pytest.approx(11.5)]
+    last["results"][2]["outcomes"] = {"matches": 4095}
+    with pytest.raises(MpimatchError, match="different outcomes"):
+        bench.counterbalanced(first, last)
+
+
 def test_engines_that_disagree_stop_the_bench():
     outs = fake_outcomes({"burst:4096": {"list": 20.0, "hash": 40.0}})
     a, b = (o.record for o in outs)

@@ -10,7 +10,8 @@ A run is one mpimatch-replay invocation with one engine, so progress can
 advance per run. Runs of one source go hint-free engines first: the first
 run's JSON says which hints the stream satisfies, and an engine that needs
 more is skipped with the reason instead of failing. `auto` goes last: its run
-also times, interleaved, list and the fastest of the others (partners()). Every run of a source
+also times, interleaved, list and the fastest of the others (partners()), in two
+processes, the engines in one order and in the reverse (counterbalanced()). Every run of a source
 must report the same outcomes (matches, probe hits, ...), or the engines
 disagree and the bench stops.
 """
@@ -187,7 +188,8 @@ def plan(items: Sequence[Item], cat: Catalogues, only: Optional[Sequence[str]] =
 # run of its source, and times, in the same process and repetitions taken in turn
 # (mpimatch-replay --interleave), list and the PARTNERS engines that were fastest in
 # their own runs of this pass on that source: the targets' ratios then compare
-# numbers measured under the same load, not two processes' noises.
+# numbers measured under the same load, not two processes' noises. It is made in
+# both orders of the engines and the two averaged (counterbalanced()).
 VS_BEST = ("auto",)
 PARTNERS = 3
 
@@ -227,15 +229,21 @@ def _engine_args(engine: str, params: Mapping[str, specs.Value]) -> List[str]:
 
 
 def replay_command(exe: Path, run: Run, reps: int, json_path: Path,
-                   seed: int = LAB_SEED, pair: Optional[Sequence[Partner]] = None) -> List[str]:
+                   seed: int = LAB_SEED, pair: Optional[Sequence[Partner]] = None,
+                   reverse: bool = False) -> List[str]:
     """The mpimatch-replay command line of one run. The one place that knows the
     two kinds of source: a workload the C generators build in memory
     (--workload SPEC), or a stream file. pair: the engines timed beside it,
-    interleaved (partners(); default: list when the run is paired)."""
+    interleaved (partners(); default: list when the run is paired). reverse: the
+    engines in the opposite order, the run's engine last (counterbalanced())."""
     where = ["--workload", run.source.spec] if run.source.generator == GEN else [str(run.source.path)]
     pair = _pair(run, pair)
-    also = [a for e, p in pair for a in _engine_args(e, p)] + (["--interleave"] if pair else [])
-    return [str(exe), *where, *_engine_args(run.engine, run.params), *also, "--reps", str(reps),
+    engines = [(run.engine, run.params), *pair]
+    if reverse:
+        engines.reverse()
+    also = ["--interleave"] if pair else []
+    return [str(exe), *where, *(a for e, p in engines for a in _engine_args(e, p)), *also,
+            "--reps", str(reps),
             "--seed", str(seed), *(["--paths"] if run.paths else []),
             *(["--classes"] if run.classes else []), "--json", str(json_path),
             "--quiet"]
@@ -247,12 +255,12 @@ def _pair(run: Run, pair: Optional[Sequence[Partner]]) -> List[Partner]:
 
 
 def _replay(exe: Path, run: Run, reps: int, tmp: Path, seed: int = LAB_SEED,
-            pair: Optional[Sequence[Partner]] = None) -> Dict[str, Any]:
+            pair: Optional[Sequence[Partner]] = None, reverse: bool = False) -> Dict[str, Any]:
     out = tmp / "replay.json"
     if out.exists():
         out.unlink()
     pair = _pair(run, pair)
-    argv = replay_command(exe, run, reps, out, seed, pair)
+    argv = replay_command(exe, run, reps, out, seed, pair, reverse)
     proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     what = f"{run.source.spec} with {run.label}"
     if proc.returncode != 0:
@@ -264,10 +272,48 @@ def _replay(exe: Path, run: Run, reps: int, tmp: Path, seed: int = LAB_SEED,
         raise MpimatchError(f"{what}: mpimatch-replay wrote no valid JSON: {err}",
                             EXIT_FAILURE) from None
     want = [run.engine] + [e for e, _ in pair]
+    if reverse:
+        want.reverse()
     if [r.get("engine") for r in data.get("results") or []] != want:
         raise MpimatchError(f"{what}: expected results of {', '.join(want)} in mpimatch-replay's "
                             "JSON", EXIT_FAILURE)
     return data
+
+
+QUARTILES = ("median", "q1", "q3", "min")
+
+
+def counterbalanced(forward: Mapping[str, Any], backward: Mapping[str, Any]) -> Dict[str, Any]:
+    """One replay JSON from the same engines timed in two processes, in one order and in
+    the reverse (replay_command's reverse): the results in forward's order, each engine's
+    times the mean of its two processes' (each quartile), and its events per second from
+    that median. On a tiny stream the engine given first to mpimatch-replay is slower by
+    several per cent whichever it is (the LAMMPS rank: auto/list 0.95 when list comes first,
+    1.07 when auto does; docs/bench.md), so a ratio from one order says as much about
+    the order as about the engines; the two orders' mean cancels that. Both processes must
+    report the same outcomes."""
+    back = {r.get("engine"): r for r in backward.get("results") or []}
+    out = dict(forward)
+    results = []
+    for r in forward.get("results") or []:
+        b = back.get(r.get("engine"))
+        if b is None or b.get("outcomes") != r.get("outcomes"):
+            raise MpimatchError(f"engine {r.get('engine')}: the two orders of one run report "
+                                "different outcomes", EXIT_FAILURE)
+        ns_f, ns_b = r.get("ns_per_event") or {}, b.get("ns_per_event") or {}
+        ns = {k: (ns_f[k] + ns_b[k]) / 2 if ns_f.get(k) is not None and ns_b.get(k) is not None
+              else None for k in QUARTILES}
+        merged = dict(r, ns_per_event=ns)
+        if ns["median"]:
+            merged["events_per_second"] = 1e9 / ns["median"]
+        fl = [x.get("floor_ns_per_event") for x in (r, b)]
+        if None not in fl:              # the harness floor, measured in each process
+            merged["floor_ns_per_event"] = (fl[0] + fl[1]) / 2
+            if ns["median"] is not None:
+                merged["engine_ns_per_event"] = ns["median"] - merged["floor_ns_per_event"]
+        results.append(merged)
+    out["results"] = results
+    return out
 
 
 def skip_reason(run: Run) -> Optional[str]:
@@ -321,7 +367,7 @@ def make_record(run: Run, data: Mapping[str, Any], wall: float,
         rec["classes"] = paths.compact_classes(res.get("classes"))
     pair = _pair(run, pair)
     timed = [{"run": specs.fmt(e, p), "ns_per_event": {k: (res_i.get("ns_per_event") or {}).get(k)
-                                                       for k in ("median", "q1", "q3", "min")}}
+                                                       for k in QUARTILES}}
              for (e, p), res_i in zip(pair, data["results"][1:])]
     for t in timed:
         if t["run"] == BASELINE:
@@ -377,6 +423,8 @@ def execute(runs: Sequence[Run], reps: int,
                 start = time.perf_counter()
                 pair = partners(run, outcomes)
                 data = _replay(exe, run, reps, tmp, seed, pair)
+                if run.engine in VS_BEST and pair:     # both orders (counterbalanced())
+                    data = counterbalanced(data, _replay(exe, run, reps, tmp, seed, pair, True))
                 src.hints = list(data.get("hints") or [])
                 outcome = Outcome(run, record=make_record(run, data, time.perf_counter() - start,
                                                           pair))
