@@ -374,24 +374,45 @@ static inline int mm_ftable_insert(mm_ftable *t, const mm_key *k, mm_elem *x, ui
  * marking the FIFO's side (0 or MM_FSLOT_SIDE) in the tag; joining a live
  * FIFO leaves its side as it is (the caller's: a live FIFO of the other
  * side is a match, never an append). */
+MM_INLINE void mm_ftable_open_t(mm_ftable *t, mm_fslot *s, mm_elem *x, const unsigned li,
+                                const uint32_t side);
+MM_INLINE void mm_ftable_join_t(mm_fslot *s, mm_elem *x, const unsigned li);
+
 MM_INLINE int mm_ftable_append_side_t(mm_ftable *t, mm_fslot *s, mm_elem *x, const unsigned li,
                                       const uint32_t side)
 {
-    mm_link *l = mm_ftable_link_t(x, li);
-    l->next = NULL;
     if (s->tag & MM_FSLOT_IDLE) {
-        l->prev = l;
-        s->tag = (s->tag & MM_FSLOT_HASH) | side;
-        s->u.head = x;
-        t->idle--;
+        mm_ftable_open_t(t, s, x, li, side);
         return 1;
     }
+    mm_ftable_join_t(s, x, li);
+    return 0;
+}
+
+/* The two cases of mm_ftable_append_side_t, for a caller that has told them
+ * apart already (from the slot's tag, as `hash` does in the compare that
+ * also finds its partner): open idle slot s with x alone (the FIFO's side
+ * marked in the tag), or append x to live slot s's FIFO. */
+MM_INLINE void mm_ftable_open_t(mm_ftable *t, mm_fslot *s, mm_elem *x, const unsigned li,
+                                const uint32_t side)
+{
+    mm_link *l = mm_ftable_link_t(x, li);
+    l->next = NULL;
+    l->prev = l;
+    s->tag = (s->tag & MM_FSLOT_HASH) | side;
+    s->u.head = x;
+    t->idle--;
+}
+
+MM_INLINE void mm_ftable_join_t(mm_fslot *s, mm_elem *x, const unsigned li)
+{
+    mm_link *l = mm_ftable_link_t(x, li);
     mm_link *hl = mm_ftable_link_t(s->u.head, li);
     mm_link *tail = hl->prev;
+    l->next = NULL;
     tail->next = l;
     l->prev = tail;
     hl->prev = l;
-    return 0;
 }
 
 MM_INLINE int mm_ftable_append_t(mm_ftable *t, mm_fslot *s, mm_elem *x, const unsigned li)

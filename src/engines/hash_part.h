@@ -40,6 +40,11 @@ typedef struct mm_hash {
 enum { MM_HASH_LI = 0 };
 #define MM_HASH_RECV 0u
 #define MM_HASH_MSG  MM_FSLOT_SIDE
+/* mm_hash_enter tells a slot's three states by the tag's order: live
+ * receives below MM_FSLOT_SIDE, live messages up to the idle bit. */
+_Static_assert(MM_HASH_RECV == 0 && MM_HASH_MSG == MM_FSLOT_SIDE &&
+               MM_FSLOT_IDLE == 0x80000000u && MM_FSLOT_SIDE == 0x40000000u,
+               "hash's slot states are ordered by the tag");
 
 /* Charge the table's bytes, half to each side's account (the engine's
  * account holds the block), after a call that may have rebuilt it. */
@@ -173,6 +178,33 @@ MM_INLINE int mm_hash_take(mm_ftable *t, mm_qstats *ost, mm_fslot *s, uint32_t n
     return MM_MATCHED;
 }
 
+/* x (a receive if is_recv) has no partner queued and joins the FIFO of its
+ * key's slot s, live with x's side, or opens it (idle, when open): mm_hash_enter's
+ * end, after a lookup that inspected n slots (looked: not the memo's, so
+ * remembered now). */
+MM_INLINE int mm_hash_join(mm_engine *e, mm_hash *H, mm_elem *x, mm_fslot *s, uint32_t n,
+                           const int looked, const int mode, const int is_recv, const int open)
+{
+    mm_ftable *t = &H->t;
+    mm_qstats *st = is_recv ? &e->st.prq : &e->st.umq;
+    mm_qstats *ost = is_recv ? &e->st.umq : &e->st.prq;
+    if (looked)
+        mm_ftable_remember(t, s, &x->key);
+    mm_stat_search(ost, 0, 0);
+    if (mode == MM_HASH_FULL && MM_UNLIKELY(!mm_may_queue(x))) {
+        mm_stat_probes(ost, n);
+        return MM_ENOMEM;
+    }
+    mm_stat_probes(st, n);
+    if (open) {
+        mm_ftable_open_t(t, s, x, MM_HASH_LI, is_recv ? MM_HASH_RECV : MM_HASH_MSG);
+        mm_stat_queues(st, 1);
+    } else {
+        mm_ftable_join_t(s, x, MM_HASH_LI);
+    }
+    return MM_QUEUED;
+}
+
 /* x (a receive if is_recv, else a message) takes the head of its key's
  * live FIFO of the other side, or joins its key's FIFO. One lookup: the
  * memo (the last key queued: a run of one key, no hash), else the key's
@@ -239,21 +271,22 @@ MM_INLINE int mm_hash_enter(mm_engine *e, mm_hash *H, mm_elem *x, mm_elem **part
         }
         looked = 1;
     }
-    /* a live FIFO of the other side: the partner is its head */
-    if ((s->tag & (MM_FSLOT_IDLE | MM_FSLOT_SIDE)) == (side ^ MM_FSLOT_SIDE))
-        return mm_hash_take(t, ost, s, n, partner);
-    /* k's slot, idle or live with x's side: x joins it */
-    if (looked)
-        mm_ftable_remember(t, s, k);
-    mm_stat_search(ost, 0, 0);
-    if (mode == MM_HASH_FULL && MM_UNLIKELY(!mm_may_queue(x))) {
-        mm_stat_probes(ost, n);
-        return MM_ENOMEM;
+    /* The tag's top bits say all: a live FIFO of receives (00: the tag is
+     * below MM_FSLOT_SIDE), of messages (01: not negative), or idle (1x).
+     * A live FIFO of the other side gives the partner (its head); else x
+     * joins its key's live FIFO or opens the idle one. */
+    const uint32_t tag = s->tag;
+    if (tag < MM_FSLOT_SIDE) { /* live receives */
+        if (!is_recv)
+            return mm_hash_take(t, ost, s, n, partner);
+        return mm_hash_join(e, H, x, s, n, looked, mode, is_recv, 0);
     }
-    mm_stat_probes(st, n);
-    if (mm_ftable_append_side_t(t, s, x, MM_HASH_LI, side))
-        mm_stat_queues(st, 1);
-    return MM_QUEUED;
+    if ((int32_t)tag >= 0) { /* live messages */
+        if (is_recv)
+            return mm_hash_take(t, ost, s, n, partner);
+        return mm_hash_join(e, H, x, s, n, looked, mode, is_recv, 0);
+    }
+    return mm_hash_join(e, H, x, s, n, looked, mode, is_recv, 1);
 }
 
 MM_INLINE int mm_hash_post(mm_engine *e, mm_hash *H, mm_elem *r, mm_elem **partner)
