@@ -60,6 +60,21 @@ static inline void mm_hash_charge(mm_engine *e, mm_hash *H)
     H->charged = b;
 }
 
+/* mm_stat_probes for an operation that found its key's slot, having
+ * inspected n >= 1 slots: max_probes is written only for n >= 2, so the
+ * common call (the memo or the home slot: n is the constant 1 once this is
+ * inlined) adds to probes and compares nothing. A side whose operations
+ * all inspected one slot then holds max_probes 0 with probes > 0, which
+ * mm_get_stats reads as 1 (api.c: any operation that counts a slot counts
+ * at least one, so the most one inspected is at least 1): the statistic
+ * the caller sees is the same. */
+MM_INLINE void mm_hash_probes(mm_qstats *q, uint32_t n)
+{
+    q->probes += n;
+    if (n > 1 && n > q->max_probes)
+        q->max_probes = n;
+}
+
 /* An empty table of cap slots (both sides) hashing with seed: 0, or
  * MM_ENOMEM (nothing held). */
 static inline int mm_hash_init(mm_engine *e, mm_hash *H, uint32_t cap, uint64_t seed)
@@ -170,7 +185,7 @@ MM_INLINE int mm_hash_take(mm_ftable *t, mm_qstats *ost, mm_fslot *s, uint32_t n
                            mm_elem **partner)
 {
     mm_stat_search(ost, 1, 1);
-    mm_stat_probes(ost, n);
+    mm_hash_probes(ost, n);
     int closed;
     *partner = mm_ftable_pop_t(t, s, &closed, MM_HASH_LI);
     if (closed)
@@ -195,7 +210,7 @@ MM_INLINE int mm_hash_join(mm_engine *e, mm_hash *H, mm_elem *x, mm_fslot *s, ui
         mm_stat_probes(ost, n);
         return MM_ENOMEM;
     }
-    mm_stat_probes(st, n);
+    mm_hash_probes(st, n);
     if (open) {
         mm_ftable_open_t(t, s, x, MM_HASH_LI, is_recv ? MM_HASH_RECV : MM_HASH_MSG);
         mm_stat_queues(st, 1);
