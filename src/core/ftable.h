@@ -407,9 +407,9 @@ MM_INLINE void mm_ftable_open_t(mm_ftable *t, mm_fslot *s, mm_elem *x, const uns
 MM_INLINE void mm_ftable_join_t(mm_fslot *s, mm_elem *x, const unsigned li)
 {
     mm_link *l = mm_ftable_link_t(x, li);
+    l->next = NULL;
     mm_link *hl = mm_ftable_link_t(s->u.head, li);
     mm_link *tail = hl->prev;
-    l->next = NULL;
     tail->next = l;
     l->prev = tail;
     hl->prev = l;
