@@ -53,15 +53,6 @@ static inline mm_pool *mm_enter_pool(mm_engine *e, int is_recv)
 enum { MM_ENTER_ONE_POOL = 1u << 0, MM_ENTER_LATE_SEQ = 1u << 1, MM_ENTER_KEY_WORDS = 1u << 2,
        MM_ENTER_OWN_RECVS = 1u << 3 };
 
-/* MM_ENTER_IN_REG(v): v is in a general register here (an empty asm
- * statement the compiler cannot see through), so that it is not merged
- * into a vector move and taken apart again for its uses. */
-#if defined(__GNUC__) || defined(__clang__)
-#define MM_ENTER_IN_REG(v) __asm__("" : "+r"(v))
-#else
-#define MM_ENTER_IN_REG(v) ((void)0)
-#endif
-
 /* MM_ENTER_KEY_WORDS: the engine reads the new element's key at once (a
  * hash or a memo compare): the entry's first 16 bytes (the key, then kind,
  * coll_op and the zero reserved word) are copied as two 8-byte words, not
@@ -72,8 +63,6 @@ MM_INLINE void mm_enter_fill_words(mm_elem *x, const mm_entry *d, uint8_t flags)
 {
     uint64_t w0, w1;
     memcpy(&w0, d, 8), memcpy(&w1, (const char *)d + 8, 8);
-    MM_ENTER_IN_REG(w0);
-    MM_ENTER_IN_REG(w1);
     memcpy(&x->key, &w0, 8), memcpy((char *)&x->key + 8, &w1, 8);
     memcpy((char *)&x->key + 16, (const char *)d + 16, sizeof *d - 16);
     if (flags)
