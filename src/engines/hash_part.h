@@ -19,10 +19,11 @@
  * Statistics: each call counts a search of the other side (a hit when it
  * matched), as with two tables; the slots its one lookup inspected count as
  * probes once, on the side whose FIFO it took from (a match) or joined (a
- * queued element; a lookup that ends at once, on the memo or the home
- * slot, leaves max_probes to mm_get_stats: mm_hash_probes). Memory: the table is allocated from the engine's own
- * account and charged half to each side (mm_hash_charge), so that the two
- * sides' bytes still add up to the engine's. */
+ * queued element; a lookup that ends at once, on the memo or the home slot,
+ * leaves max_probes to mm_get_stats: mm_hash_probes). Memory: the table is
+ * allocated from the engine's own account and charged half to each side
+ * (mm_hash_charge), so that the two sides' bytes still add up to the
+ * engine's. */
 #ifndef MM_ENGINES_HASH_PART_H
 #define MM_ENGINES_HASH_PART_H
 
