@@ -585,6 +585,12 @@ int mm_get_stats(mm_engine *e, mm_stats *out)
     }
     LOCK(e);
     *out = e->st;
+    /* An engine may leave max_probes 0 while its operations inspected one
+     * slot each (hash_part.h, mm_hash_probes): the most is then 1. */
+    if (out->prq.probes && !out->prq.max_probes)
+        out->prq.max_probes = 1;
+    if (out->umq.probes && !out->umq.max_probes)
+        out->umq.max_probes = 1;
     out->prq.bytes = mm_mem_total(&e->prq_mem);
     out->prq.peak_bytes = e->prq_mem.peak;
     out->umq.bytes = mm_mem_total(&e->umq_mem);

@@ -37,6 +37,9 @@
 
 #include <stddef.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include "core/compiler.h"
 #include "core/elem.h"
 #include "core/khash.h"
@@ -374,24 +377,57 @@ static inline int mm_ftable_insert(mm_ftable *t, const mm_key *k, mm_elem *x, ui
  * marking the FIFO's side (0 or MM_FSLOT_SIDE) in the tag; joining a live
  * FIFO leaves its side as it is (the caller's: a live FIFO of the other
  * side is a match, never an append). */
+MM_INLINE void mm_ftable_open_t(mm_ftable *t, mm_fslot *s, mm_elem *x, const unsigned li,
+                                const uint32_t side);
+MM_INLINE void mm_ftable_join_t(mm_fslot *s, mm_elem *x, const unsigned li);
+
 MM_INLINE int mm_ftable_append_side_t(mm_ftable *t, mm_fslot *s, mm_elem *x, const unsigned li,
                                       const uint32_t side)
 {
-    mm_link *l = mm_ftable_link_t(x, li);
-    l->next = NULL;
     if (s->tag & MM_FSLOT_IDLE) {
-        l->prev = l;
-        s->tag = (s->tag & MM_FSLOT_HASH) | side;
-        s->u.head = x;
-        t->idle--;
+        mm_ftable_open_t(t, s, x, li, side);
         return 1;
     }
+    mm_ftable_join_t(s, x, li);
+    return 0;
+}
+
+/* Set a new element's link l to next and prev with one 16-byte store (with
+ * SSE2) instead of two: the append's path is bound by its stores more than
+ * by its instructions (`hash` on burst, docs/engines.md). */
+MM_INLINE void mm_ftable_link_set(mm_link *l, mm_link *next, mm_link *prev)
+{
+#if defined(__SSE2__)
+    _mm_storeu_si128((__m128i *)(void *)l,
+                     _mm_set_epi64x((long long)(uintptr_t)prev, (long long)(uintptr_t)next));
+#else
+    l->next = next;
+    l->prev = prev;
+#endif
+}
+
+/* The two cases of mm_ftable_append_side_t, for a caller that has told them
+ * apart already (from the slot's tag, as `hash` does in the compare that
+ * also finds its partner): open idle slot s with x alone (the FIFO's side
+ * marked in the tag), or append x to live slot s's FIFO. */
+MM_INLINE void mm_ftable_open_t(mm_ftable *t, mm_fslot *s, mm_elem *x, const unsigned li,
+                                const uint32_t side)
+{
+    mm_link *l = mm_ftable_link_t(x, li);
+    mm_ftable_link_set(l, NULL, l);
+    s->tag = (s->tag & MM_FSLOT_HASH) | side;
+    s->u.head = x;
+    t->idle--;
+}
+
+MM_INLINE void mm_ftable_join_t(mm_fslot *s, mm_elem *x, const unsigned li)
+{
+    mm_link *l = mm_ftable_link_t(x, li);
     mm_link *hl = mm_ftable_link_t(s->u.head, li);
     mm_link *tail = hl->prev;
+    mm_ftable_link_set(l, NULL, tail);
     tail->next = l;
-    l->prev = tail;
     hl->prev = l;
-    return 0;
 }
 
 MM_INLINE int mm_ftable_append_t(mm_ftable *t, mm_fslot *s, mm_elem *x, const unsigned li)

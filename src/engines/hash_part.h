@@ -19,9 +19,11 @@
  * Statistics: each call counts a search of the other side (a hit when it
  * matched), as with two tables; the slots its one lookup inspected count as
  * probes once, on the side whose FIFO it took from (a match) or joined (a
- * queued element). Memory: the table is allocated from the engine's own
- * account and charged half to each side (mm_hash_charge), so that the two
- * sides' bytes still add up to the engine's. */
+ * queued element; a lookup that ends at once, on the memo or the home slot,
+ * leaves max_probes to mm_get_stats: mm_hash_probes). Memory: the table is
+ * allocated from the engine's own account and charged half to each side
+ * (mm_hash_charge), so that the two sides' bytes still add up to the
+ * engine's. */
 #ifndef MM_ENGINES_HASH_PART_H
 #define MM_ENGINES_HASH_PART_H
 
@@ -40,6 +42,11 @@ typedef struct mm_hash {
 enum { MM_HASH_LI = 0 };
 #define MM_HASH_RECV 0u
 #define MM_HASH_MSG  MM_FSLOT_SIDE
+/* mm_hash_enter tells a slot's three states by the tag's order: live
+ * receives below MM_FSLOT_SIDE, live messages up to the idle bit. */
+_Static_assert(MM_HASH_RECV == 0 && MM_HASH_MSG == MM_FSLOT_SIDE &&
+               MM_FSLOT_IDLE == 0x80000000u && MM_FSLOT_SIDE == 0x40000000u,
+               "hash's slot states are ordered by the tag");
 
 /* Charge the table's bytes, half to each side's account (the engine's
  * account holds the block), after a call that may have rebuilt it. */
@@ -53,6 +60,21 @@ static inline void mm_hash_charge(mm_engine *e, mm_hash *H)
     mm_mem_charge(&e->prq_mem, b / 2);
     mm_mem_charge(&e->umq_mem, b - b / 2);
     H->charged = b;
+}
+
+/* mm_stat_probes for an operation that found its key's slot, having
+ * inspected n >= 1 slots: max_probes is written only for n >= 2, so the
+ * common call (the memo or the home slot: n is the constant 1 once this is
+ * inlined) adds to probes and compares nothing. A side whose operations
+ * all inspected one slot then holds max_probes 0 with probes > 0, which
+ * mm_get_stats reads as 1 (api.c: any operation that counts a slot counts
+ * at least one, so the most one inspected is at least 1): the statistic
+ * the caller sees is the same. */
+MM_INLINE void mm_hash_probes(mm_qstats *q, uint32_t n)
+{
+    q->probes += n;
+    if (n > 1 && n > q->max_probes)
+        q->max_probes = n;
 }
 
 /* An empty table of cap slots (both sides) hashing with seed: 0, or
@@ -165,12 +187,39 @@ MM_INLINE int mm_hash_take(mm_ftable *t, mm_qstats *ost, mm_fslot *s, uint32_t n
                            mm_elem **partner)
 {
     mm_stat_search(ost, 1, 1);
-    mm_stat_probes(ost, n);
+    mm_hash_probes(ost, n);
     int closed;
     *partner = mm_ftable_pop_t(t, s, &closed, MM_HASH_LI);
     if (closed)
         ost->queues--;
     return MM_MATCHED;
+}
+
+/* x (a receive if is_recv) has no partner queued and joins the FIFO of its
+ * key's slot s, live with x's side, or opens it (idle, when open): mm_hash_enter's
+ * end, after a lookup that inspected n slots (looked: not the memo's, so
+ * remembered now). */
+MM_INLINE int mm_hash_join(mm_engine *e, mm_hash *H, mm_elem *x, mm_fslot *s, uint32_t n,
+                           const int looked, const int mode, const int is_recv, const int open)
+{
+    mm_ftable *t = &H->t;
+    mm_qstats *st = is_recv ? &e->st.prq : &e->st.umq;
+    mm_qstats *ost = is_recv ? &e->st.umq : &e->st.prq;
+    if (looked)
+        mm_ftable_remember(t, s, &x->key);
+    mm_stat_search(ost, 0, 0);
+    if (mode == MM_HASH_FULL && MM_UNLIKELY(!mm_may_queue(x))) {
+        mm_stat_probes(ost, n);
+        return MM_ENOMEM;
+    }
+    mm_hash_probes(st, n);
+    if (open) {
+        mm_ftable_open_t(t, s, x, MM_HASH_LI, is_recv ? MM_HASH_RECV : MM_HASH_MSG);
+        mm_stat_queues(st, 1);
+    } else {
+        mm_ftable_join_t(s, x, MM_HASH_LI);
+    }
+    return MM_QUEUED;
 }
 
 /* x (a receive if is_recv, else a message) takes the head of its key's
@@ -239,21 +288,22 @@ MM_INLINE int mm_hash_enter(mm_engine *e, mm_hash *H, mm_elem *x, mm_elem **part
         }
         looked = 1;
     }
-    /* a live FIFO of the other side: the partner is its head */
-    if ((s->tag & (MM_FSLOT_IDLE | MM_FSLOT_SIDE)) == (side ^ MM_FSLOT_SIDE))
-        return mm_hash_take(t, ost, s, n, partner);
-    /* k's slot, idle or live with x's side: x joins it */
-    if (looked)
-        mm_ftable_remember(t, s, k);
-    mm_stat_search(ost, 0, 0);
-    if (mode == MM_HASH_FULL && MM_UNLIKELY(!mm_may_queue(x))) {
-        mm_stat_probes(ost, n);
-        return MM_ENOMEM;
+    /* The tag's top bits say all: a live FIFO of receives (00: the tag is
+     * below MM_FSLOT_SIDE), of messages (01: not negative), or idle (1x).
+     * A live FIFO of the other side gives the partner (its head); else x
+     * joins its key's live FIFO or opens the idle one. */
+    const uint32_t tag = s->tag;
+    if (tag < MM_FSLOT_SIDE) { /* live receives */
+        if (!is_recv)
+            return mm_hash_take(t, ost, s, n, partner);
+        return mm_hash_join(e, H, x, s, n, looked, mode, is_recv, 0);
     }
-    mm_stat_probes(st, n);
-    if (mm_ftable_append_side_t(t, s, x, MM_HASH_LI, side))
-        mm_stat_queues(st, 1);
-    return MM_QUEUED;
+    if ((int32_t)tag >= 0) { /* live messages */
+        if (is_recv)
+            return mm_hash_take(t, ost, s, n, partner);
+        return mm_hash_join(e, H, x, s, n, looked, mode, is_recv, 0);
+    }
+    return mm_hash_join(e, H, x, s, n, looked, mode, is_recv, 1);
 }
 
 MM_INLINE int mm_hash_post(mm_engine *e, mm_hash *H, mm_elem *r, mm_elem **partner)
