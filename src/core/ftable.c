@@ -149,3 +149,102 @@ int mm_ftable_insert_n(mm_ftable *t, const mm_key *k, mm_elem *x, uint32_t h, ui
 {
     return mm_ftable_insert_at(t, k, x, h, MM_FTABLE_NO_SLOT, n);
 }
+
+/* ---- Bulk insertion (mm_ftable_fill) ---- */
+
+enum { FILL_AHEAD = 8 }; /* elements hashed, and their home slots prefetched, ahead */
+
+/* The key x is filed under (projected under masked). */
+MM_INLINE mm_key fill_key(const mm_ftable *t, const mm_elem *x, const int masked)
+{
+    return masked ? mm_ftable_key(t, &x->key) : x->key;
+}
+
+/* mm_ftable_fill for a table with (masked) or without a projection. */
+MM_INLINE int fill_t(mm_ftable *t, mm_link *first, const mm_link *end, unsigned from_li,
+                     uint32_t side, mm_ftable_filled *out, const int masked)
+{
+    mm_elem *ring[FILL_AHEAD];
+    uint32_t hr[FILL_AHEAD];
+    uint64_t probes = 0, maxp = 0, opened = 0;
+    const unsigned li = t->li;
+    uint32_t mask = t->mask, bound = mm_ftable_max_run(mask + 1);
+    unsigned n = 0, at = 0;
+    mm_link *l = first;
+    int rc = 0;
+    for (;;) {
+        for (; n < FILL_AHEAD && l != end; n++) { /* (next read before x is relinked) */
+            mm_elem *x = mm_elem_of(l, from_li);
+            l = l->next;
+            unsigned j = (at + n) % FILL_AHEAD;
+            mm_key k = fill_key(t, x, masked);
+            ring[j] = x;
+            hr[j] = mm_ftable_hash(t, &k);
+            __builtin_prefetch(&t->slots[hr[j] & mask], 1);
+        }
+        if (n == 0)
+            break;
+        mm_elem *x = ring[at];
+        const uint32_t h = hr[at];
+        const mm_key k = fill_key(t, x, masked);
+        uint32_t i = h & mask, c = 1;
+        for (;; c++, i = (i + 1) & mask) {
+            mm_fslot *s = &t->slots[i];
+            uint32_t tag = s->tag;
+            if ((tag & MM_FSLOT_HASH) == h && mm_fslot_is_t(t, s, &k, masked)) {
+                opened += (uint64_t)mm_ftable_append_side_t(t, s, x, li, side);
+                break;
+            }
+            if (tag != MM_FSLOT_EMPTY)
+                continue;
+            /* a new key: the empty slot its lookup ended on (c slots inspected) */
+            mm_link *xl = mm_ftable_link_t(x, li);
+            xl->next = NULL;
+            xl->prev = xl;
+            opened++;
+            if (MM_LIKELY((uint64_t)(t->count + 1) * 2 <= (uint64_t)mask + 1 && c - 1 <= bound)) {
+                s->tag = h | side;
+                s->comm = 0;
+                s->u.head = x;
+                t->count++;
+                break;
+            }
+            /* the table grows first, or the run is past the bound: the
+             * general insertion, which rebuilds (hashes of a new seed: the
+             * ring's are computed again) */
+            uint64_t seed = t->seed;
+            if (mm_ftable_insert_at(t, &k, x, h | side, i, &c) != 0) {
+                opened--;
+                rc = -1;
+                goto done;
+            }
+            mask = t->mask;
+            bound = mm_ftable_max_run(mask + 1);
+            if (t->seed != seed)
+                for (unsigned m = 1; m < n; m++) {
+                    unsigned j = (at + m) % FILL_AHEAD;
+                    mm_key kj = fill_key(t, ring[j], masked);
+                    hr[j] = mm_ftable_hash(t, &kj);
+                }
+            break;
+        }
+        probes += c;
+        if (c > maxp)
+            maxp = c;
+        at = (at + 1) % FILL_AHEAD;
+        n--;
+    }
+done:
+    out->probes = probes;
+    out->max_probes = maxp;
+    out->opened = opened;
+    return rc;
+}
+
+int mm_ftable_fill(mm_ftable *t, mm_link *first, const mm_link *end, unsigned from_li,
+                   uint32_t side, mm_ftable_filled *out)
+{
+    if (t->proj)
+        return fill_t(t, first, end, from_li, side, out, 1);
+    return fill_t(t, first, end, from_li, side, out, 0);
+}

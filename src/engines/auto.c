@@ -392,40 +392,25 @@ static void set_entries(mm_engine *e, auto_impl *A);
 
 /* The elements of a list queue, from link `first` up to (not including) the
  * sentinel at address `end` (never read: its memory may be another
- * structure's by now), filed in that order in the hash phase's table H
- * (on their side), which has room for all of them without growing. Each element's next
- * link is read before the element is relinked, AHEAD elements before: their
- * hashes are computed and their home slots prefetched that far ahead, so
- * that the slots' cache misses overlap (the move's cost, a miss per element
- * otherwise). A table that re-seeds itself on the way (a long probe run)
- * invalidates the hashes computed before: they are then computed again. */
-enum { AHEAD = 8 };
+ * structure's by now), filed in that order in the hash phase's table H on
+ * their side (recv), which has room for all of them without growing: the
+ * table's bulk insertion (mm_ftable_fill: each key's home slot prefetched
+ * ahead, no memo, the FIFO's head written in place), and the side's
+ * statistics once for the queue: the slots inspected (in all, and the most
+ * by one element) and the FIFOs opened, as mm_hash_file would have counted
+ * them element by element. */
 static void hash_relink(mm_engine *e, mm_hash *H, mm_link *first, const mm_link *end,
-                        unsigned li)
+                        unsigned li, int recv)
 {
-    mm_ftable *t = &H->t;
-    mm_elem *ring[AHEAD];
-    uint32_t hr[AHEAD];
-    uint64_t seed = t->seed;
-    unsigned n = 0, at = 0;
-    mm_link *l = first;
-    for (;;) {
-        for (; n < AHEAD && l != end; n++) {
-            mm_elem *x = mm_elem_of(l, li);
-            l = l->next;
-            unsigned i = (at + n) % AHEAD;
-            ring[i] = x;
-            hr[i] = mm_ftable_hash(t, &x->key);
-            __builtin_prefetch(&t->slots[hr[i] & t->mask], 1);
-        }
-        if (n == 0)
-            break;
-        mm_elem *x = ring[at];
-        /* (cannot fail: no growth, and a failed re-seed leaves the table as it is) */
-        (void)mm_hash_file(e, H, x, hr[at], t->seed == seed);
-        at = (at + 1) % AHEAD;
-        n--;
-    }
+    mm_qstats *st = recv ? &e->st.prq : &e->st.umq;
+    mm_ftable_filled f;
+    /* (cannot fail: no growth, and a failed re-seed leaves the table as it is) */
+    (void)mm_ftable_fill(&H->t, first, end, li, recv ? MM_HASH_RECV : MM_HASH_MSG, &f);
+    st->probes += f.probes;
+    if (f.max_probes > st->max_probes)
+        st->max_probes = f.max_probes;
+    mm_stat_queues(st, (int64_t)f.opened);
+    mm_hash_charge(e, H); /* (a re-seed rebuilds the table: the same bytes) */
 }
 
 /* Leaving the list for hash (both hints): bins' warm tables are freed and
@@ -453,8 +438,8 @@ static int list_to_hash(mm_engine *e, auto_impl *A)
     close_phase(e, A);
     A->phase = PH_HASH;
     A->u.H = H;
-    hash_relink(e, &A->u.H, prq.head.next, rend, prq.li);
-    hash_relink(e, &A->u.H, umq.head.next, mend, umq.li);
+    hash_relink(e, &A->u.H, prq.head.next, rend, prq.li, 1);
+    hash_relink(e, &A->u.H, umq.head.next, mend, umq.li, 0);
     return 1;
 }
 
