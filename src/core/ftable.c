@@ -152,44 +152,34 @@ int mm_ftable_insert_n(mm_ftable *t, const mm_key *k, mm_elem *x, uint32_t h, ui
 
 /* ---- Bulk insertion (mm_ftable_fill) ---- */
 
-enum { FILL_AHEAD = 8 }; /* elements hashed, and their home slots prefetched, ahead */
-
 /* The key x is filed under (projected under masked). */
 MM_INLINE mm_key fill_key(const mm_ftable *t, const mm_elem *x, const int masked)
 {
     return masked ? mm_ftable_key(t, &x->key) : x->key;
 }
 
-/* mm_ftable_fill for a table with (masked) or without a projection. */
+/* mm_ftable_fill for a table with (masked) or without a projection. The
+ * table's fields the loop changes or reads at every element are kept in
+ * locals (the slots' 32-bit tags could alias them), written back before
+ * the general insertion, read again after it (a rebuild moves the slots;
+ * a re-seed changes the hash), and written back after the loop. */
 MM_INLINE int fill_t(mm_ftable *t, mm_link *first, const mm_link *end, unsigned from_li,
                      uint32_t side, mm_ftable_filled *out, const int masked)
 {
-    mm_elem *ring[FILL_AHEAD];
-    uint32_t hr[FILL_AHEAD];
     uint64_t probes = 0, maxp = 0, opened = 0;
     const unsigned li = t->li;
-    uint32_t mask = t->mask, bound = mm_ftable_max_run(mask + 1);
-    unsigned n = 0, at = 0;
-    mm_link *l = first;
+    mm_mshash hk = t->hk;
+    mm_fslot *slots = t->slots;
+    uint32_t mask = t->mask, count = t->count, bound = mm_ftable_max_run(mask + 1);
     int rc = 0;
-    for (;;) {
-        for (; n < FILL_AHEAD && l != end; n++) { /* (next read before x is relinked) */
-            mm_elem *x = mm_elem_of(l, from_li);
-            l = l->next;
-            unsigned j = (at + n) % FILL_AHEAD;
-            mm_key k = fill_key(t, x, masked);
-            ring[j] = x;
-            hr[j] = mm_ftable_hash(t, &k);
-            __builtin_prefetch(&t->slots[hr[j] & mask], 1);
-        }
-        if (n == 0)
-            break;
-        mm_elem *x = ring[at];
-        const uint32_t h = hr[at];
+    for (mm_link *l = first; l != end;) {
+        mm_elem *x = mm_elem_of(l, from_li);
+        l = l->next; /* (read before x is relinked) */
         const mm_key k = fill_key(t, x, masked);
+        const uint32_t h = mm_mshash_key(&hk, &k) >> 2; /* (mm_ftable_hash) */
         uint32_t i = h & mask, c = 1;
         for (;; c++, i = (i + 1) & mask) {
-            mm_fslot *s = &t->slots[i];
+            mm_fslot *s = &slots[i];
             uint32_t tag = s->tag;
             if ((tag & MM_FSLOT_HASH) == h && mm_fslot_is_t(t, s, &k, masked)) {
                 opened += (uint64_t)mm_ftable_append_side_t(t, s, x, li, side);
@@ -202,39 +192,35 @@ MM_INLINE int fill_t(mm_ftable *t, mm_link *first, const mm_link *end, unsigned 
             xl->next = NULL;
             xl->prev = xl;
             opened++;
-            if (MM_LIKELY((uint64_t)(t->count + 1) * 2 <= (uint64_t)mask + 1 && c - 1 <= bound)) {
+            if (MM_LIKELY((uint64_t)(count + 1) * 2 <= (uint64_t)mask + 1 && c - 1 <= bound)) {
                 s->tag = h | side;
                 s->comm = 0;
                 s->u.head = x;
-                t->count++;
+                count++;
                 break;
             }
             /* the table grows first, or the run is past the bound: the
-             * general insertion, which rebuilds (hashes of a new seed: the
-             * ring's are computed again) */
-            uint64_t seed = t->seed;
-            if (mm_ftable_insert_at(t, &k, x, h | side, i, &c) != 0) {
+             * general insertion, which rebuilds (the slots move; under a
+             * new seed, the keys hash anew) */
+            t->count = count;
+            rc = mm_ftable_insert_at(t, &k, x, h | side, i, &c);
+            slots = t->slots;
+            mask = t->mask;
+            count = t->count;
+            hk = t->hk;
+            bound = mm_ftable_max_run(mask + 1);
+            if (rc != 0) {
                 opened--;
-                rc = -1;
                 goto done;
             }
-            mask = t->mask;
-            bound = mm_ftable_max_run(mask + 1);
-            if (t->seed != seed)
-                for (unsigned m = 1; m < n; m++) {
-                    unsigned j = (at + m) % FILL_AHEAD;
-                    mm_key kj = fill_key(t, ring[j], masked);
-                    hr[j] = mm_ftable_hash(t, &kj);
-                }
             break;
         }
         probes += c;
         if (c > maxp)
             maxp = c;
-        at = (at + 1) % FILL_AHEAD;
-        n--;
     }
 done:
+    t->count = count;
     out->probes = probes;
     out->max_probes = maxp;
     out->opened = opened;

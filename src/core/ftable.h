@@ -537,8 +537,9 @@ static inline int mm_ftable_remove(mm_ftable *t, mm_elem *x, const mm_key *k)
  * only a table that must grow first, or a probe run past the bound, takes
  * mm_ftable_insert_at, whose rebuild or re-seed then applies as ever).
  * Each element's next link is read before it is relinked (from_li may be
- * t->li), and its key hashed and home slot prefetched some elements ahead
- * (recomputed after a re-seed), so that the slots' cache misses overlap.
+ * t->li). (Hashing keys some elements ahead to prefetch their home slots
+ * measured no faster: the move follows the allocation that emptied the
+ * slots, which are in cache, and cost more instructions.)
  * 0, or -1 when the table had to grow and could not (out of memory): the
  * elements before the one that failed are filed, it (its link t->li reset)
  * and the rest are not; a table with room for them all (at most half full

@@ -48,8 +48,9 @@
  * Bins' tables are allocated (and emptied) at creation and kept outside the
  * hash phase, so a switch to bins allocates nothing, and the list's
  * elements are relinked into bins straight from its queues; into hash too
- * (its one table, of 2 slots per element, as `hash`'s own at their peak,
- * allocated at the switch once bins' are freed). With both hints, bins ->
+ * (its one table, of 2 slots per element and at least `hash`'s 1024, as
+ * `hash`'s own at their peak, allocated at the switch once bins' are
+ * freed). With both hints, bins ->
  * hash at the end of every HOLD (4) windows when more than `bins` / 2
  * elements were queued at a call of the last one (the bound of the move
  * into bins), or when D over them exceeds `up` (keys that collide in a
@@ -237,13 +238,28 @@ static void warm_drop(mm_engine *e, auto_impl *A)
     A->warm_dirty = 0;
 }
 
+/* The hash phase's table for n queued elements (both sides): 2 slots per
+ * element (the next power of two), at most half full after the move, as
+ * `hash`'s own table after its growth (none while they are filed), and at
+ * least `hash`'s own start (its parameter capacity, 1024): `shuffle` n=256
+ * moved 256 receives into 512 slots, half full, where a call's key was not
+ * in its home slot one time in four and a call inspected 1.37 slots,
+ * against one in nine and 1.13 in `hash`'s 1024 (branch auto18k). */
+enum { HASH_START = 1024 };
+static uint32_t hash_slots(size_t n)
+{
+    if (n >= (1u << 29))
+        return 1u << 30;
+    return 2 * (uint32_t)n > HASH_START ? 2 * (uint32_t)n : HASH_START;
+}
+
 /* An empty structure of phase p, its tables sized for nr receives and nm
  * messages: 0 or MM_ENOMEM (nothing held). */
 static int open_phase(mm_engine *e, auto_impl *A, int p, size_t nr, size_t nm)
 {
-    /* nm, hash: 2 slots per element (the next power of two), at most half
-     * full, as `hash`'s own tables after their growth: no growth while the
-     * elements are filed */
+    /* nm: 2 slots per element (the next power of two), at most half full,
+     * as `nm`'s own tables after their growth: no growth while the
+     * elements are filed; hash: hash_slots */
     uint32_t cr = nr < (1u << 28) ? 2 * (uint32_t)nr : 1u << 30;
     uint32_t cm = nm < (1u << 28) ? 2 * (uint32_t)nm : 1u << 30;
     memset(&A->u, 0, sizeof A->u);
@@ -262,8 +278,8 @@ static int open_phase(mm_engine *e, auto_impl *A, int p, size_t nr, size_t nm)
         return 0;
     case PH_NM:
         return mm_nm_init(e, &A->u.N, A->seed, cr, cm);
-    case PH_HASH: /* (one table for both sides: cr + cm slots) */
-        return mm_hash_init(e, &A->u.H, cr + cm < (1u << 30) ? cr + cm : 1u << 30, A->seed);
+    case PH_HASH: /* (one table for both sides) */
+        return mm_hash_init(e, &A->u.H, hash_slots(nr + nm), A->seed);
     default:
         mm_list_init(e, &A->u.L);
         return 0;
@@ -394,8 +410,8 @@ static void set_entries(mm_engine *e, auto_impl *A);
  * sentinel at address `end` (never read: its memory may be another
  * structure's by now), filed in that order in the hash phase's table H on
  * their side (recv), which has room for all of them without growing: the
- * table's bulk insertion (mm_ftable_fill: each key's home slot prefetched
- * ahead, no memo, the FIFO's head written in place), and the side's
+ * table's bulk insertion (mm_ftable_fill: no memo, the FIFO's head written
+ * in place, nothing out of line but a re-seed), and the side's
  * statistics once for the queue: the slots inspected (in all, and the most
  * by one element) and the FIFOs opened, as mm_hash_file would have counted
  * them element by element. */
@@ -414,11 +430,10 @@ static void hash_relink(mm_engine *e, mm_hash *H, mm_link *first, const mm_link 
 }
 
 /* Leaving the list for hash (both hints): bins' warm tables are freed and
- * the hash table (both sides) allocated with 2 slots per element, the next power of two
- * (at most half full, as `hash`'s own after its growth: none during the
- * move, so nothing in it can fail), and the elements are
+ * the hash table (both sides) allocated (hash_slots: at most half full
+ * after the move, so nothing in it can grow or fail), and the elements are
  * relinked, in order, straight from the list's queues (no array, no sort),
- * their home slots prefetched ahead (hash_relink). 0 when the table cannot
+ * in bulk (hash_relink). 0 when the table cannot
  * be allocated (nothing done: switch_to's general path tries, and leaves a
  * list if it cannot either). */
 static int list_to_hash(mm_engine *e, auto_impl *A)
@@ -430,7 +445,7 @@ static int list_to_hash(mm_engine *e, auto_impl *A)
     mm_hash H;
     uint64_t ta = mm_now_ns();
     warm_drop(e, A); /* (the list holds none of bins' tables) */
-    if (mm_hash_init(e, &H, 2 * (uint32_t)(prq.len + umq.len), A->seed) != 0) {
+    if (mm_hash_init(e, &H, hash_slots(prq.len + umq.len), A->seed) != 0) {
         warm_make(e, A);
         return 0;
     }
@@ -1066,21 +1081,26 @@ MM_ENGINE_ENTER_LEAN(auto_nm, nm_phase_post, nm_phase_arrive, 1, MM_ENTER_OWN_RE
  * numbers (neither `hash`'s search nor the count reads the new element's,
  * and no switch happens inside these calls), the key copied as words,
  * receives in their own pool. The first try is `hash`'s inline one
- * (mm_hash_*_fast: a key in its home slot or the memo); a new key or a
- * probe run answers MM_ENTER_RETRY, having changed nothing, and runs again
- * on the full path (fast 0), out of line. The window's last call, which may
+ * (mm_hash_*_try: a key in its home slot or the memo); a new key or a
+ * probe run answers MM_ENTER_RETRY, having changed nothing but the key's
+ * hash in how, and the call resumes from there out of line, as `hash`'s
+ * (MM_ENGINE_ENTER_RESUME: no second fill, hash or memo compare; until
+ * branch auto18k it ran the whole call again). The window's last call, which may
  * switch (moving the new element, which must then be numbered), is left to
  * the generic entries, as in the bins phase (bins_lean_call); under `force`
  * every call is a window's last: always the generic entries. */
 MM_INLINE int hash_lean_call(mm_engine *e, mm_elem *x, mm_elem **partner, const int is_recv,
-                             const int fast)
+                             const int mode, uint32_t *how)
 {
     auto_impl *A = e->impl;
-    int rc = fast ? (is_recv ? mm_hash_post_fast(e, &A->u.H, x, partner)
-                             : mm_hash_arrive_fast(e, &A->u.H, x, partner))
-                  : (is_recv ? mm_hash_post(e, &A->u.H, x, partner)
-                             : mm_hash_arrive(e, &A->u.H, x, partner));
-    if ((fast && rc == MM_ENTER_RETRY) || MM_UNLIKELY(rc < 0))
+    int rc = mode == MM_HASH_FAST      ? (is_recv ? mm_hash_post_try(e, &A->u.H, x, partner, how)
+                                                  : mm_hash_arrive_try(e, &A->u.H, x, partner, how))
+             : mode == MM_HASH_RESUMED ? (is_recv ? mm_hash_post_resume(e, &A->u.H, x, partner, *how)
+                                                  : mm_hash_arrive_resume(e, &A->u.H, x, partner,
+                                                                          *how))
+                                       : (is_recv ? mm_hash_post(e, &A->u.H, x, partner)
+                                                  : mm_hash_arrive(e, &A->u.H, x, partner));
+    if ((mode == MM_HASH_FAST && rc == MM_ENTER_RETRY) || MM_UNLIKELY(rc < 0))
         return rc; /* (a failed call: no trace but its searches and misses, which the
                       API takes back, and it does not count in the window) */
     lean_window_step(e, A, e->st.prq.length + e->st.umq.length);
@@ -1088,31 +1108,41 @@ MM_INLINE int hash_lean_call(mm_engine *e, mm_elem *x, mm_elem **partner, const 
 }
 
 /* (plain static functions, as hash.c's: the entries, flattened, inline them) */
-static int hash_fast_post(mm_engine *e, mm_elem *r, mm_elem **partner)
+static int hash_try_post(mm_engine *e, mm_elem *r, mm_elem **partner, uint32_t *how)
 {
-    return hash_lean_call(e, r, partner, 1, 1);
+    return hash_lean_call(e, r, partner, 1, MM_HASH_FAST, how);
 }
 
-static int hash_fast_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
+static int hash_try_arrive(mm_engine *e, mm_elem *m, mm_elem **partner, uint32_t *how)
 {
-    return hash_lean_call(e, m, partner, 0, 1);
+    return hash_lean_call(e, m, partner, 0, MM_HASH_FAST, how);
+}
+
+static int hash_resume_post(mm_engine *e, mm_elem *r, mm_elem **partner, uint32_t how)
+{
+    return hash_lean_call(e, r, partner, 1, MM_HASH_RESUMED, &how);
+}
+
+static int hash_resume_arrive(mm_engine *e, mm_elem *m, mm_elem **partner, uint32_t how)
+{
+    return hash_lean_call(e, m, partner, 0, MM_HASH_RESUMED, &how);
 }
 
 static int hash_lean_post(mm_engine *e, mm_elem *r, mm_elem **partner)
 {
-    return hash_lean_call(e, r, partner, 1, 0);
+    return hash_lean_call(e, r, partner, 1, MM_HASH_FULL, NULL);
 }
 
 static int hash_lean_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
 {
-    return hash_lean_call(e, m, partner, 0, 0);
+    return hash_lean_call(e, m, partner, 0, MM_HASH_FULL, NULL);
 }
 
 /* (hash_part.h: a failure counts nothing but its search and miss, so
- * may_fail 0, as `hash`'s) */
-MM_ENGINE_ENTER_FAST(auto_hash, hash_fast_post, hash_fast_arrive, hash_lean_post,
-                     hash_lean_arrive, 0, MM_ENTER_LATE_SEQ | MM_ENTER_KEY_WORDS |
-                     MM_ENTER_OWN_RECVS)
+ * may_fail 0, as `hash`'s; the full path only for an empty pool) */
+MM_ENGINE_ENTER_RESUME(auto_hash, hash_try_post, hash_try_arrive, hash_resume_post,
+                       hash_resume_arrive, hash_lean_post, hash_lean_arrive, 0,
+                       MM_ENTER_LATE_SEQ | MM_ENTER_KEY_WORDS | MM_ENTER_OWN_RECVS)
 
 /* The entries the API calls (e->enter_post, enter_arrive), while they are
  * auto's own (not the API's wrappers of a locked or sharded engine, which
