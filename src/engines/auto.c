@@ -40,21 +40,18 @@
  * receive's empty searches, in the other side, do not dilute what the
  * arrivals walk), and searches that walk at most one element (every match
  * at a head), which cannot call for a switch, touch nothing. Keyed is,
- * with both hints, bins while at most `bins` / 2 elements are moved (at
- * most one per other bin: bins searches about one element, and the move
- * into its warm tables costs half of hash's, which so few elements would
- * not repay), else hash; without, nm when bins would traverse more than
- * `nm` per search (receives per bin plus the wildcard receives), else bins.
- * Bins' tables are allocated (and emptied) at creation and kept outside the
- * hash phase, so a switch to bins allocates nothing, and the list's
- * elements are relinked into bins straight from its queues; into hash too
- * (its one table, of 2 slots per element and at least `hash`'s 1024, as
- * `hash`'s own at their peak, allocated at the switch once bins' are
- * freed). With both hints, bins ->
- * hash at the end of every HOLD (4) windows when more than `bins` / 2
- * elements were queued at a call of the last one (the bound of the move
- * into bins), or when D over them exceeds `up` (keys that collide in a
- * bin). Bins -> nm when D over the last HOLD windows exceeds `nm`; nm ->
+ * with both hints, hash (its move, in bulk, costs about what the move into
+ * bins does, and its calls are faster at every queue length: branch
+ * auto18k); without, nm when bins would traverse more than `nm` per search
+ * (receives per bin plus the wildcard receives), else bins. Without both
+ * hints, bins' tables are allocated (and emptied) at creation and kept
+ * outside the hash phase, so a switch to bins allocates nothing, and the
+ * list's elements are relinked into bins straight from its queues; into
+ * hash too (its one table, at most half full, as `hash`'s own at their
+ * peak, and no larger: hash_slots, allocated at the switch). With
+ * both hints the engine is in bins or nm only by `force`, and keyed sends
+ * it from there to hash. Bins -> nm when D over the last HOLD (4) windows
+ * exceeds `nm`; nm ->
  * bins when Dnm over the last HOLD windows is at most nm / 2, Wq <= `down`,
  * and the most elements queued since the switch, per bin, at most nm / 2
  * (wildcard traffic comes in bursts and phases: receives posted in one
@@ -85,9 +82,8 @@ static const mm_param_info auto_params[] = {
     [P_WINDOW] = {"window", "calls (post, arrive, probe) per window: the features are measured "
                   "over a window, and the engine switches at most once per window", 64, 1,
                   1 << 24},
-    [P_UP] = {"up", "leave the list (for hash or bins) when the elements traversed per search "
-              "over a window exceed this; with both hints, leave bins for hash when bins "
-              "traverses more than this per search over 4 windows",
+    [P_UP] = {"up", "leave the list (for hash with both hints, else bins or nm) when the "
+              "elements traversed per search over a window exceed this",
               6, 1, 1 << 20},
     [P_DOWN] = {"down", "go back to the list after a window in which at most this many elements "
                 "were queued (PRQ and UMQ together) at every call; -1: never", 4, -1, 1 << 20},
@@ -97,9 +93,8 @@ static const mm_param_info auto_params[] = {
               "windows exceed it; back to bins when bins would traverse at most half of it, "
               "at the nm phase's peak too, and at most `down` wildcard receives are queued",
               24, 1, 1 << 20},
-    [P_BINS] = {"bins", "number of hash bins of each side in the bins structure; with both "
-                "hints, the list leaves for bins only while at most half this many elements "
-                "are queued (else for hash), and bins leaves for hash when more are",
+    [P_BINS] = {"bins", "number of hash bins of each side in the bins structure (which the "
+                "rule takes without both hints only)",
                 256, 1, 1 << 20},
     [P_SEED] = {"seed", "seed of the key hash of bins, nm and hash (and of the forced switches): "
                 "0 draws a secret one from the OS at creation; N >= 1 fixes it", 0, 0, INT64_MAX},
@@ -208,10 +203,12 @@ static void window_start(mm_engine *e, auto_impl *A)
  * phase, dropped for the hash phase (which never files into them) before
  * its tables are allocated, so that the two are never held together at
  * the hash phase's peak, and made again when the engine leaves it. On
- * failure they stay NULL (bins then allocates its tables at the switch). */
+ * failure they stay NULL (bins then allocates its tables at the switch), as
+ * they do with both hints, where the rule never takes bins (only `force`
+ * does). */
 static void warm_make(mm_engine *e, auto_impl *A)
 {
-    if (A->warm_prq)
+    if (A->warm_prq || A->hinted) /* (with both hints the rule never takes bins) */
         return;
     size_t tb = (size_t)A->nbins * sizeof(mm_queue);
     A->warm_prq = mm_mem_alloc(&e->prq_mem, tb);
@@ -238,19 +235,23 @@ static void warm_drop(mm_engine *e, auto_impl *A)
     A->warm_dirty = 0;
 }
 
-/* The hash phase's table for n queued elements (both sides): 2 slots per
- * element (the next power of two), at most half full after the move, as
- * `hash`'s own table after its growth (none while they are filed), and at
- * least `hash`'s own start (its parameter capacity, 1024): `shuffle` n=256
+/* The hash phase's table for n queued elements (both sides): the next
+ * power of two of 4 slots per element up to `hash`'s own start (its
+ * parameter capacity, 1024), of 2 slots per element beyond, so at most
+ * half full after the move, as `hash`'s own table after its growth (none
+ * while they are filed), and never larger than `hash`'s. `shuffle` n=256
  * moved 256 receives into 512 slots, half full, where a call's key was not
  * in its home slot one time in four and a call inspected 1.37 slots,
- * against one in nine and 1.13 in `hash`'s 1024 (branch auto18k). */
+ * against one in nine and 1.13 in `hash`'s 1024; but a table of 1024 for
+ * a small queue is 16 KB to clear at the switch (`shuffle` n=32: about 4
+ * ns per event). Branch auto18k. */
 enum { HASH_START = 1024 };
 static uint32_t hash_slots(size_t n)
 {
     if (n >= (1u << 29))
         return 1u << 30;
-    return 2 * (uint32_t)n > HASH_START ? 2 * (uint32_t)n : HASH_START;
+    uint32_t two = 2 * (uint32_t)n, four = 2 * two;
+    return two >= HASH_START ? two : four < HASH_START ? four : HASH_START;
 }
 
 /* An empty structure of phase p, its tables sized for nr receives and nm
@@ -386,9 +387,9 @@ static size_t gather_side(mm_engine *e, auto_impl *A, int recv, seqd *v, size_t 
 
 /* Leaving the list, the keyed structure for the queues it holds (nr
  * receives, wild of them with a wildcard, nm messages): with both hints,
- * bins while nr + nm <= `bins` / 2, else hash (docs/engines.md, "auto":
- * the switch into hash costs about 9 ns per element moved against 4 into
- * bins, which hash's faster calls repay only on larger queues); else nm
+ * hash (docs/engines.md, "auto": from branch auto18i to auto18k bins while
+ * nr + nm <= `bins` / 2, when the move into hash cost about 9 ns per
+ * element against 4 into bins; in bulk it costs about 4); else nm
  * when bins would traverse more than `nm` per search at the
  * start (an arrival its bin of receives and every wildcard receive, a
  * receive its bin of messages; with more live keys than bins, or many
@@ -397,8 +398,8 @@ static size_t gather_side(mm_engine *e, auto_impl *A, int recv, seqd *v, size_t 
  * queued element (any n=16384: list, bins, nm in each round before). */
 static int keyed_for(const auto_impl *A, size_t nr, size_t nm, uint64_t wild)
 {
-    if (A->hinted) /* bins while it holds at most one element in every other bin */
-        return 2 * (nr + nm) > A->nbins ? PH_HASH : PH_BINS;
+    if (A->hinted)
+        return PH_HASH;
     uint64_t arrive = nr / A->nbins + wild, post = nm / A->nbins;
     uint64_t d = arrive > post ? arrive : post;
     return d > A->nm_depth ? PH_NM : PH_BINS;
@@ -572,9 +573,8 @@ static MM_COLD void switch_to(mm_engine *e, auto_impl *A, int p, const mm_elem *
 }
 
 /* At the end of a keyed window (HOLD of them), the keyed structure the
- * features call for: with both hints, hash from bins when the window's
- * Lmax is past keyed_for's bound (`bins` / 2) or bins searched deeper than
- * `up` over the HOLD windows; else bins, except that bins
+ * features call for: with both hints, hash (bins and nm come only from
+ * `force`); else bins, except that bins
  * searching deeper than `nm` per search (wildcard receives on its wildcard
  * list or searching its arrival list, or more keys than bins) calls for nm.
  * In nm, what bins would traverse is estimated (Dnm, an upper bound); nm
@@ -588,10 +588,8 @@ static int keyed(const mm_engine *e, const auto_impl *A)
     switch (A->phase) {
     case PH_BINS: { /* (not after a reset of the statistics) */
         uint64_t t = traversed(e);
-        if (A->hinted) /* to hash past keyed_for's bound, or when bins searches deeper than `up` */
-            return 2 * A->lmax > A->nbins || (t >= A->lt0 && t - A->lt0 > HOLD * A->budget)
-                       ? PH_HASH
-                       : PH_BINS;
+        if (A->hinted)
+            return PH_HASH;
         return t >= A->lt0 && t - A->lt0 > HOLD * A->nm_budget ? PH_NM : PH_BINS;
     }
     case PH_HASH:
@@ -744,7 +742,7 @@ static int auto_init(mm_engine *e, char *err, size_t errlen)
     A->rng = A->seed | 1;
     A->hinted = (e->hints & (MM_HINT_NO_ANY_SOURCE | MM_HINT_NO_ANY_TAG)) ==
                 (MM_HINT_NO_ANY_SOURCE | MM_HINT_NO_ANY_TAG);
-    warm_make(e, A); /* bins' tables, empty, untimed */
+    warm_make(e, A); /* bins' tables, empty, untimed (without both hints) */
     /* The messages' first slab, as bins' tables, at creation (untimed): auto
      * keeps two pools (receives of one link, messages of four), and without
      * this its first calls grow both where `list`, one pool, grows one (at
