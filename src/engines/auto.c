@@ -151,6 +151,11 @@ typedef struct auto_impl {
      * allocated at the switch) */
     mm_queue *warm_prq, *warm_umq;
     int       warm_dirty;           /* some queue of them may be non-empty */
+    /* with both hints, the hash phase's first table (`hash`'s own start,
+     * HASH_START slots), made empty at creation as `hash` makes its own,
+     * for the first switch to hash that it is large enough for (hash_open) */
+    mm_hash   warm_hash;
+    int       warm_hash_ok;         /* warm_hash is made and unused */
 } auto_impl;
 
 static uint64_t traversed(const mm_engine *e)
@@ -254,6 +259,24 @@ static uint32_t hash_slots(size_t n)
     return two >= HASH_START ? two : four < HASH_START ? four : HASH_START;
 }
 
+/* The hash phase's empty table H for n elements (hash_slots): the warm one
+ * made at creation when it is large enough (nothing allocated, nothing to
+ * clear: the first switch to hash of `shuffle` n=64 to 256), else a new
+ * one (the warm one, too small, released first). 0 or MM_ENOMEM (nothing
+ * held). */
+static int hash_open(mm_engine *e, auto_impl *A, mm_hash *H, size_t n)
+{
+    if (A->warm_hash_ok) {
+        A->warm_hash_ok = 0;
+        if (hash_slots(n) <= A->warm_hash.t.mask + 1) {
+            *H = A->warm_hash;
+            return 0;
+        }
+        mm_hash_fini(e, &A->warm_hash);
+    }
+    return mm_hash_init(e, H, hash_slots(n), A->seed);
+}
+
 /* An empty structure of phase p, its tables sized for nr receives and nm
  * messages: 0 or MM_ENOMEM (nothing held). */
 static int open_phase(mm_engine *e, auto_impl *A, int p, size_t nr, size_t nm)
@@ -280,7 +303,7 @@ static int open_phase(mm_engine *e, auto_impl *A, int p, size_t nr, size_t nm)
     case PH_NM:
         return mm_nm_init(e, &A->u.N, A->seed, cr, cm);
     case PH_HASH: /* (one table for both sides) */
-        return mm_hash_init(e, &A->u.H, hash_slots(nr + nm), A->seed);
+        return hash_open(e, A, &A->u.H, nr + nm);
     default:
         mm_list_init(e, &A->u.L);
         return 0;
@@ -446,7 +469,7 @@ static int list_to_hash(mm_engine *e, auto_impl *A)
     mm_hash H;
     uint64_t ta = mm_now_ns();
     warm_drop(e, A); /* (the list holds none of bins' tables) */
-    if (mm_hash_init(e, &H, hash_slots(prq.len + umq.len), A->seed) != 0) {
+    if (hash_open(e, A, &H, prq.len + umq.len) != 0) {
         warm_make(e, A);
         return 0;
     }
@@ -743,6 +766,9 @@ static int auto_init(mm_engine *e, char *err, size_t errlen)
     A->hinted = (e->hints & (MM_HINT_NO_ANY_SOURCE | MM_HINT_NO_ANY_TAG)) ==
                 (MM_HINT_NO_ANY_SOURCE | MM_HINT_NO_ANY_TAG);
     warm_make(e, A); /* bins' tables, empty, untimed (without both hints) */
+    /* with both, the hash phase's first table, untimed (on failure, made at
+     * the switch) */
+    A->warm_hash_ok = A->hinted && mm_hash_init(e, &A->warm_hash, HASH_START, A->seed) == 0;
     /* The messages' first slab, as bins' tables, at creation (untimed): auto
      * keeps two pools (receives of one link, messages of four), and without
      * this its first calls grow both where `list`, one pool, grows one (at
@@ -785,6 +811,8 @@ static void auto_fini(mm_engine *e)
         break;
     }
     warm_drop(e, A);
+    if (A->warm_hash_ok)
+        mm_hash_fini(e, &A->warm_hash);
     mm_mem_free(&e->mem, A, sizeof *A);
 }
 
