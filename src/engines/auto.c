@@ -45,13 +45,13 @@
  * auto18k); without, nm when bins would traverse more than `nm` per search
  * (receives per bin plus the wildcard receives), else bins. Without both
  * hints, bins' tables are allocated (and emptied) at creation and kept
- * outside the hash phase, so a switch to bins allocates nothing, and the
- * list's elements are relinked into bins straight from its queues; into
- * hash too (its one table, at most half full, as `hash`'s own at their
- * peak, and no larger: hash_slots, allocated at the switch). With
- * both hints the engine is in bins or nm only by `force`, and keyed sends
- * it from there to hash. Bins -> nm when D over the last HOLD (4) windows
- * exceeds `nm`; nm ->
+ * outside the hash phase, so a switch to bins allocates nothing; the
+ * list's elements are relinked straight from its queues into bins, and
+ * with both hints into hash (its one table, at most half full, as
+ * `hash`'s own at their peak, and no larger: hash_slots; the first one
+ * made at creation, later ones at the switch). With both hints the engine
+ * is in bins or nm only by `force`. Bins -> nm when D over the last HOLD
+ * (4) windows exceeds `nm`; nm ->
  * bins when Dnm over the last HOLD windows is at most nm / 2, Wq <= `down`,
  * and the most elements queued since the switch, per bin, at most nm / 2
  * (wildcard traffic comes in bursts and phases: receives posted in one
@@ -596,8 +596,8 @@ static MM_COLD void switch_to(mm_engine *e, auto_impl *A, int p, const mm_elem *
 }
 
 /* At the end of a keyed window (HOLD of them), the keyed structure the
- * features call for: with both hints, hash (bins and nm come only from
- * `force`); else bins, except that bins
+ * features call for: with both hints, hash (the only keyed structure the
+ * rule takes then); else bins, except that bins
  * searching deeper than `nm` per search (wildcard receives on its wildcard
  * list or searching its arrival list, or more keys than bins) calls for nm.
  * In nm, what bins would traverse is estimated (Dnm, an upper bound); nm
