@@ -149,3 +149,88 @@ int mm_ftable_insert_n(mm_ftable *t, const mm_key *k, mm_elem *x, uint32_t h, ui
 {
     return mm_ftable_insert_at(t, k, x, h, MM_FTABLE_NO_SLOT, n);
 }
+
+/* ---- Bulk insertion (mm_ftable_fill) ---- */
+
+/* The key x is filed under (projected under masked). */
+MM_INLINE mm_key fill_key(const mm_ftable *t, const mm_elem *x, const int masked)
+{
+    return masked ? mm_ftable_key(t, &x->key) : x->key;
+}
+
+/* mm_ftable_fill for a table with (masked) or without a projection. The
+ * table's fields the loop changes or reads at every element are kept in
+ * locals (the slots' 32-bit tags could alias them), written back before
+ * the general insertion, read again after it (a rebuild moves the slots;
+ * a re-seed changes the hash), and written back after the loop. */
+MM_INLINE int fill_t(mm_ftable *t, mm_link *first, const mm_link *end, unsigned from_li,
+                     uint32_t side, mm_ftable_filled *out, const int masked)
+{
+    uint64_t probes = 0, maxp = 0, opened = 0;
+    const unsigned li = t->li;
+    mm_mshash hk = t->hk;
+    mm_fslot *slots = t->slots;
+    uint32_t mask = t->mask, count = t->count, bound = mm_ftable_max_run(mask + 1);
+    int rc = 0;
+    for (mm_link *l = first; l != end;) {
+        mm_elem *x = mm_elem_of(l, from_li);
+        l = l->next; /* (read before x is relinked) */
+        const mm_key k = fill_key(t, x, masked);
+        const uint32_t h = mm_mshash_key(&hk, &k) >> 2; /* (mm_ftable_hash) */
+        uint32_t i = h & mask, c = 1;
+        for (;; c++, i = (i + 1) & mask) {
+            mm_fslot *s = &slots[i];
+            uint32_t tag = s->tag;
+            if ((tag & MM_FSLOT_HASH) == h && mm_fslot_is_t(t, s, &k, masked)) {
+                opened += (uint64_t)mm_ftable_append_side_t(t, s, x, li, side);
+                break;
+            }
+            if (tag != MM_FSLOT_EMPTY)
+                continue;
+            /* a new key: the empty slot its lookup ended on (c slots inspected) */
+            mm_link *xl = mm_ftable_link_t(x, li);
+            xl->next = NULL;
+            xl->prev = xl;
+            opened++;
+            if (MM_LIKELY((uint64_t)(count + 1) * 2 <= (uint64_t)mask + 1 && c - 1 <= bound)) {
+                s->tag = h | side;
+                s->comm = 0;
+                s->u.head = x;
+                count++;
+                break;
+            }
+            /* the table grows first, or the run is past the bound: the
+             * general insertion, which rebuilds (the slots move; under a
+             * new seed, the keys hash anew) */
+            t->count = count;
+            rc = mm_ftable_insert_at(t, &k, x, h | side, i, &c);
+            slots = t->slots;
+            mask = t->mask;
+            count = t->count;
+            hk = t->hk;
+            bound = mm_ftable_max_run(mask + 1);
+            if (rc != 0) {
+                opened--;
+                goto done;
+            }
+            break;
+        }
+        probes += c;
+        if (c > maxp)
+            maxp = c;
+    }
+done:
+    t->count = count;
+    out->probes = probes;
+    out->max_probes = maxp;
+    out->opened = opened;
+    return rc;
+}
+
+int mm_ftable_fill(mm_ftable *t, mm_link *first, const mm_link *end, unsigned from_li,
+                   uint32_t side, mm_ftable_filled *out)
+{
+    if (t->proj)
+        return fill_t(t, first, end, from_li, side, out, 1);
+    return fill_t(t, first, end, from_li, side, out, 0);
+}

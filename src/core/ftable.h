@@ -556,4 +556,37 @@ static inline int mm_ftable_remove(mm_ftable *t, mm_elem *x, const mm_key *k)
     return 0;
 }
 
+/* ---- Bulk insertion ----
+ *
+ * A structure that moves its queued elements into t (auto's switch from
+ * its list into hash) files a whole list queue at once: the elements from
+ * link `first` (the queue's links are link from_li) up to, not including,
+ * the sentinel at address end (never read: its memory may be another
+ * structure's by then), appended in that order to their keys' FIFOs (link
+ * t->li; a FIFO opened gets side, MM_FSLOT_SIDE or 0, in its tag), as
+ * mm_ftable_push of each in turn would, with the same probe runs. What the
+ * per-element path does besides is left out: the memo (not read, and set
+ * only by an insertion that grows or rebuilds the table), the statistics
+ * (returned in *out, for the caller to record once: slots inspected in all
+ * and by the worst element, FIFOs opened), and the out-of-line insertion
+ * (a new key takes the empty slot its lookup ended on, written in place;
+ * only a table that must grow first, or a probe run past the bound, takes
+ * mm_ftable_insert_at, whose rebuild or re-seed then applies as ever).
+ * Each element's next link is read before it is relinked (from_li may be
+ * t->li). (Hashing keys some elements ahead to prefetch their home slots
+ * measured no faster: the move follows the allocation that emptied the
+ * slots, which are in cache, and cost more instructions.)
+ * 0, or -1 when the table had to grow and could not (out of memory): the
+ * elements before the one that failed are filed, it (its link t->li reset)
+ * and the rest are not; a table with room for them all (at most half full
+ * after: (count + n) * 2 <= capacity) never grows. */
+typedef struct mm_ftable_filled {
+    uint64_t probes;     /* slots inspected                              */
+    uint64_t max_probes; /* the most by one element                      */
+    uint64_t opened;     /* FIFOs opened (new keys, and idle ones)        */
+} mm_ftable_filled;
+
+int mm_ftable_fill(mm_ftable *t, mm_link *first, const mm_link *end, unsigned from_li,
+                   uint32_t side, mm_ftable_filled *out);
+
 #endif

@@ -40,20 +40,18 @@
  * receive's empty searches, in the other side, do not dilute what the
  * arrivals walk), and searches that walk at most one element (every match
  * at a head), which cannot call for a switch, touch nothing. Keyed is,
- * with both hints, bins while at most `bins` / 2 elements are moved (at
- * most one per other bin: bins searches about one element, and the move
- * into its warm tables costs half of hash's, which so few elements would
- * not repay), else hash; without, nm when bins would traverse more than
- * `nm` per search (receives per bin plus the wildcard receives), else bins.
- * Bins' tables are allocated (and emptied) at creation and kept outside the
- * hash phase, so a switch to bins allocates nothing, and the list's
- * elements are relinked into bins straight from its queues; into hash too
- * (its one table, of 2 slots per element, as `hash`'s own at their peak,
- * allocated at the switch once bins' are freed). With both hints, bins ->
- * hash at the end of every HOLD (4) windows when more than `bins` / 2
- * elements were queued at a call of the last one (the bound of the move
- * into bins), or when D over them exceeds `up` (keys that collide in a
- * bin). Bins -> nm when D over the last HOLD windows exceeds `nm`; nm ->
+ * with both hints, hash (its move, in bulk, costs about what the move into
+ * bins does, and its calls are faster at every queue length: branch
+ * auto18k); without, nm when bins would traverse more than `nm` per search
+ * (receives per bin plus the wildcard receives), else bins. Without both
+ * hints, bins' tables are allocated (and emptied) at creation and kept
+ * outside the hash phase, so a switch to bins allocates nothing; the
+ * list's elements are relinked straight from its queues into bins, and
+ * with both hints into hash (its one table, at most half full, as
+ * `hash`'s own at their peak, and no larger: hash_slots; the first one
+ * made at creation, later ones at the switch). With both hints the engine
+ * is in bins or nm only by `force`. Bins -> nm when D over the last HOLD
+ * (4) windows exceeds `nm`; nm ->
  * bins when Dnm over the last HOLD windows is at most nm / 2, Wq <= `down`,
  * and the most elements queued since the switch, per bin, at most nm / 2
  * (wildcard traffic comes in bursts and phases: receives posted in one
@@ -84,9 +82,8 @@ static const mm_param_info auto_params[] = {
     [P_WINDOW] = {"window", "calls (post, arrive, probe) per window: the features are measured "
                   "over a window, and the engine switches at most once per window", 64, 1,
                   1 << 24},
-    [P_UP] = {"up", "leave the list (for hash or bins) when the elements traversed per search "
-              "over a window exceed this; with both hints, leave bins for hash when bins "
-              "traverses more than this per search over 4 windows",
+    [P_UP] = {"up", "leave the list (for hash with both hints, else bins or nm) when the "
+              "elements traversed per search over a window exceed this",
               6, 1, 1 << 20},
     [P_DOWN] = {"down", "go back to the list after a window in which at most this many elements "
                 "were queued (PRQ and UMQ together) at every call; -1: never", 4, -1, 1 << 20},
@@ -96,9 +93,8 @@ static const mm_param_info auto_params[] = {
               "windows exceed it; back to bins when bins would traverse at most half of it, "
               "at the nm phase's peak too, and at most `down` wildcard receives are queued",
               24, 1, 1 << 20},
-    [P_BINS] = {"bins", "number of hash bins of each side in the bins structure; with both "
-                "hints, the list leaves for bins only while at most half this many elements "
-                "are queued (else for hash), and bins leaves for hash when more are",
+    [P_BINS] = {"bins", "number of hash bins of each side in the bins structure (which the "
+                "rule takes without both hints only)",
                 256, 1, 1 << 20},
     [P_SEED] = {"seed", "seed of the key hash of bins, nm and hash (and of the forced switches): "
                 "0 draws a secret one from the OS at creation; N >= 1 fixes it", 0, 0, INT64_MAX},
@@ -158,6 +154,11 @@ typedef struct auto_impl {
      * allocated at the switch) */
     mm_queue *warm_prq, *warm_umq;
     int       warm_dirty;           /* some queue of them may be non-empty */
+    /* with both hints, the hash phase's first table (`hash`'s own start,
+     * HASH_START slots), made empty at creation as `hash` makes its own,
+     * for the first switch to hash that it is large enough for (hash_open) */
+    mm_hash   warm_hash;
+    int       warm_hash_ok;         /* warm_hash is made and unused */
 } auto_impl;
 
 static uint64_t traversed(const mm_engine *e)
@@ -210,10 +211,12 @@ static void window_start(mm_engine *e, auto_impl *A)
  * phase, dropped for the hash phase (which never files into them) before
  * its tables are allocated, so that the two are never held together at
  * the hash phase's peak, and made again when the engine leaves it. On
- * failure they stay NULL (bins then allocates its tables at the switch). */
+ * failure they stay NULL (bins then allocates its tables at the switch), as
+ * they do with both hints, where the rule never takes bins (only `force`
+ * does). */
 static void warm_make(mm_engine *e, auto_impl *A)
 {
-    if (A->warm_prq)
+    if (A->warm_prq || A->hinted) /* (with both hints the rule never takes bins) */
         return;
     size_t tb = (size_t)A->nbins * sizeof(mm_queue);
     A->warm_prq = mm_mem_alloc(&e->prq_mem, tb);
@@ -240,13 +243,50 @@ static void warm_drop(mm_engine *e, auto_impl *A)
     A->warm_dirty = 0;
 }
 
+/* The hash phase's table for n queued elements (both sides): the next
+ * power of two of 4 slots per element up to `hash`'s own start (its
+ * parameter capacity, 1024), of 2 slots per element beyond, so at most
+ * half full after the move, as `hash`'s own table after its growth (none
+ * while they are filed), and never larger than `hash`'s. `shuffle` n=256
+ * moved 256 receives into 512 slots, half full, where a call's key was not
+ * in its home slot one time in four and a call inspected 1.37 slots,
+ * against one in nine and 1.13 in `hash`'s 1024; but a table of 1024 for
+ * a small queue is 16 KB to clear at the switch (`shuffle` n=32: about 4
+ * ns per event). Branch auto18k. */
+enum { HASH_START = 1024 };
+static uint32_t hash_slots(size_t n)
+{
+    if (n >= (1u << 29))
+        return 1u << 30;
+    uint32_t two = 2 * (uint32_t)n, four = 2 * two;
+    return two >= HASH_START ? two : four < HASH_START ? four : HASH_START;
+}
+
+/* The hash phase's empty table H for n elements (hash_slots): the warm one
+ * made at creation when it is large enough (nothing allocated, nothing to
+ * clear: the first switch to hash of `shuffle` n=64 to 256), else a new
+ * one (the warm one, too small, released first). 0 or MM_ENOMEM (nothing
+ * held). */
+static int hash_open(mm_engine *e, auto_impl *A, mm_hash *H, size_t n)
+{
+    if (A->warm_hash_ok) {
+        A->warm_hash_ok = 0;
+        if (hash_slots(n) <= A->warm_hash.t.mask + 1) {
+            *H = A->warm_hash;
+            return 0;
+        }
+        mm_hash_fini(e, &A->warm_hash);
+    }
+    return mm_hash_init(e, H, hash_slots(n), A->seed);
+}
+
 /* An empty structure of phase p, its tables sized for nr receives and nm
  * messages: 0 or MM_ENOMEM (nothing held). */
 static int open_phase(mm_engine *e, auto_impl *A, int p, size_t nr, size_t nm)
 {
-    /* nm, hash: 2 slots per element (the next power of two), at most half
-     * full, as `hash`'s own tables after their growth: no growth while the
-     * elements are filed */
+    /* nm: 2 slots per element (the next power of two), at most half full,
+     * as `nm`'s own tables after their growth: no growth while the
+     * elements are filed; hash: hash_slots */
     uint32_t cr = nr < (1u << 28) ? 2 * (uint32_t)nr : 1u << 30;
     uint32_t cm = nm < (1u << 28) ? 2 * (uint32_t)nm : 1u << 30;
     memset(&A->u, 0, sizeof A->u);
@@ -265,8 +305,8 @@ static int open_phase(mm_engine *e, auto_impl *A, int p, size_t nr, size_t nm)
         return 0;
     case PH_NM:
         return mm_nm_init(e, &A->u.N, A->seed, cr, cm);
-    case PH_HASH: /* (one table for both sides: cr + cm slots) */
-        return mm_hash_init(e, &A->u.H, cr + cm < (1u << 30) ? cr + cm : 1u << 30, A->seed);
+    case PH_HASH: /* (one table for both sides) */
+        return hash_open(e, A, &A->u.H, nr + nm);
     default:
         mm_list_init(e, &A->u.L);
         return 0;
@@ -373,9 +413,9 @@ static size_t gather_side(mm_engine *e, auto_impl *A, int recv, seqd *v, size_t 
 
 /* Leaving the list, the keyed structure for the queues it holds (nr
  * receives, wild of them with a wildcard, nm messages): with both hints,
- * bins while nr + nm <= `bins` / 2, else hash (docs/engines.md, "auto":
- * the switch into hash costs about 9 ns per element moved against 4 into
- * bins, which hash's faster calls repay only on larger queues); else nm
+ * hash (docs/engines.md, "auto": from branch auto18i to auto18k bins while
+ * nr + nm <= `bins` / 2, when the move into hash cost about 9 ns per
+ * element against 4 into bins; in bulk it costs about 4); else nm
  * when bins would traverse more than `nm` per search at the
  * start (an arrival its bin of receives and every wildcard receive, a
  * receive its bin of messages; with more live keys than bins, or many
@@ -384,8 +424,8 @@ static size_t gather_side(mm_engine *e, auto_impl *A, int recv, seqd *v, size_t 
  * queued element (any n=16384: list, bins, nm in each round before). */
 static int keyed_for(const auto_impl *A, size_t nr, size_t nm, uint64_t wild)
 {
-    if (A->hinted) /* bins while it holds at most one element in every other bin */
-        return 2 * (nr + nm) > A->nbins ? PH_HASH : PH_BINS;
+    if (A->hinted)
+        return PH_HASH;
     uint64_t arrive = nr / A->nbins + wild, post = nm / A->nbins;
     uint64_t d = arrive > post ? arrive : post;
     return d > A->nm_depth ? PH_NM : PH_BINS;
@@ -395,48 +435,32 @@ static void set_entries(mm_engine *e, auto_impl *A);
 
 /* The elements of a list queue, from link `first` up to (not including) the
  * sentinel at address `end` (never read: its memory may be another
- * structure's by now), filed in that order in the hash phase's table H
- * (on their side), which has room for all of them without growing. Each element's next
- * link is read before the element is relinked, AHEAD elements before: their
- * hashes are computed and their home slots prefetched that far ahead, so
- * that the slots' cache misses overlap (the move's cost, a miss per element
- * otherwise). A table that re-seeds itself on the way (a long probe run)
- * invalidates the hashes computed before: they are then computed again. */
-enum { AHEAD = 8 };
+ * structure's by now), filed in that order in the hash phase's table H on
+ * their side (recv), which has room for all of them without growing: the
+ * table's bulk insertion (mm_ftable_fill: no memo, the FIFO's head written
+ * in place, nothing out of line but a re-seed), and the side's
+ * statistics once for the queue: the slots inspected (in all, and the most
+ * by one element) and the FIFOs opened, as mm_hash_file would have counted
+ * them element by element. */
 static void hash_relink(mm_engine *e, mm_hash *H, mm_link *first, const mm_link *end,
-                        unsigned li)
+                        unsigned li, int recv)
 {
-    mm_ftable *t = &H->t;
-    mm_elem *ring[AHEAD];
-    uint32_t hr[AHEAD];
-    uint64_t seed = t->seed;
-    unsigned n = 0, at = 0;
-    mm_link *l = first;
-    for (;;) {
-        for (; n < AHEAD && l != end; n++) {
-            mm_elem *x = mm_elem_of(l, li);
-            l = l->next;
-            unsigned i = (at + n) % AHEAD;
-            ring[i] = x;
-            hr[i] = mm_ftable_hash(t, &x->key);
-            __builtin_prefetch(&t->slots[hr[i] & t->mask], 1);
-        }
-        if (n == 0)
-            break;
-        mm_elem *x = ring[at];
-        /* (cannot fail: no growth, and a failed re-seed leaves the table as it is) */
-        (void)mm_hash_file(e, H, x, hr[at], t->seed == seed);
-        at = (at + 1) % AHEAD;
-        n--;
-    }
+    mm_qstats *st = recv ? &e->st.prq : &e->st.umq;
+    mm_ftable_filled f;
+    /* (cannot fail: no growth, and a failed re-seed leaves the table as it is) */
+    (void)mm_ftable_fill(&H->t, first, end, li, recv ? MM_HASH_RECV : MM_HASH_MSG, &f);
+    st->probes += f.probes;
+    if (f.max_probes > st->max_probes)
+        st->max_probes = f.max_probes;
+    mm_stat_queues(st, (int64_t)f.opened);
+    mm_hash_charge(e, H); /* (a re-seed rebuilds the table: the same bytes) */
 }
 
 /* Leaving the list for hash (both hints): bins' warm tables are freed and
- * the hash table (both sides) allocated with 2 slots per element, the next power of two
- * (at most half full, as `hash`'s own after its growth: none during the
- * move, so nothing in it can fail), and the elements are
+ * the hash table (both sides) allocated (hash_slots: at most half full
+ * after the move, so nothing in it can grow or fail), and the elements are
  * relinked, in order, straight from the list's queues (no array, no sort),
- * their home slots prefetched ahead (hash_relink). 0 when the table cannot
+ * in bulk (hash_relink). 0 when the table cannot
  * be allocated (nothing done: switch_to's general path tries, and leaves a
  * list if it cannot either). */
 static int list_to_hash(mm_engine *e, auto_impl *A)
@@ -448,7 +472,7 @@ static int list_to_hash(mm_engine *e, auto_impl *A)
     mm_hash H;
     uint64_t ta = mm_now_ns();
     warm_drop(e, A); /* (the list holds none of bins' tables) */
-    if (mm_hash_init(e, &H, 2 * (uint32_t)(prq.len + umq.len), A->seed) != 0) {
+    if (hash_open(e, A, &H, prq.len + umq.len) != 0) {
         warm_make(e, A);
         return 0;
     }
@@ -456,8 +480,8 @@ static int list_to_hash(mm_engine *e, auto_impl *A)
     close_phase(e, A);
     A->phase = PH_HASH;
     A->u.H = H;
-    hash_relink(e, &A->u.H, prq.head.next, rend, prq.li);
-    hash_relink(e, &A->u.H, umq.head.next, mend, umq.li);
+    hash_relink(e, &A->u.H, prq.head.next, rend, prq.li, 1);
+    hash_relink(e, &A->u.H, umq.head.next, mend, umq.li, 0);
     return 1;
 }
 
@@ -575,9 +599,8 @@ static MM_COLD void switch_to(mm_engine *e, auto_impl *A, int p, const mm_elem *
 }
 
 /* At the end of a keyed window (HOLD of them), the keyed structure the
- * features call for: with both hints, hash from bins when the window's
- * Lmax is past keyed_for's bound (`bins` / 2) or bins searched deeper than
- * `up` over the HOLD windows; else bins, except that bins
+ * features call for: with both hints, hash (the only keyed structure the
+ * rule takes then); else bins, except that bins
  * searching deeper than `nm` per search (wildcard receives on its wildcard
  * list or searching its arrival list, or more keys than bins) calls for nm.
  * In nm, what bins would traverse is estimated (Dnm, an upper bound); nm
@@ -591,10 +614,8 @@ static int keyed(const mm_engine *e, const auto_impl *A)
     switch (A->phase) {
     case PH_BINS: { /* (not after a reset of the statistics) */
         uint64_t t = traversed(e);
-        if (A->hinted) /* to hash past keyed_for's bound, or when bins searches deeper than `up` */
-            return 2 * A->lmax > A->nbins || (t >= A->lt0 && t - A->lt0 > HOLD * A->budget)
-                       ? PH_HASH
-                       : PH_BINS;
+        if (A->hinted)
+            return PH_HASH;
         return t >= A->lt0 && t - A->lt0 > HOLD * A->nm_budget ? PH_NM : PH_BINS;
     }
     case PH_HASH:
@@ -747,7 +768,10 @@ static int auto_init(mm_engine *e, char *err, size_t errlen)
     A->rng = A->seed | 1;
     A->hinted = (e->hints & (MM_HINT_NO_ANY_SOURCE | MM_HINT_NO_ANY_TAG)) ==
                 (MM_HINT_NO_ANY_SOURCE | MM_HINT_NO_ANY_TAG);
-    warm_make(e, A); /* bins' tables, empty, untimed */
+    warm_make(e, A); /* bins' tables, empty, untimed (without both hints) */
+    /* with both, the hash phase's first table, untimed (on failure, made at
+     * the switch) */
+    A->warm_hash_ok = A->hinted && mm_hash_init(e, &A->warm_hash, HASH_START, A->seed) == 0;
     /* The messages' first slab, as bins' tables, at creation (untimed): auto
      * keeps two pools (receives of one link, messages of four), and without
      * this its first calls grow both where `list`, one pool, grows one (at
@@ -790,6 +814,8 @@ static void auto_fini(mm_engine *e)
         break;
     }
     warm_drop(e, A);
+    if (A->warm_hash_ok)
+        mm_hash_fini(e, &A->warm_hash);
     mm_mem_free(&e->mem, A, sizeof *A);
 }
 
@@ -1148,21 +1174,26 @@ MM_ENGINE_ENTER_LEAN(auto_nm, nm_phase_post, nm_phase_arrive, 1, MM_ENTER_OWN_RE
  * numbers (neither `hash`'s search nor the count reads the new element's,
  * and no switch happens inside these calls), the key copied as words,
  * receives in their own pool. The first try is `hash`'s inline one
- * (mm_hash_*_fast: a key in its home slot or the memo); a new key or a
- * probe run answers MM_ENTER_RETRY, having changed nothing, and runs again
- * on the full path (fast 0), out of line. The window's last call, which may
+ * (mm_hash_*_try: a key in its home slot or the memo); a new key or a
+ * probe run answers MM_ENTER_RETRY, having changed nothing but the key's
+ * hash in how, and the call resumes from there out of line, as `hash`'s
+ * (MM_ENGINE_ENTER_RESUME: no second fill, hash or memo compare; until
+ * branch auto18k it ran the whole call again). The window's last call, which may
  * switch (moving the new element, which must then be numbered), is left to
  * the generic entries, as in the bins phase (bins_lean_call); under `force`
  * every call is a window's last: always the generic entries. */
 MM_INLINE int hash_lean_call(mm_engine *e, mm_elem *x, mm_elem **partner, const int is_recv,
-                             const int fast, const int track)
+                             const int mode, uint32_t *how, const int track)
 {
     auto_impl *A = e->impl;
-    int rc = fast ? (is_recv ? mm_hash_post_fast(e, &A->u.H, x, partner)
-                             : mm_hash_arrive_fast(e, &A->u.H, x, partner))
-                  : (is_recv ? mm_hash_post(e, &A->u.H, x, partner)
-                             : mm_hash_arrive(e, &A->u.H, x, partner));
-    if ((fast && rc == MM_ENTER_RETRY) || MM_UNLIKELY(rc < 0))
+    int rc = mode == MM_HASH_FAST      ? (is_recv ? mm_hash_post_try(e, &A->u.H, x, partner, how)
+                                                  : mm_hash_arrive_try(e, &A->u.H, x, partner, how))
+             : mode == MM_HASH_RESUMED ? (is_recv ? mm_hash_post_resume(e, &A->u.H, x, partner, *how)
+                                                  : mm_hash_arrive_resume(e, &A->u.H, x, partner,
+                                                                          *how))
+                                       : (is_recv ? mm_hash_post(e, &A->u.H, x, partner)
+                                                  : mm_hash_arrive(e, &A->u.H, x, partner));
+    if ((mode == MM_HASH_FAST && rc == MM_ENTER_RETRY) || MM_UNLIKELY(rc < 0))
         return rc; /* (a failed call: no trace but its searches and misses, which the
                       API takes back, and it does not count in the window) */
     lean_window_step(e, A, track, LEAN_HASH);
@@ -1171,28 +1202,38 @@ MM_INLINE int hash_lean_call(mm_engine *e, mm_elem *x, mm_elem **partner, const 
 
 /* NAME_enter_*: the hash phase's lean entries over plain static functions
  * (as hash.c's: the entries, flattened, inline them), TRACK as in
- * lean_window_step; (hash_part.h: a failure counts nothing but its search
- * and miss, so may_fail 0, as `hash`'s). */
+ * lean_window_step; a retried call resumes as `hash`'s does (the full path
+ * only for an empty pool); (hash_part.h: a failure counts nothing but its
+ * search and miss, so may_fail 0, as `hash`'s). */
 #define AUTO_HASH_ENTRIES(NAME, TRACK)                                                       \
-    static int NAME##_fast_post(mm_engine *e, mm_elem *r, mm_elem **partner)                \
+    static int NAME##_try_post(mm_engine *e, mm_elem *r, mm_elem **partner, uint32_t *how)  \
     {                                                                                        \
-        return hash_lean_call(e, r, partner, 1, 1, TRACK);                                   \
+        return hash_lean_call(e, r, partner, 1, MM_HASH_FAST, how, TRACK);                   \
     }                                                                                        \
-    static int NAME##_fast_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)              \
+    static int NAME##_try_arrive(mm_engine *e, mm_elem *m, mm_elem **partner, uint32_t *how) \
     {                                                                                        \
-        return hash_lean_call(e, m, partner, 0, 1, TRACK);                                   \
+        return hash_lean_call(e, m, partner, 0, MM_HASH_FAST, how, TRACK);                   \
+    }                                                                                        \
+    static int NAME##_resume_post(mm_engine *e, mm_elem *r, mm_elem **partner, uint32_t how) \
+    {                                                                                        \
+        return hash_lean_call(e, r, partner, 1, MM_HASH_RESUMED, &how, TRACK);               \
+    }                                                                                        \
+    static int NAME##_resume_arrive(mm_engine *e, mm_elem *m, mm_elem **partner,            \
+                                    uint32_t how)                                            \
+    {                                                                                        \
+        return hash_lean_call(e, m, partner, 0, MM_HASH_RESUMED, &how, TRACK);               \
     }                                                                                        \
     static int NAME##_lean_post(mm_engine *e, mm_elem *r, mm_elem **partner)                \
     {                                                                                        \
-        return hash_lean_call(e, r, partner, 1, 0, TRACK);                                   \
+        return hash_lean_call(e, r, partner, 1, MM_HASH_FULL, NULL, TRACK);                  \
     }                                                                                        \
     static int NAME##_lean_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)              \
     {                                                                                        \
-        return hash_lean_call(e, m, partner, 0, 0, TRACK);                                   \
+        return hash_lean_call(e, m, partner, 0, MM_HASH_FULL, NULL, TRACK);                  \
     }                                                                                        \
-    MM_ENGINE_ENTER_FAST(NAME, NAME##_fast_post, NAME##_fast_arrive, NAME##_lean_post,       \
-                         NAME##_lean_arrive, 0, MM_ENTER_LATE_SEQ | MM_ENTER_KEY_WORDS |     \
-                         MM_ENTER_OWN_RECVS)
+    MM_ENGINE_ENTER_RESUME(NAME, NAME##_try_post, NAME##_try_arrive, NAME##_resume_post,     \
+                           NAME##_resume_arrive, NAME##_lean_post, NAME##_lean_arrive, 0,    \
+                           MM_ENTER_LATE_SEQ | MM_ENTER_KEY_WORDS | MM_ENTER_OWN_RECVS)
 AUTO_HASH_ENTRIES(auto_hash, 1)
 /* (the same counting the window's calls only: lean_window_step) */
 AUTO_HASH_ENTRIES(auto_hashc, 0)

@@ -307,7 +307,9 @@ static void drain_under_limit(const char *name, int wild, int flood_messages)
  * A hinted auto with one bin leaves its list for hash; here the switch
  * finds no memory for the tables (list_to_hash, then move_sorted's
  * array or tables): it must stay a list, keep matching, and switch once
- * memory is back (the hash tables' probes show it). */
+ * memory is back (the hash tables' probes show it). R = 600 receives: more
+ * than the table made at creation (1024 slots, up to 256 elements) holds,
+ * so the switch must allocate (since branch auto18k). */
 static uint64_t switches(mm_engine *e)
 {
     mm_stats st;
@@ -330,7 +332,7 @@ static void auto_switch_no_memory(void)
     create(&e, "auto", params, 0, 4);
     uintptr_t got;
     int bad = 0;
-    enum { R = 200, M = 12 };
+    enum { R = 600, M = 12 };
     for (int i = 0; i < R; i++) /* the list: searches of an empty side */
         bad += call(e, 1, 0, i % 4, i, (uintptr_t)i + 1, &got) != MM_QUEUED;
     e->mem.limit = e->mem.bytes; /* no room: the messages' first slab is there */
