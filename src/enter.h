@@ -151,15 +151,16 @@ int mm_enter_slow(mm_engine *e, const mm_entry *x, unsigned mode, mm_handle *h,
  * xflags: MM_ELEM_* bits the new element carries besides the API's (0 on
  * the public path); pflags, if not NULL, receives a matched partner's flags
  * (the shard layer's internal calls, shard.c). */
-/* A status that only a fast engine function returns (MM_ENGINE_ENTER_FAST):
- * it cannot finish the call inline and has changed nothing. */
+/* A status that only an engine's try function returns
+ * (MM_ENGINE_ENTER_RESUME): it cannot finish the call inline and has
+ * changed nothing but filling the new element. */
 enum { MM_ENTER_RETRY = 3 };
 
 /* The end of a call, once the engine's post (is_recv) or arrive has
  * answered rc for self, the head of pool mp's free list (next: the list's
  * link that the fill overwrote, without MM_ENTER_LATE_SEQ), with partner
  * *partner_of when rc is MM_MATCHED: release the partner, or take self off the
- * list and number it, or take a failed call back (mm_enter_core). */
+ * list and number it, or take a failed call back (mm_enter_lean). */
 MM_INLINE int mm_enter_finish(mm_engine *e, mm_pool *mp, mm_elem *self, void *next, int rc,
                               mm_elem *const *partner_of, const int is_recv, mm_handle *h,
                               uintptr_t *partner, uint8_t *const pflags, const int may_fail,
@@ -207,14 +208,10 @@ MM_INLINE int mm_enter_finish(mm_engine *e, mm_pool *mp, mm_elem *self, void *ne
     return rc;
 }
 
-/* mm_enter_lean, and with retry 1 an engine function may answer
- * MM_ENTER_RETRY: the call is then left undone (self stays free, unnumbered,
- * no statistic changed) and MM_ENTER_RETRY returned, for the caller to run
- * the whole call again on its full path. */
-MM_INLINE int mm_enter_core(mm_engine *e, const mm_entry *x, const int is_recv, mm_handle *h,
+MM_INLINE int mm_enter_lean(mm_engine *e, const mm_entry *x, const int is_recv, mm_handle *h,
                             uintptr_t *partner, const uint8_t xflags, uint8_t *const pflags,
                             const mm_engine_fn post, const mm_engine_fn arrive,
-                            const int may_fail, const unsigned lean, const int retry)
+                            const int may_fail, const unsigned lean)
 {
     const int late = (lean & MM_ENTER_LATE_SEQ) != 0;
     mm_pool *mp = mm_enter_pool_of(e, is_recv, lean);
@@ -233,25 +230,10 @@ MM_INLINE int mm_enter_core(mm_engine *e, const mm_entry *x, const int is_recv, 
         mm_enter_fill(self, x, ++e->seq, flags);
     mm_elem *other;
     int rc = is_recv ? post(e, self, &other) : arrive(e, self, &other);
-    if (retry && rc == MM_ENTER_RETRY) { /* self is still the pool's, unqueued */
-        if (!late) {
-            *(void **)self = next;
-            e->seq--;
-        }
-        return rc;
-    }
     return mm_enter_finish(e, mp, self, next, rc, &other, is_recv, h, partner, pflags, may_fail,
                            lean);
 }
 
-MM_INLINE int mm_enter_lean(mm_engine *e, const mm_entry *x, const int is_recv, mm_handle *h,
-                            uintptr_t *partner, const uint8_t xflags, uint8_t *const pflags,
-                            const mm_engine_fn post, const mm_engine_fn arrive,
-                            const int may_fail, const unsigned lean)
-{
-    return mm_enter_core(e, x, is_recv, h, partner, xflags, pflags, post, arrive, may_fail, lean,
-                         0);
-}
 
 MM_INLINE int mm_enter(mm_engine *e, const mm_entry *x, const int is_recv, mm_handle *h,
                        uintptr_t *partner, const uint8_t xflags, uint8_t *const pflags,
@@ -304,39 +286,8 @@ MM_INLINE int mm_enter(mm_engine *e, const mm_entry *x, const int is_recv, mm_ha
                              LEAN);                                                        \
     }
 
-/* MM_ENGINE_ENTER_LEAN with a fast path: the entries first run the call with
- * FPOST and FARRIVE, versions of POST and ARRIVE that do the common cases
- * inline and answer MM_ENTER_RETRY, having changed nothing, for the rest
- * (a new key, growth); the entry then jumps to the whole path with POST and
- * ARRIVE, compiled out of line, as it does when the pool is empty. The fast
- * path makes no call but jumps, so that it need not save registers. */
-#define MM_ENGINE_ENTER_FAST(NAME, FPOST, FARRIVE, POST, ARRIVE, MAY_FAIL, LEAN)            \
-    MM_ENGINE_ENTER_FULL(NAME, POST, ARRIVE, MAY_FAIL, LEAN)                               \
-    static MM_ENTER_FLATTEN int NAME##_enter_post(mm_engine *e, const mm_entry *x,        \
-                                                  mm_handle *h, uintptr_t *partner)       \
-    {                                                                                      \
-        if (MM_UNLIKELY(!mm_enter_pool_of(e, 1, LEAN)->free))                              \
-            return NAME##_enter_post_full(e, x, h, partner);                               \
-        int rc = mm_enter_core(e, x, 1, h, partner, 0, NULL, FPOST, FARRIVE, MAY_FAIL,    \
-                               LEAN, 1);                                                   \
-        if (MM_UNLIKELY(rc == MM_ENTER_RETRY))                                             \
-            return NAME##_enter_post_full(e, x, h, partner);                               \
-        return rc;                                                                         \
-    }                                                                                      \
-    static MM_ENTER_FLATTEN int NAME##_enter_arrive(mm_engine *e, const mm_entry *x,      \
-                                                    uintptr_t *partner)                   \
-    {                                                                                      \
-        if (MM_UNLIKELY(!mm_enter_pool_of(e, 0, LEAN)->free))                              \
-            return NAME##_enter_arrive_full(e, x, partner);                                \
-        int rc = mm_enter_core(e, x, 0, NULL, partner, 0, NULL, FPOST, FARRIVE, MAY_FAIL, \
-                               LEAN, 1);                                                   \
-        if (MM_UNLIKELY(rc == MM_ENTER_RETRY))                                             \
-            return NAME##_enter_arrive_full(e, x, partner);                                \
-        return rc;                                                                         \
-    }
-
-/* MM_ENGINE_ENTER_FAST whose full path resumes where the first try gave
- * up instead of starting the call again: the engine's try functions
+/* MM_ENGINE_ENTER_LEAN with a fast path that resumes: the entries first
+ * fill the new element and run the engine's try functions inline
  * (TPOST, TARRIVE: mm_engine_try_fn) answer MM_ENTER_RETRY with a word
  * *how saying what they computed and where they stopped (hash_part.h: the
  * key's hash and the step), having changed nothing but filling self; the

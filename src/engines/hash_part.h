@@ -332,20 +332,6 @@ MM_INLINE int mm_hash_arrive_try(mm_engine *e, mm_hash *H, mm_elem *m, mm_elem *
     return mm_hash_enter(e, H, m, partner, 0, MM_HASH_FAST, how);
 }
 
-/* The same answering MM_ENTER_RETRY without saying where (how discarded):
- * for a caller that runs the whole call again (auto's hash phase). */
-MM_INLINE int mm_hash_post_fast(mm_engine *e, mm_hash *H, mm_elem *r, mm_elem **partner)
-{
-    uint32_t how;
-    return mm_hash_post_try(e, H, r, partner, &how);
-}
-
-MM_INLINE int mm_hash_arrive_fast(mm_engine *e, mm_hash *H, mm_elem *m, mm_elem **partner)
-{
-    uint32_t how;
-    return mm_hash_arrive_try(e, H, m, partner, &how);
-}
-
 MM_INLINE int mm_hash_post_resume(mm_engine *e, mm_hash *H, mm_elem *r, mm_elem **partner,
                                   uint32_t how)
 {
