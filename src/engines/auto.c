@@ -103,11 +103,11 @@ static const mm_param_info auto_params[] = {
 };
 
 typedef struct auto_impl {
-    /* What the list phase reads at every call, in its first cache line: the
-     * list's two queues first, at the engine's impl pointer itself (as
-     * `list`'s, whose impl is its mm_list: the lean entries address the PRQ
-     * with no offset, one instruction less per call), then the phase and
-     * the trip point. */
+    /* What the list phase reads at every call: the list's two queues first,
+     * at the engine's impl pointer itself (as `list`'s, whose impl is its
+     * mm_list: the lean entries address the PRQ with no offset, one
+     * instruction less per call), and, after the union (1 KB in: nm's
+     * tables), the phase and the trip point, on a cache line of their own. */
     union {
         mm_list L;
         mm_bins B;
@@ -968,15 +968,25 @@ static int auto_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
 
 /* A probe's depth counts towards the window's, but a probe never switches
  * (the shard layer peeks with it). */
-static mm_elem *auto_probe(mm_engine *e, const mm_key *k, int remove)
+/* A probe in the keyed phases, out of line: their searches need registers
+ * that the list phase's probe would otherwise save and restore at every
+ * call (MPI_Iprobe polling: HPCC under MPICH is 99% probes). */
+static MM_NOINLINE mm_elem *auto_probe_keyed(mm_engine *e, auto_impl *A, const mm_key *k,
+                                             int remove)
 {
-    auto_impl *A = e->impl;
     switch (A->phase) {
-    case PH_LIST: return mm_list_probe(e, &A->u.L, k, remove);
     case PH_BINS: return mm_bins_probe(e, &A->u.B, k, remove);
     case PH_NM:   return mm_nm_probe(e, &A->u.N, k, remove);
     default:      return mm_hash_probe(e, &A->u.H, k, remove);
     }
+}
+
+static mm_elem *auto_probe(mm_engine *e, const mm_key *k, int remove)
+{
+    auto_impl *A = e->impl;
+    if (MM_LIKELY(A->phase == PH_LIST))
+        return mm_list_probe(e, &A->u.L, k, remove);
+    return auto_probe_keyed(e, A, k, remove);
 }
 
 static void auto_cancel(mm_engine *e, mm_elem *r)
