@@ -333,6 +333,17 @@ static void hash_one_table(void)
     CHECK_EQ(bad, 0);
     mm_get_stats(e, &st);
     CHECK_EQ(st.prq.queues, 1);
+    /* the growth's rebuild kept each live FIFO's side: key 7 still holds a
+     * message (a receive takes it), key 5 a receive (a message takes it) */
+    CHECK_EQ(post(e, 0, 1, 7, 16, &got), MM_MATCHED);
+    CHECK_EQ(got, 15);
+    CHECK_EQ(arrive(e, 0, 1, 5, 17, &got), MM_MATCHED);
+    CHECK_EQ(got, 5);
+    mm_get_stats(e, &st);
+    CHECK_EQ(st.prq.length, 0);
+    CHECK_EQ(st.umq.length, 1); /* key 6's message (probed, not taken) */
+    CHECK_EQ(mm_mprobe(e, 0, 1, 6, &got), MM_MATCHED);
+    CHECK_EQ(got, 14);
     mm_destroy(e);
 }
 
