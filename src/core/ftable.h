@@ -50,7 +50,8 @@
  * EMPTY. Bit 30 (MM_FSLOT_SIDE) is the caller's: a table that files both
  * queue sides under one key (`hash`'s one table: a key never has receives
  * and messages queued at once) marks there which side a live FIFO holds;
- * the table keeps it (appends, rebuilds) and ignores it in lookups. Tables
+ * the table keeps it (appends, rebuilds), ignores it in lookups, and
+ * clears it when the key goes idle (so that no idle tag is all ones). Tables
  * that never set it (nm's) see the slots as before. A lookup compares the
  * tag's hash bits first: an empty slot passes that compare when the hash is
  * all ones, and then fails the key compare (its comm is -1, which no key
@@ -61,7 +62,7 @@
 #define MM_FSLOT_EMPTY 0xFFFFFFFFu
 
 typedef struct mm_fslot {
-    uint32_t tag;       /* MM_FSLOT_EMPTY, or hash | (idle ? MM_FSLOT_IDLE : 0) */
+    uint32_t tag;       /* MM_FSLOT_EMPTY, hash | IDLE, or hash [| SIDE] (live) */
     int32_t  comm;      /* idle: the key's comm                             */
     union {
         mm_elem *head;  /* live: the FIFO's head (the earliest element)     */
@@ -504,7 +505,9 @@ MM_INLINE mm_elem *mm_ftable_pop_t(mm_ftable *t, mm_fslot *s, int *closed, const
         s->u.head = mm_elem_of(n, li);
         *closed = 0;
     } else {
-        s->tag |= MM_FSLOT_IDLE;
+        /* (idle drops the side: an idle tag with bit 30 and an all-ones
+         * hash would be MM_FSLOT_EMPTY, which ends every probe run) */
+        s->tag = (s->tag & MM_FSLOT_HASH) | MM_FSLOT_IDLE;
         memcpy((char *)s + offsetof(mm_fslot, comm), &x->key, sizeof x->key);
         t->idle++;
         *closed = 1;

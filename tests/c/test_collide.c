@@ -453,6 +453,63 @@ static void test_home_slot(void)
     mm_destroy(e);
 }
 
+/* One call on comm 0, source 1 (test_idle_all_ones): its status, *got the
+ * partner. */
+static int call1(mm_engine *e, int recv, int32_t tag, uintptr_t cookie, uintptr_t *got)
+{
+    mm_entry x = {.comm = 0, .src = 1, .tag = tag, .cookie = cookie};
+    *got = 0;
+    return recv ? mm_post(e, &x, NULL, got) : mm_arrive(e, &x, got);
+}
+
+/* hash's one table marks a live FIFO of messages with MM_FSLOT_SIDE (bit
+ * 30) and an idle key with MM_FSLOT_IDLE (bit 31): a key whose 30-bit hash
+ * is all ones, idle after holding messages, must not look like an empty
+ * slot (all ones, MM_FSLOT_EMPTY), which ends every probe run: a key
+ * placed further along the run would be lost (its receive queued beside
+ * its message). The key is crafted against hash's known seed (seed=1; a
+ * search of about 10^9 tags, done once: the test checks it still hashes
+ * so), a second key shares its home slot (1023 of 1024), and a third
+ * keeps the memo off the second. */
+static void test_idle_all_ones(void)
+{
+    const char *params[] = {"seed=1", "capacity=1024"};
+    const mm_mshash hk = mm_mshash_of(mm_seed_pick(1)); /* the table's hash for seed=1 */
+    const int32_t k1 = 956122244;                       /* (0, 1, k1): hash 0x3FFFFFFF */
+    mm_key key = {0, 1, k1};
+    CHECK_EQ(mm_mshash_key(&hk, &key) >> 2, MM_FSLOT_HASH);
+    int32_t k2 = 0;
+    for (int32_t t = 0;; t++) { /* a key of home slot 1023 */
+        key.tag = t;
+        if (t != k1 && ((mm_mshash_key(&hk, &key) >> 2) & 1023) == 1023) {
+            k2 = t;
+            break;
+        }
+    }
+    const int32_t k3 = k2 + 1 == k1 ? k2 + 2 : k2 + 1; /* another key (any home) */
+    mm_engine *e = make("hash", params, 2, 1);
+    if (!e)
+        return;
+    uintptr_t got;
+    CHECK_EQ(call1(e, 0, k1, 1, &got), MM_QUEUED); /* k1's message: slot 1023 */
+    CHECK_EQ(call1(e, 0, k2, 2, &got), MM_QUEUED); /* k2's: the run goes on, slot 0 */
+    CHECK_EQ(call1(e, 0, k3, 7, &got), MM_QUEUED); /* the memo: k3, not k2 */
+    CHECK_EQ(call1(e, 1, k1, 3, &got), MM_MATCHED); /* k1 idle */
+    CHECK_EQ(got, 1);
+    CHECK_EQ(call1(e, 1, k2, 4, &got), MM_MATCHED); /* past k1's idle slot */
+    CHECK_EQ(got, 2);
+    CHECK_EQ(call1(e, 1, k1, 5, &got), MM_QUEUED); /* k1 again, a receive */
+    CHECK_EQ(call1(e, 0, k1, 6, &got), MM_MATCHED);
+    CHECK_EQ(got, 5);
+    CHECK_EQ(call1(e, 1, k3, 8, &got), MM_MATCHED);
+    CHECK_EQ(got, 7);
+    mm_stats st;
+    mm_get_stats(e, &st);
+    CHECK_EQ(st.prq.length + st.umq.length, 0);
+    CHECK_EQ(st.prq.queues + st.umq.queues, 0);
+    mm_destroy(e);
+}
+
 int main(void)
 {
     craft();
@@ -466,5 +523,6 @@ int main(void)
         test_auto_relink(1, limited);
     }
     test_home_slot();
+    test_idle_all_ones();
     return check_report("test_collide");
 }

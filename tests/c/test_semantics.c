@@ -333,6 +333,17 @@ static void hash_one_table(void)
     CHECK_EQ(bad, 0);
     mm_get_stats(e, &st);
     CHECK_EQ(st.prq.queues, 1);
+    /* the growth's rebuild kept each live FIFO's side: key 7 still holds a
+     * message (a receive takes it), key 5 a receive (a message takes it) */
+    CHECK_EQ(post(e, 0, 1, 7, 16, &got), MM_MATCHED);
+    CHECK_EQ(got, 15);
+    CHECK_EQ(arrive(e, 0, 1, 5, 17, &got), MM_MATCHED);
+    CHECK_EQ(got, 5);
+    mm_get_stats(e, &st);
+    CHECK_EQ(st.prq.length, 0);
+    CHECK_EQ(st.umq.length, 1); /* key 6's message (probed, not taken) */
+    CHECK_EQ(mm_mprobe(e, 0, 1, 6, &got), MM_MATCHED);
+    CHECK_EQ(got, 14);
     mm_destroy(e);
 }
 
@@ -371,6 +382,81 @@ static void hash_probe_stats(void)
     CHECK_EQ(st.umq.probes, 1);
     CHECK_EQ(st.umq.max_probes, 1);
     mm_destroy(e);
+}
+
+/* max_probes as the API reports it (api.c reads 0 with probes > 0 as 1,
+ * for hash_part.h's mm_hash_probes) is exact wherever hash_part.h runs:
+ * `hash` alone and in the concurrent mode's shards (whose merged statistics
+ * take each shard's through mm_get_stats), and auto's hash phase (its lean
+ * entries, and the bulk move's own count). After a reset, calls that all
+ * find their key at once (the memo or the home slot) leave 1; and over the
+ * whole run 1 <= max_probes <= probes on any side with probes, 0 without. */
+static void probe_max_exact(void)
+{
+    static const struct {
+        const char *name;
+        const char *params[3];
+        size_t      nparams;
+        uint32_t    flags;
+    } cf[] = {
+        {"hash", {NULL}, 0, 0},
+        {"hash", {NULL}, 0, MM_CFG_CONCURRENT},
+        {"auto", {"window=4", "up=1", "down=-1"}, 3, 0}, /* into hash, never back */
+        {"nm", {NULL}, 0, 0},
+    };
+    for (size_t c = 0; c < sizeof cf / sizeof cf[0]; c++) {
+        mm_config cfg = {.nprocs = 4, .hints = MM_HINT_NO_ANY_SOURCE | MM_HINT_NO_ANY_TAG,
+                         .flags = cf[c].flags, .params = cf[c].params,
+                         .nparams = cf[c].nparams};
+        mm_engine *e = NULL;
+        char err[256];
+        CHECK_EQ(mm_create(&e, cf[c].name, &cfg, err, sizeof err), 0);
+        if (!e)
+            continue;
+        uintptr_t got;
+        mm_stats st;
+        int bad = 0;
+        /* 64 keys queued, then matched last first (deep searches: auto
+         * leaves its list for hash) */
+        for (int32_t k = 0; k < 64; k++)
+            bad += post(e, 0, k % 4, k, 1 + (uintptr_t)k, &got) != MM_QUEUED;
+        for (int32_t k = 63; k >= 0; k--)
+            bad += arrive(e, 0, k % 4, k, 100 + (uintptr_t)k, &got) != MM_MATCHED ||
+                   got != 1 + (uintptr_t)k;
+        mm_get_stats(e, &st);
+        for (int side = 0; side < 2; side++) {
+            const mm_qstats *q = side ? &st.umq : &st.prq;
+            bad += q->probes ? q->max_probes < 1 || q->max_probes > q->probes
+                             : q->max_probes != 0;
+        }
+        /* 64 more receives keep the queues deep; then runs of one key */
+        for (int32_t k = 0; k < 64; k++)
+            bad += post(e, 0, k % 4, 1000 + k, 200 + (uintptr_t)k, &got) != MM_QUEUED;
+        bad += post(e, 1, 2, 7, 300, &got) != MM_QUEUED; /* a new key: maybe a run */
+        mm_reset_stats(e);
+        for (uintptr_t i = 1; i < 8; i++) /* the memo's key */
+            bad += post(e, 1, 2, 7, 300 + i, &got) != MM_QUEUED;
+        mm_get_stats(e, &st);
+        if (strcmp(cf[c].name, "nm") != 0) { /* (nm's posts probe its UMQ table) */
+            bad += st.prq.probes == 0 || st.prq.max_probes != 1;
+            if (bad)
+                fprintf(stderr, "probe_max_exact: %s: probes %llu, max %llu\n", cf[c].name,
+                        (unsigned long long)st.prq.probes,
+                        (unsigned long long)st.prq.max_probes);
+        }
+        for (uintptr_t i = 0; i < 8; i++)
+            bad += arrive(e, 1, 2, 7, 400 + i, &got) != MM_MATCHED || got != 300 + i;
+        mm_get_stats(e, &st);
+        for (int side = 0; side < 2; side++) {
+            const mm_qstats *q = side ? &st.umq : &st.prq;
+            bad += q->probes ? q->max_probes < 1 || q->max_probes > q->probes
+                             : q->max_probes != 0;
+        }
+        if (bad)
+            fprintf(stderr, "probe_max_exact: %s (flags %u)\n", cf[c].name, cf[c].flags);
+        CHECK_EQ(bad, 0);
+        mm_destroy(e);
+    }
 }
 
 /* rank allocates per-peer queues on first use, 256 peers at a time: memory
@@ -601,6 +687,7 @@ int main(void)
     nm_receives_take_one_link();
     hash_one_table();
     hash_probe_stats();
+    probe_max_exact();
     for (size_t i = 0; i < mm_engine_count(); i++) {
         const mm_engine_info *info = mm_engine_at(i);
         ename = info->name;
