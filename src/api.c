@@ -208,6 +208,7 @@ static int create(mm_engine **out, const mm_engine_def *def, const char *name,
     e->def = def;
     e->post = def->ops->post;
     e->arrive = def->ops->arrive;
+    e->probe = def->ops->probe;
     e->enter_post = def->ops->enter_post ? def->ops->enter_post : generic_enter_post;
     e->enter_arrive = def->ops->enter_arrive ? def->ops->enter_arrive : generic_enter_arrive;
     e->nprocs = cfg->nprocs;
@@ -526,7 +527,7 @@ static int probe(mm_engine *e, int32_t comm, int32_t src, int32_t tag, uintptr_t
         return mm_shards_probe(e, comm, src, tag, found, remove);
     mm_key k = {comm, src, tag};
     LOCK(e);
-    mm_elem *m = e->def->ops->probe(e, &k, remove);
+    mm_elem *m = e->probe(e, &k, remove);
     uintptr_t cookie = m ? m->cookie : 0;
     if (m && remove) {
         mm_enter_release(&e->msgs, m);

@@ -70,6 +70,9 @@ struct mm_engine {
     int     (*enter_arrive)(mm_engine *e, const mm_entry *x, uintptr_t *partner);
     int     (*post)(mm_engine *e, mm_elem *r, mm_elem **partner);   /* def->ops-> */
     int     (*arrive)(mm_engine *e, mm_elem *m, mm_elem **partner); /* def->ops-> */
+    /* def->ops->probe, or one the engine sets per state (auto: its list
+     * phase's probe, no phase test): what mm_probe and mm_mprobe call */
+    mm_elem *(*probe)(mm_engine *e, const mm_key *k, int remove);
     uint32_t  msg_size, recv_size; /* bytes of a message and a receive element */
     int32_t   nprocs;
     uint32_t  hints;

@@ -286,7 +286,7 @@ static int wild_op(struct mm_shards *s, int op, const mm_entry *x, const mm_key 
         before[i].prq_max_length = ie->st.prq.max_length;
         before[i].cancels = ie->st.cancels;
         mm_qstats was = ie->st.umq;
-        mm_elem *m = ie->def->ops->probe(ie, k, 0);
+        mm_elem *m = ie->probe(ie, k, 0);
         depth += unsearch(&ie->st.umq, &was);
         if (m && (!best || m->seq < best->seq)) {
             best = m;
