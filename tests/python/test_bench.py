@@ -433,6 +433,36 @@ def test_auto_is_timed_in_both_orders():
         bench.counterbalanced(first, last)
 
 
+def test_paired_runs_are_timed_in_both_orders(monkeypatch):
+    """A paired run (hash beside list, for the burst and shuffle targets) is replayed in
+    both orders as auto's is, the target engine first and then last, and its ratio to
+    the list timed beside it comes from the two processes' mean."""
+    hashed = bench.plan([Item("burst:n=4096", ("hash",), figure="f", x="n", paired=True)],
+                        CAT)[-1]
+    assert hashed.engine == "hash" and hashed.paired
+    calls = []
+
+    def fake(exe, run, reps, tmp, seed=1, pair=None, reverse=False):
+        if pair is None:     # the probe for the stream's hints (hash needs two)
+            return replay_json("list", 1.0)
+        calls.append((run.engine, [e for e, _ in pair], reverse))
+        mine, lst = (12.0, 10.0) if not reverse else (10.0, 11.0)  # the first given is slower
+        order = [replay_json("hash", mine), replay_json("list", lst)]
+        data = order[0]
+        data["results"] = [r["results"][0] for r in (order[::-1] if reverse else order)]
+        return data
+
+    monkeypatch.setattr(bench, "_replay", fake)
+    monkeypatch.setattr(tools, "find_tool", lambda name: Path("/x/mpimatch-replay"))
+    out = bench.execute([hashed], 5)
+    assert calls == [("hash", ["list"], False), ("hash", ["list"], True)]
+    rec = out[0].record
+    assert rec["ns_per_event"]["median"] == pytest.approx(11.0)
+    assert rec["paired_list"]["ns_per_event"]["median"] == pytest.approx(10.5)
+    t = {x["name"]: x for x in bench.check_targets([rec])}
+    assert t["burst-hash-slowdown"]["measured"] == pytest.approx(11.0 / 10.5)
+
+
 def test_engines_that_disagree_stop_the_bench():
     outs = fake_outcomes({"burst:4096": {"list": 20.0, "hash": 40.0}})
     a, b = (o.record for o in outs)

@@ -189,7 +189,8 @@ def plan(items: Sequence[Item], cat: Catalogues, only: Optional[Sequence[str]] =
 # (mpimatch-replay --interleave), list and the PARTNERS engines that were fastest in
 # their own runs of this pass on that source: the targets' ratios then compare
 # numbers measured under the same load, not two processes' noises. It is made in
-# both orders of the engines and the two averaged (counterbalanced()).
+# both orders of the engines and the two averaged (counterbalanced()), as is
+# every run timed beside others (a paired run's list too).
 VS_BEST = ("auto",)
 PARTNERS = 3
 
@@ -423,7 +424,7 @@ def execute(runs: Sequence[Run], reps: int,
                 start = time.perf_counter()
                 pair = partners(run, outcomes)
                 data = _replay(exe, run, reps, tmp, seed, pair)
-                if run.engine in VS_BEST and pair:     # both orders (counterbalanced())
+                if pair:     # both orders (counterbalanced())
                     data = counterbalanced(data, _replay(exe, run, reps, tmp, seed, pair, True))
                 src.hints = list(data.get("hints") or [])
                 outcome = Outcome(run, record=make_record(run, data, time.perf_counter() - start,
