@@ -463,6 +463,28 @@ def test_paired_runs_are_timed_in_both_orders(monkeypatch):
     assert t["burst-hash-slowdown"]["measured"] == pytest.approx(11.0 / 10.5)
 
 
+@pytest.mark.parametrize("kind", ["paths", "classes"])
+def test_runs_timing_paths_or_classes_are_made_once(monkeypatch, kind):
+    """A run that times paths or classes has no partners (the timers would time list's
+    calls too): one process, in one order, even on a paired item and for auto."""
+    cat = bench.Catalogues(ENGINES + [{"name": "auto", "hints_required": [], "params": []}],
+                           GENS, bench.GEN)
+    runs = bench.plan([Item("burst:n=4096", ("list", "hash", "auto"), figure="f", x="n",
+                            paired=True, **{kind: True})], cat)
+    assert [r.engine for r in runs] == ["list", "hash", "auto"] and all(r.paired for r in runs)
+    calls = []
+
+    def fake(exe, run, reps, tmp, seed=1, pair=None, reverse=False):
+        calls.append((run.engine, list(pair or []), reverse))
+        return replay_json(run.engine, 10.0)
+
+    monkeypatch.setattr(bench, "_replay", fake)
+    monkeypatch.setattr(tools, "find_tool", lambda name: Path("/x/mpimatch-replay"))
+    out = bench.execute(runs, 5)
+    assert calls == [("list", [], False), ("hash", [], False), ("auto", [], False)]
+    assert all("paired_list" not in o.record and "paired_with" not in o.record for o in out)
+
+
 def test_engines_that_disagree_stop_the_bench():
     outs = fake_outcomes({"burst:4096": {"list": 20.0, "hash": 40.0}})
     a, b = (o.record for o in outs)
