@@ -437,9 +437,10 @@ def test_paired_runs_are_timed_in_both_orders(monkeypatch):
     """A paired run (hash beside list, for the burst and shuffle targets) is replayed in
     both orders as auto's is, the target engine first and then last, and its ratio to
     the list timed beside it comes from the two processes' mean."""
-    hashed = bench.plan([Item("burst:n=4096", ("hash",), figure="f", x="n", paired=True)],
-                        CAT)[-1]
-    assert hashed.engine == "hash" and hashed.paired
+    runs = bench.plan([Item("burst:n=4096", ("hash", "bins"), figure="f", x="n", paired=True)],
+                      CAT)
+    hashed, binned = (next(r for r in runs if r.engine == e) for e in ("hash", "bins"))
+    assert hashed.paired and binned.paired
     calls = []
 
     def fake(exe, run, reps, tmp, seed=1, pair=None, reverse=False):
@@ -447,15 +448,18 @@ def test_paired_runs_are_timed_in_both_orders(monkeypatch):
             return replay_json("list", 1.0)
         calls.append((run.engine, [e for e, _ in pair], reverse))
         mine, lst = (12.0, 10.0) if not reverse else (10.0, 11.0)  # the first given is slower
-        order = [replay_json("hash", mine), replay_json("list", lst)]
+        order = [replay_json(run.engine, mine), replay_json("list", lst)]
         data = order[0]
         data["results"] = [r["results"][0] for r in (order[::-1] if reverse else order)]
         return data
 
     monkeypatch.setattr(bench, "_replay", fake)
     monkeypatch.setattr(tools, "find_tool", lambda name: Path("/x/mpimatch-replay"))
-    out = bench.execute([hashed], 5)
-    assert calls == [("hash", ["list"], False), ("hash", ["list"], True)]
+    out = bench.execute([hashed, binned], 5)
+    # bins has no target read beside list: one order (bench.reverses())
+    assert calls == [("hash", ["list"], False), ("hash", ["list"], True),
+                     ("bins", ["list"], False)]
+    assert out[1].record["ns_per_event"]["median"] == pytest.approx(12.0)
     rec = out[0].record
     assert rec["ns_per_event"]["median"] == pytest.approx(11.0)
     assert rec["paired_list"]["ns_per_event"]["median"] == pytest.approx(10.5)

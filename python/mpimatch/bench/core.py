@@ -219,6 +219,16 @@ def partners(run: Run, done: Sequence[Outcome]) -> List[Partner]:
     chosen = [(o.run.engine, dict(o.run.params)) for o in list(fastest.values())[:PARTNERS]]
     return [(BASELINE, {})] + chosen
 
+def reverses(run: Run, pair: Sequence[Partner]) -> bool:
+    """Whether run is made a second time in the reverse order (counterbalanced()): when a
+    target reads its ratio to an engine timed beside it, auto's runs (VS_BEST) and the
+    paired runs of the engines of the speed-up and slow-down targets. The other paired
+    runs (every engine beside list on the targets' workloads) keep one order: a second
+    process each would cost list's shuffle time again for a ratio no target reads."""
+    if not pair:
+        return False
+    return run.engine in VS_BEST or (run.paired and run.engine in PAIRED_TARGET_ENGINES)
+
 # The hashed engines' key-hash seed of every run (mpimatch-replay --seed; bench --seed):
 # fixed, so that depths and probe counts repeat from one bench to the next.
 LAB_SEED = 1
@@ -424,7 +434,7 @@ def execute(runs: Sequence[Run], reps: int,
                 start = time.perf_counter()
                 pair = partners(run, outcomes)
                 data = _replay(exe, run, reps, tmp, seed, pair)
-                if pair:     # both orders (counterbalanced())
+                if reverses(run, pair):     # both orders (counterbalanced())
                     data = counterbalanced(data, _replay(exe, run, reps, tmp, seed, pair, True))
                 src.hints = list(data.get("hints") or [])
                 outcome = Outcome(run, record=make_record(run, data, time.perf_counter() - start,
@@ -516,6 +526,9 @@ TARGETS = [
            "tags", 0, "auto", "worst_vs_list", "<=", 1.05, "x"),
 ]
 
+
+# The engines whose targets compare them with the list timed beside them (reverses()).
+PAIRED_TARGET_ENGINES = frozenset(t.engine for t in TARGETS if t.measure in ("speedup", "slowdown"))
 
 def _median(r: Optional[Mapping[str, Any]]) -> Optional[float]:
     return ((r or {}).get("ns_per_event") or {}).get("median")
