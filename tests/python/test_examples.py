@@ -60,3 +60,26 @@ def test_every_engine_replays_example_like_the_model(tmp_path, replay_exe, engin
                     "--matches", out, "--quiet"])
         assert proc.returncode == 0, proc.stderr
         assert out.read_text().splitlines() == expected, f"{engine['name']} on {name}"
+
+
+APPS = sorted(p.name for p in (EXAMPLES / "apps").glob("*.mms"))
+
+
+@pytest.mark.parametrize("name", APPS)
+def test_every_engine_replays_traced_example_like_the_model(tmp_path, replay_exe, stream_exe,
+                                                            engines, name):
+    """The traced streams the bench replays (binary: read through mpimatch-stream cat)."""
+    path = EXAMPLES / "apps" / name
+    text = run([stream_exe, "cat", path])
+    assert text.returncode == 0, text.stderr
+    stream = parse_stream(text.stdout, name)
+    expected = outcomes(stream.events)
+    assert len(stream.events) >= 3000
+    for engine in engines:
+        if not engine_runs(engine, stream.uses_any_source, stream.uses_any_tag):
+            continue
+        out = tmp_path / f"{engine['name']}.matches"
+        proc = run([replay_exe, path, "--engine", engine["name"], "--reps", "1",
+                    "--matches", out, "--quiet"])
+        assert proc.returncode == 0, proc.stderr
+        assert out.read_text().splitlines() == expected, f"{engine['name']} on {name}"
