@@ -189,8 +189,8 @@ def plan(items: Sequence[Item], cat: Catalogues, only: Optional[Sequence[str]] =
 # (mpimatch-replay --interleave), list and the PARTNERS engines that were fastest in
 # their own runs of this pass on that source: the targets' ratios then compare
 # numbers measured under the same load, not two processes' noises. It is made in
-# both orders of the engines and the two averaged (counterbalanced()), as is
-# every run timed beside others (a paired run's list too).
+# both orders of the engines and the two averaged (counterbalanced()), as are
+# the paired runs a target reads (reverses()).
 VS_BEST = ("auto",)
 PARTNERS = 3
 
@@ -219,6 +219,7 @@ def partners(run: Run, done: Sequence[Outcome]) -> List[Partner]:
     chosen = [(o.run.engine, dict(o.run.params)) for o in list(fastest.values())[:PARTNERS]]
     return [(BASELINE, {})] + chosen
 
+
 def reverses(run: Run, pair: Sequence[Partner]) -> bool:
     """Whether run is made a second time in the reverse order (counterbalanced()): when a
     target reads its ratio to an engine timed beside it, auto's runs (VS_BEST) and the
@@ -228,6 +229,7 @@ def reverses(run: Run, pair: Sequence[Partner]) -> bool:
     if not pair:
         return False
     return run.engine in VS_BEST or (run.paired and run.engine in PAIRED_TARGET_ENGINES)
+
 
 # The hashed engines' key-hash seed of every run (mpimatch-replay --seed; bench --seed):
 # fixed, so that depths and probe counts repeat from one bench to the next.
@@ -529,6 +531,7 @@ TARGETS = [
 
 # The engines whose targets compare them with the list timed beside them (reverses()).
 PAIRED_TARGET_ENGINES = frozenset(t.engine for t in TARGETS if t.measure in ("speedup", "slowdown"))
+
 
 def _median(r: Optional[Mapping[str, Any]]) -> Optional[float]:
     return ((r or {}).get("ns_per_event") or {}).get("median")
