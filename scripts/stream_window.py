@@ -3,10 +3,9 @@
 
 usage: scripts/stream_window.py STREAM OUT --from N --events K [--stream-tool PATH]
 
-Reads STREAM (text or binary, through `mpimatch-stream cat`), replays it under MPI's
-matching rules (docs/semantics.md: the earliest matching receive or message, ANY_SOURCE,
-ANY_TAG never matching a negative tag, MPI_Improbe taking its message, a cancel removing
-its receive), and finds the first event at or after the N-th after which no receive and no
+Reads STREAM (text or binary, through `mpimatch-stream cat`), replays it through the
+project's model of MPI's matching rules (python/mpimatch/model.py, docs/semantics.md: the
+tests' independent model), and finds the first event at or after the N-th after which no receive and no
 message is queued. The K events after it go to OUT, with the stream's header lines and the
 records' ids, attributes and times unchanged: no event of the window has a partner before
 it, so the window replays as the traced run did from that point (its own last events may be
@@ -24,68 +23,32 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence
 
-Key = Tuple[int, int, int]                      # comm, src, tag; -1: the wildcard '*'
-ANY = -1
-
-
-def _field(text: str) -> int:
-    return ANY if text == "*" else int(text)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+from mpimatch.model import Model, parse_stream  # noqa: E402  (the rules, once)
 
 
-def accepts(r: Key, m: Key) -> bool:
-    """Does receive (or probe) key r accept message key m?"""
-    return (r[0] == m[0] and (r[1] == m[1] or r[1] == ANY)
-            and (r[2] == m[2] or (r[2] == ANY and m[2] >= 0)))
-
-
-def empty_after(records: Sequence[str]) -> List[bool]:
-    """For each record, whether both queues are empty after it."""
-    prq: List[Tuple[int, Key]] = []            # (id, key) in posting order
-    umq: List[Key] = []
-    out = []
-    for line in records:
-        f = line.split()
-        kind = f[0]
-        if kind in "RMPX":
-            key = (_field(f[2]), _field(f[3]), _field(f[4]))
-        if kind == "R":
-            hit = next((i for i, m in enumerate(umq) if accepts(key, m)), None)
-            if hit is None:
-                prq.append((int(f[1]), key))
-            else:
-                del umq[hit]
-        elif kind == "M":
-            hit = next((i for i, (_, r) in enumerate(prq) if accepts(r, key)), None)
-            if hit is None:
-                umq.append(key)
-            else:
-                del prq[hit]
-        elif kind == "X":
-            hit = next((i for i, m in enumerate(umq) if accepts(key, m)), None)
-            if hit is not None:
-                del umq[hit]
-        elif kind == "C":
-            rid = int(f[1])
-            prq = [(i, r) for i, r in prq if i != rid]
-        out.append(not prq and not umq)
-    return out
-
-
-def window(lines: Sequence[str], start: int, count: int) -> List[str]:
-    """The header lines and the count records after the first record, at or after the
-    start-th (1-based), after which both queues are empty. ValueError if none is."""
-    header = [ln for ln in lines if ln.startswith("#")]
-    records = [ln for ln in lines if ln.strip() and not ln.startswith("#")]
-    empty = empty_after(records)
-    at = next((i for i in range(max(start, 1) - 1, len(records)) if empty[i]), None)
+def window(text: str, start: int, count: int, name: str = "<stream>") -> List[str]:
+    """The header lines of stream text and its count records after the first record, at
+    or after the start-th (1-based), after which both queues of the model
+    (mpimatch.model) are empty. ValueError (StreamError for bad text) if none is."""
+    lines = text.splitlines()
+    events = parse_stream(text, name).events
+    model = Model()
+    at = None
+    for i, event in enumerate(events):
+        model.step(event)
+        if i + 1 >= start and not model.prq and not model.umq:
+            at = i
+            break
     if at is None:
         raise ValueError(f"no event at or after event {start} leaves both queues empty "
-                         f"({len(records)} events)")
-    if at + 1 >= len(records):
+                         f"({len(events)} events)")
+    if at + 1 >= len(events):
         raise ValueError(f"the queues are empty first after event {at + 1}, the last one")
-    return header + records[at + 1:at + 1 + count]
+    header = [ln for ln in lines if ln.startswith("#")]
+    return header + [lines[e.line - 1] for e in events[at + 1:at + 1 + count]]
 
 
 def _tool(given: Optional[str]) -> str:
@@ -114,8 +77,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         sys.stderr.write(f"stream_window: {a.stream}: {cat.stderr.strip()}\n")
         return 2
     try:
-        lines = window(cat.stdout.splitlines(), a.start, a.events)
-    except ValueError as err:
+        lines = window(cat.stdout, a.start, a.events, a.stream)
+    except ValueError as err:  # (StreamError too)
         sys.stderr.write(f"stream_window: {a.stream}: {err}\n")
         return 2
     out = Path(a.out)

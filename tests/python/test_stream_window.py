@@ -13,34 +13,43 @@ sw = load_script("stream_window")
 HEAD = ["# mpimatch stream v1", "# np=4"]
 
 
+def text(recs):
+    return "\n".join(HEAD + recs) + "\n"
+
+
 def test_cuts_after_the_first_point_with_both_queues_empty():
     recs = ["R 1 0 1 5", "M 2 0 1 5",          # matched: empty after 2
-            "M 3 0 2 6", "P 4 0 * *",          # a message queued, a probe takes nothing
+            "M 3 0 2 6 bytes=8 t=7", "P 4 0 * *",  # a message queued, a probe takes nothing
             "R 5 0 * *",                       # ANY/ANY takes it: empty after 5
             "R 6 0 3 7", "C 6",                # cancelled: empty after 7
             "M 8 0 1 9", "X 9 0 1 *",          # an Improbe takes the message: empty after 9
             "R 10 0 1 1", "M 11 0 1 1"]
-    assert sw.empty_after(recs) == [False, True, False, False, True, False, True, False, True,
-                                    False, True]
-    assert sw.window(HEAD + recs, 1, 3) == HEAD + ["M 3 0 2 6", "P 4 0 * *", "R 5 0 * *"]
-    assert sw.window(HEAD + recs, 3, 100) == HEAD + recs[5:]
-    assert sw.window(HEAD + recs, 6, 2) == HEAD + ["M 8 0 1 9", "X 9 0 1 *"]
+    # records kept as written (attributes too), the header first
+    assert sw.window(text(recs), 1, 3) == HEAD + ["M 3 0 2 6 bytes=8 t=7", "P 4 0 * *",
+                                                  "R 5 0 * *"]
+    assert sw.window(text(recs), 3, 100) == HEAD + recs[5:]
+    assert sw.window(text(recs), 6, 2) == HEAD + ["M 8 0 1 9", "X 9 0 1 *"]
+    assert sw.window(text(recs), 8, 100) == HEAD + recs[9:]
 
 
 def test_any_tag_leaves_a_negative_tag_queued():
     # ANY_TAG never matches an MPI library's internal (negative) tag: the message stays
     recs = ["M 1 0 1 -12", "R 2 0 1 *", "R 3 0 1 -12", "M 4 0 1 3"]
-    assert sw.empty_after(recs) == [False, False, False, True]
-    with pytest.raises(ValueError, match="the last one"):
-        sw.window(HEAD + recs, 1, 10)
+    with pytest.raises(ValueError, match="empty first after event 4, the last one"):
+        sw.window(text(recs), 1, 10)
     with pytest.raises(ValueError, match="no event at or after event 2"):
-        sw.window(HEAD + recs[:3], 2, 10)
+        sw.window(text(recs[:3]), 2, 10)
 
 
 def test_the_earliest_receive_wins():
-    # the first matching receive is taken, the later one stays queued
-    recs = ["R 1 0 * 5", "R 2 0 1 5", "M 3 0 1 5", "C 1", "M 4 0 1 5"]
-    assert sw.empty_after(recs) == [False, False, False, False, True]
+    # the first matching receive is taken (the wildcard), the later one stays queued
+    recs = ["R 1 0 * 5", "R 2 0 1 5", "M 3 0 1 5", "C 1", "M 4 0 1 5", "P 5 0 * *"]
+    assert sw.window(text(recs), 1, 5) == HEAD + ["P 5 0 * *"]
+
+
+def test_bad_text_is_an_error_with_its_line():
+    with pytest.raises(ValueError, match="<stream>:4: unknown event"):
+        sw.window(text(["R 1 0 1 5", "Q 2 0 1 5"]), 1, 1)
 
 
 def test_command_line_writes_a_stream_replay_reads(tmp_path: Path, stream_exe: Path):
