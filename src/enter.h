@@ -234,7 +234,6 @@ MM_INLINE int mm_enter_lean(mm_engine *e, const mm_entry *x, const int is_recv, 
                            lean);
 }
 
-
 MM_INLINE int mm_enter(mm_engine *e, const mm_entry *x, const int is_recv, mm_handle *h,
                        uintptr_t *partner, const uint8_t xflags, uint8_t *const pflags,
                        const mm_engine_fn post, const mm_engine_fn arrive, const int may_fail)

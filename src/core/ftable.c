@@ -65,9 +65,7 @@ static uint32_t place(mm_fslot *slots, uint32_t mask, uint32_t h, mm_elem *head)
     uint32_t i = h & mask;
     while (slots[i].tag != MM_FSLOT_EMPTY)
         i = (i + 1) & mask;
-    slots[i].tag = h;
-    slots[i].comm = 0;
-    slots[i].u.head = head;
+    mm_fslot_set_live(&slots[i], h, head);
     return i;
 }
 
@@ -121,9 +119,7 @@ int mm_ftable_insert_at(mm_ftable *t, const mm_key *k, mm_elem *x, uint32_t h, u
         at = place(t->slots, t->mask, h, x);
         *n += ((at - h) & t->mask) + 1;
     } else { /* the lookup's empty slot, inspected and counted by it */
-        t->slots[at].tag = h;
-        t->slots[at].comm = 0;
-        t->slots[at].u.head = x;
+        mm_fslot_set_live(&t->slots[at], h, x);
     }
     uint32_t run = (at - h) & t->mask;
     t->count++;
@@ -193,9 +189,7 @@ MM_INLINE int fill_t(mm_ftable *t, mm_link *first, const mm_link *end, unsigned 
             xl->prev = xl;
             opened++;
             if (MM_LIKELY((uint64_t)(count + 1) * 2 <= (uint64_t)mask + 1 && c - 1 <= bound)) {
-                s->tag = h | side;
-                s->comm = 0;
-                s->u.head = x;
+                mm_fslot_set_live(s, h | side, x);
                 count++;
                 break;
             }

@@ -74,6 +74,15 @@ typedef struct mm_fslot {
 
 _Static_assert(sizeof(mm_fslot) == 16, "an ftable slot is 16 bytes: four to a cache line");
 
+/* Make empty slot s live: tag (hash [| SIDE]), its FIFO the one element
+ * head (whose links the caller has set). */
+static inline void mm_fslot_set_live(mm_fslot *s, uint32_t tag, mm_elem *head)
+{
+    s->tag = tag;
+    s->comm = 0;
+    s->u.head = head;
+}
+
 /* The head of slot s's FIFO, or NULL when the key is idle. */
 static inline mm_elem *mm_fslot_head(const mm_fslot *s)
 {
