@@ -283,14 +283,14 @@ static int hash_open(mm_engine *e, auto_impl *A, mm_hash *H, size_t n)
     return mm_hash_init(e, H, hash_slots(n), A->seed);
 }
 
-static mm_elem *auto_keyed_probe(mm_engine *e, const mm_key *k, int remove);
+static mm_elem *auto_probe(mm_engine *e, const mm_key *k, int remove);
 
 /* Enter phase p: the phase, and the probe that serves it (e->probe: in the
  * list phase list.c's, which takes e->impl for its mm_list). */
 static void set_phase(mm_engine *e, auto_impl *A, int p)
 {
     A->phase = p;
-    e->probe = p == PH_LIST ? mm_engine_list.ops->probe : auto_keyed_probe;
+    e->probe = p == PH_LIST ? mm_engine_list.ops->probe : auto_probe;
 }
 
 /* An empty structure of phase p, its tables sized for nr receives and nm
@@ -985,10 +985,11 @@ static int auto_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
  * list sits at e->impl itself), so a probe tests no phase and runs the very
  * code `list` runs: MPI_Iprobe polling (HPCC under MPICH is 99% probes) cost
  * the same instructions through a copy of list's probe inlined here, yet ran
- * 6-13% slower than `list` (code placement). The keyed phases' probe is out
- * of line, their searches needing registers; auto_probe, testing the phase,
- * is the ops' (for a caller that goes through def->ops). */
-static MM_NOINLINE mm_elem *auto_keyed_probe(mm_engine *e, const mm_key *k, int remove)
+ * 6-13% slower than `list` (code placement). In the keyed phases it is
+ * auto_probe, out of line (their searches need registers), which tests the
+ * phase (it is the ops' too: creation sets e->probe to it before
+ * auto_init's first phase). */
+static MM_NOINLINE mm_elem *auto_probe(mm_engine *e, const mm_key *k, int remove)
 {
     auto_impl *A = e->impl;
     switch (A->phase) {
@@ -997,14 +998,6 @@ static MM_NOINLINE mm_elem *auto_keyed_probe(mm_engine *e, const mm_key *k, int 
     case PH_NM:   return mm_nm_probe(e, &A->u.N, k, remove);
     default:      return mm_hash_probe(e, &A->u.H, k, remove);
     }
-}
-
-static mm_elem *auto_probe(mm_engine *e, const mm_key *k, int remove)
-{
-    auto_impl *A = e->impl;
-    if (MM_LIKELY(A->phase == PH_LIST))
-        return mm_list_probe(e, &A->u.L, k, remove);
-    return auto_keyed_probe(e, k, remove);
 }
 
 static void auto_cancel(mm_engine *e, mm_elem *r)
