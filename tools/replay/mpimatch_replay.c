@@ -48,6 +48,10 @@ static const char usage[] =
     "  --interleave         take the engines' repetitions in turn (engine 1 rep 1,\n"
     "                       engine 2 rep 1, ..., engine 1 rep 2, ...): on a shared\n"
     "                       machine both sides of a ratio then see the same load\n"
+    "  --entries array|fresh  where the calls' entries come from: array (default)\n"
+    "                       the stream's, written once before the timing; fresh:\n"
+    "                       each written field by field just before its call, as\n"
+    "                       an MPI library or a provider builds it (the floor too)\n"
     "  --seed N             seed of the hashed engines' key hash (engine parameter\n"
     "                       seed=, for every engine that has it unless --param\n"
     "                       sets it): default 1, so depths and probe counts repeat\n"
@@ -98,6 +102,7 @@ typedef struct args {
     int paths;                   /* --paths: per-path timing (replay_paths.h) */
     int classes;                 /* --classes: per class and path (replay_paths.h) */
     int interleave;              /* --interleave: repetitions round-robin      */
+    int fresh;                   /* --entries fresh                            */
 } args;
 
 static int add_list(const char **list, size_t *n, const char *v, const char *opt)
@@ -188,6 +193,14 @@ static int parse_args(int argc, char **argv, args *a)
             if (r < 0)
                 return CLI_USAGE;
             a->reps = (unsigned)x;
+        } else if ((r = cli_opt(argc, argv, &i, "--entries", &v)) != 0) {
+            if (r < 0)
+                return CLI_USAGE;
+            if (strcmp(v, "array") != 0 && strcmp(v, "fresh") != 0) {
+                cli_error("--entries: '%s' is not array or fresh", v);
+                return CLI_USAGE;
+            }
+            a->fresh = strcmp(v, "fresh") == 0;
         } else if ((r = cli_opt_int(argc, argv, &i, "--seed", 0, INT64_MAX, &x)) != 0) {
             if (r < 0)
                 return CLI_USAGE;
@@ -222,6 +235,11 @@ static int parse_args(int argc, char **argv, args *a)
     if (a->classes && (a->list || a->nengines == 0)) {
         cli_error("--classes times the engines' matching paths by class: it needs --engine%s",
                   a->list ? ", not --list" : "");
+        return CLI_USAGE;
+    }
+    if (a->fresh && (a->paths || a->classes)) {
+        cli_error("--entries fresh times the calls as a whole: not with %s",
+                  a->paths ? "--paths" : "--classes");
         return CLI_USAGE;
     }
     if (a->interleave && (a->list || a->nengines == 0 || a->paths || a->classes)) {
@@ -576,6 +594,7 @@ static int replay_main(run *r)
         cli_error("%s", err);
         return CLI_FAIL;
     }
+    r->rep.fresh = r->plan.fresh = a->fresh;
     if (a->paths && (mm_paths_init(&r->paths, &r->s, a->reps, err, sizeof err) != MMR_OK ||
                      !(r->pres = calloc(r->plan.n + 1, sizeof *r->pres)))) {
         cli_error("%s", r->paths.s ? "out of memory" : err);

@@ -138,10 +138,36 @@ static const dispatch null_dispatch = { null_post, null_arrive, null_probe, null
 _Static_assert(_Generic((uint64_t *)0, uintptr_t *: 1, default: 0),
                "the outcome array doubles as the calls' partner argument");
 
+/* --entries fresh: write e's fields into *f one store each (volatile: the
+ * compiler may neither merge them into wider stores nor drop them), as a
+ * runtime fills its entry from the places it learns each field from just
+ * before the call. The library then reads stores that have not reached the
+ * cache yet, which a replay of entries written before the timing never
+ * shows (docs/replay.md, "Entries"). */
+static inline __attribute__((always_inline)) void write_fresh(mm_entry *f, const mm_entry *e)
+{
+    volatile mm_entry *v = f;
+    v->comm = e->comm;
+    v->src = e->src;
+    v->tag = e->tag;
+    v->kind = e->kind;
+    v->coll_op = e->coll_op;
+    v->reserved = 0;
+    v->comm_size = e->comm_size;
+    v->call = e->call;
+    v->bytes = e->bytes;
+    v->cookie = e->cookie;
+}
+
+_Static_assert(MM_TEV_MSG < MM_TEV_RECV_REF && MM_TEV_RECV < MM_TEV_RECV_REF &&
+               MM_TEV_RECV_REF < MM_TEV_PROBE && MM_TEV_RECV_REF < MM_TEV_CANCEL,
+               "the calls that take an entry are the types up to MM_TEV_RECV_REF");
+
 /* One pass over the stream. Returns the library status that stopped it
- * (negative or unexpected) and sets *at, or MM_QUEUED when all went well. */
+ * (negative or unexpected) and sets *at, or MM_QUEUED when all went well.
+ * fresh: the entries are written by write_fresh before each call. */
 static inline __attribute__((always_inline)) int run_loop(mm_replay *r, mm_engine *eng, size_t *at,
-                                                          const dispatch *d)
+                                                          const dispatch *d, const int fresh)
 {
     const mm_timed_event *const ev = r->tev, *const end = ev + r->s->n;
     uint64_t *o = r->out;
@@ -157,22 +183,28 @@ static inline __attribute__((always_inline)) int run_loop(mm_replay *r, mm_engin
      * (R, M: QUEUED or MATCHED, 0..1; P, X, C: MATCHED or NOTFOUND, 1..2)
      * with one unsigned compare, and the common cases come first. */
     const mm_timed_event *x = ev;
+    mm_entry f;
     for (; x != end; x++, o++) {
         int rc;
         unsigned type = x->type;
+        const mm_entry *en = &x->en;
         *o = MM_OUT_NONE;
+        if (fresh && type <= MM_TEV_RECV_REF) {
+            write_fresh(&f, en);
+            en = &f;
+        }
         if (type == MM_TEV_MSG) {
-            rc = d->arrive(eng, &x->en, o);
+            rc = d->arrive(eng, en, o);
             if ((unsigned)rc > MM_MATCHED)
                 goto bad;
         } else if (type == MM_TEV_RECV) {
-            rc = d->post(eng, &x->en, NULL, o);
+            rc = d->post(eng, en, NULL, o);
             if ((unsigned)rc > MM_MATCHED)
                 goto bad;
         } else if (type == MM_TEV_RECV_REF) {
             /* Some C names this receive: keep its handle. */
             uint32_t ref = x->ref;
-            rc = d->post(eng, &x->en, &hs[ref - 1], o);
+            rc = d->post(eng, en, &hs[ref - 1], o);
             queued[ref - 1] = rc == MM_QUEUED;
             if ((unsigned)rc > MM_MATCHED)
                 goto bad;
@@ -205,7 +237,7 @@ static inline __attribute__((always_inline)) int run_loop(mm_replay *r, mm_engin
 
 static int run_events(mm_replay *r, mm_engine *eng, size_t *at)
 {
-    return run_loop(r, eng, at, &api_dispatch);
+    return r->fresh ? run_loop(r, eng, at, &api_dispatch, 1) : run_loop(r, eng, at, &api_dispatch, 0);
 }
 
 /* Integer nanoseconds: a double would lose precision on long uptimes. */
@@ -306,7 +338,8 @@ int mm_replay_floor(mm_replay *r, unsigned reps, double *ns_median, char *err, s
         if (s->nslots)
             memset(r->queued, 0, s->nslots);
         int64_t t0 = now_ns();
-        int rc = run_loop(r, NULL, &at, &null_dispatch);
+        int rc = r->fresh ? run_loop(r, NULL, &at, &null_dispatch, 1)
+                          : run_loop(r, NULL, &at, &null_dispatch, 0);
         int64_t t1 = now_ns();
         if (rc != MM_QUEUED)
             return fail(err, errlen, MMR_EENGINE, "replay: the null path stopped at event %zu", at);

@@ -71,6 +71,9 @@ typedef struct mm_replay {
     uint8_t   *queued;   /* s->nslots: 1 while the handle names a queued R  */
     double    *times;    /* ns per event of each timed repetition           */
     unsigned   reps_cap;
+    int        fresh;    /* --entries fresh: each call's entry is written,
+                            field by field, just before the call (as a
+                            runtime builds it), not read from tev          */
 } mm_replay;
 
 int  mm_replay_init(mm_replay *r, const mm_stream *s, unsigned max_reps,

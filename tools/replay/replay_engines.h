@@ -36,6 +36,7 @@ typedef struct mm_plan {
     size_t          n;
     uint32_t        hints;   /* asserted                                   */
     int             interleaved; /* repetitions taken in turn (--interleave) */
+    int             fresh;       /* --entries fresh (mm_replay.fresh)          */
     double          floor_ns;    /* the harness floor, ns/event (mm_replay_floor);
                                     engine-only time = ns_median - floor_ns */
     int64_t         seed;        /* --seed: the seed= of the hashed engines (0:

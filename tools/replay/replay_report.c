@@ -54,7 +54,8 @@ void mm_report_table_head(FILE *f, const mm_stream *s, const mm_plan *p)
     fprintf(f, "stream %s (%s), events %zu, np %d, hints %s, seed %lld\n", s->name,
             format_name(s), s->n, (int)s->np, mm_hints_str(p->hints), (long long)p->seed);
     fprintf(f, "floor %.2f ns/event (the replay loop with a null call per event, measured now); "
-               "engine ns = ns/event - floor\n", p->floor_ns);
+               "engine ns = ns/event - floor%s\n", p->floor_ns,
+            p->fresh ? "; entries written fresh before each call" : "");
     fprintf(f, "%-*s %10s %10s %9s %15s %15s %9s %9s %11s %12s %12s\n", name_width(p), "engine",
             "ns/event", "engine ns", "Mev/s", "PRQ depth", "UMQ depth", "PRQ len", "UMQ len",
             "queues", "peak bytes", "probes/op");
@@ -196,6 +197,7 @@ int mm_report_json(FILE *f, const mm_stream *s, const mm_plan *p, unsigned reps,
     mmj_knum(&j, "floor_ns_per_event", p->floor_ns);
     mmj_key(&j, "interleaved");
     mmj_bool(&j, p->interleaved);
+    mmj_kstr(&j, "entries", p->fresh ? "fresh" : "array");
     mmj_key(&j, "results");
     mmj_arr(&j);
     for (size_t i = 0; i < p->n; i++)
