@@ -302,12 +302,20 @@ const char *mm_engine_name(const mm_engine *e)
 
 /* ---- argument checks ---- */
 
-/* kind, coll_op and reserved share one 32-bit word, zero for every
- * point-to-point entry: one compare accepts the common case. */
-_Static_assert(offsetof(mm_entry, coll_op) == offsetof(mm_entry, kind) + 1 &&
-               offsetof(mm_entry, reserved) == offsetof(mm_entry, kind) + 2 &&
-               sizeof(((mm_entry *)0)->reserved) == 2 && MM_KIND_P2P == 0 && MM_COLL_NONE == 0,
-               "the point-to-point fast path reads kind, coll_op, reserved as one word");
+/* kind, coll_op and reserved are all zero in a point-to-point entry: one
+ * test of their or accepts the common case. Three loads, each its field's
+ * width, not one 32-bit load over the three: a caller that sets the fields
+ * one by one just before the call would make that load wait for its stores
+ * to reach the cache (enter.h, mm_enter_fill_entry). */
+_Static_assert(MM_KIND_P2P == 0 && MM_COLL_NONE == 0,
+               "the point-to-point fast path tests kind | coll_op | reserved");
+
+MM_INLINE uint32_t annotations(const mm_entry *x)
+{
+    uint32_t kind = x->kind, op = x->coll_op, reserved = x->reserved;
+    MM_OPAQUE(op);
+    return kind | op | reserved;
+}
 
 static MM_COLD int check_annotations(const mm_entry *x)
 {
@@ -320,9 +328,7 @@ static MM_COLD int check_annotations(const mm_entry *x)
 
 MM_INLINE int check_entry(const mm_entry *x)
 {
-    uint32_t annot;
-    memcpy(&annot, &x->kind, sizeof annot);
-    if (MM_UNLIKELY(annot != 0) && check_annotations(x))
+    if (MM_UNLIKELY(annotations(x) != 0) && check_annotations(x))
         return MM_EINVAL;
     return x->comm < 0 ? MM_EINVAL : 0;
 }
@@ -476,20 +482,11 @@ static MM_COLD int enter_other(mm_engine *e, const mm_entry *x, int is_recv, mm_
     return is_recv ? e->enter_post(e, x, h, partner) : e->enter_arrive(e, x, partner);
 }
 
-/* The common case's word: zero for a point-to-point entry (kind, coll_op,
- * reserved: one 32-bit load). */
-MM_INLINE uint32_t uncommon(const mm_entry *x)
-{
-    uint32_t annot;
-    memcpy(&annot, &x->kind, sizeof annot);
-    return annot;
-}
-
 int mm_post(mm_engine *e, const mm_entry *recv, mm_handle *h, uintptr_t *partner)
 {
     if (MM_UNLIKELY(!e || !recv))
         return MM_EINVAL;
-    if (MM_UNLIKELY(uncommon(recv)))
+    if (MM_UNLIKELY(annotations(recv)))
         return enter_other(e, recv, 1, h, partner);
     int rc = check_recv_key(e, recv->comm, recv->src, recv->tag);
     return MM_LIKELY(rc == 0) ? e->enter_post(e, recv, h, partner) : rc;
@@ -499,7 +496,7 @@ int mm_arrive(mm_engine *e, const mm_entry *msg, uintptr_t *partner)
 {
     if (MM_UNLIKELY(!e || !msg))
         return MM_EINVAL;
-    if (MM_UNLIKELY(uncommon(msg)))
+    if (MM_UNLIKELY(annotations(msg)))
         return enter_other(e, msg, 0, NULL, partner);
     if (msg->comm < 0 || (uint32_t)msg->src >= (uint32_t)e->nprocs || msg->tag == MM_ANY_TAG)
         return MM_EINVAL;

@@ -18,16 +18,45 @@
 #include "engine.h"
 #include "core/compiler.h"
 
-/* The element is its entry, 8 bytes in (elem.h): one copy, then the API's
- * flags over the entry's reserved word (which the API has checked is 0, so
- * the copy has zeroed flags and slot already: a zero flags stores nothing).
+/* The element is its entry, 8 bytes in (elem.h), with the API's flags over
+ * the entry's reserved word (which the API has checked is 0; slot stays 0).
  * mm_enter_fill_entry leaves seq alone (offset 0, where a free object keeps
- * its pool's list link). */
+ * its pool's list link).
+ *
+ * A caller builds its entry just before the call, a store per field or a
+ * few (a compiler zeroes it with one vector store, then sets the fields).
+ * A load that lies inside one earlier store gets its bytes forwarded from
+ * it; a load that spans two stores waits until both have reached the cache
+ * (x86: a store-forwarding stall). The key is read at once by every
+ * search, so it is read field by field, no load wider than its field
+ * (MM_OPAQUE keeps gcc from merging neighbours into one wider load again),
+ * put together in registers and stored as two 8-byte words, inside which
+ * the engines' own loads of the key lie (8 and 4 bytes, ftable.h). The 24
+ * bytes after it (comm_size, call, bytes) and the cookie are copied as they
+ * are: no search waits for them. Measured with the entry written field by
+ * field before each call (mpimatch-replay --entries fresh, docs/replay.md):
+ * `hash` on shuffle n=4096 1.7x faster than the 40-byte vector copy, `bins`
+ * and `nm` 1.3-1.6x, `list` on burst 1.07x; with entries written long
+ * before (--entries array) every engine pays a few instructions more. */
 MM_INLINE void mm_enter_fill_entry(mm_elem *x, const mm_entry *d, uint8_t flags)
 {
-    memcpy(&x->key, d, sizeof *d);
-    if (flags)
-        x->flags = flags;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint32_t comm = (uint32_t)d->comm, src = (uint32_t)d->src, tag = (uint32_t)d->tag;
+    uint32_t kind = d->kind, op = d->coll_op;
+    MM_OPAQUE(comm);
+    MM_OPAQUE(tag);
+    MM_OPAQUE(kind);
+    uint64_t w0 = comm | (uint64_t)src << 32;
+    uint64_t w1 = tag | (uint64_t)(kind | op << 8 | (uint32_t)flags << 16) << 32;
+    memcpy(&x->key, &w0, 8);
+    memcpy((char *)&x->key + 8, &w1, 8);
+    memcpy(&x->comm_size, &d->comm_size, 24);
+#else
+    x->key.comm = d->comm, x->key.src = d->src, x->key.tag = d->tag;
+    x->kind = d->kind, x->coll_op = d->coll_op, x->flags = flags, x->slot = 0;
+    x->comm_size = d->comm_size, x->call = d->call;
+    x->bytes = d->bytes, x->cookie = d->cookie;
+#endif
 }
 
 MM_INLINE void mm_enter_fill(mm_elem *x, const mm_entry *d, uint64_t seq, uint8_t flags)
@@ -50,24 +79,7 @@ static inline mm_pool *mm_enter_pool(mm_engine *e, int is_recv)
  *   that matches takes no number.
  * MM_ENTER_OWN_RECVS: receives have a pool of their own (ops.nlinks_recv
  *   below nlinks, so recv_pool is &recvs): no pointer is loaded either. */
-enum { MM_ENTER_ONE_POOL = 1u << 0, MM_ENTER_LATE_SEQ = 1u << 1, MM_ENTER_KEY_WORDS = 1u << 2,
-       MM_ENTER_OWN_RECVS = 1u << 3 };
-
-/* MM_ENTER_KEY_WORDS: the engine reads the new element's key at once (a
- * hash or a memo compare): the entry's first 16 bytes (the key, then kind,
- * coll_op and the zero reserved word) are copied as two 8-byte words, not
- * with the vector moves of one 40-byte copy, so that the engine's loads of
- * the key are each inside one store (forwarded whole, or not loaded again:
- * the compiler keeps the words in registers). */
-MM_INLINE void mm_enter_fill_words(mm_elem *x, const mm_entry *d, uint8_t flags)
-{
-    uint64_t w0, w1;
-    memcpy(&w0, d, 8), memcpy(&w1, (const char *)d + 8, 8);
-    memcpy(&x->key, &w0, 8), memcpy((char *)&x->key + 8, &w1, 8);
-    memcpy((char *)&x->key + 16, (const char *)d + 16, sizeof *d - 16);
-    if (flags)
-        x->flags = flags;
-}
+enum { MM_ENTER_ONE_POOL = 1u << 0, MM_ENTER_LATE_SEQ = 1u << 1, MM_ENTER_OWN_RECVS = 1u << 2 };
 
 MM_INLINE mm_pool *mm_enter_pool_of(mm_engine *e, int is_recv, unsigned lean)
 {
@@ -222,9 +234,7 @@ MM_INLINE int mm_enter_lean(mm_engine *e, const mm_entry *x, const int is_recv, 
     if (may_fail)
         mm_enter_undo_save(e, is_recv ? &e->st.umq : &e->st.prq);
     const uint8_t flags = (uint8_t)((is_recv ? MM_ELEM_RECV : 0) | xflags);
-    if (late && (lean & MM_ENTER_KEY_WORDS))
-        mm_enter_fill_words(self, x, flags);
-    else if (late)
+    if (late)
         mm_enter_fill_entry(self, x, flags);
     else
         mm_enter_fill(self, x, ++e->seq, flags);
@@ -303,16 +313,12 @@ typedef int (*mm_engine_resume_fn)(mm_engine *e, mm_elem *x, mm_elem **partner, 
  * run the engine's try function on it (*other, *how: its answers). */
 MM_INLINE int mm_enter_try(mm_engine *e, mm_elem *self, const mm_entry *x, const int is_recv,
                            const mm_engine_try_fn tpost, const mm_engine_try_fn tarrive,
-                           const int may_fail, const unsigned lean, mm_elem **other,
-                           uint32_t *how)
+                           const int may_fail, mm_elem **other, uint32_t *how)
 {
     if (may_fail)
         mm_enter_undo_save(e, is_recv ? &e->st.umq : &e->st.prq);
     const uint8_t flags = is_recv ? MM_ELEM_RECV : 0;
-    if (lean & MM_ENTER_KEY_WORDS)
-        mm_enter_fill_words(self, x, flags);
-    else
-        mm_enter_fill_entry(self, x, flags);
+    mm_enter_fill_entry(self, x, flags);
     return is_recv ? tpost(e, self, other, how) : tarrive(e, self, other, how);
 }
 
@@ -354,7 +360,7 @@ MM_INLINE int mm_enter_resume(mm_engine *e, mm_elem *self, const int is_recv, mm
         if (MM_UNLIKELY(!self))                                                              \
             return NAME##_enter_post_full(e, x, h, partner);                                 \
         uint32_t how;                                                                        \
-        int rc = mm_enter_try(e, self, x, 1, TPOST, TARRIVE, MAY_FAIL, LEAN, &other, &how);  \
+        int rc = mm_enter_try(e, self, x, 1, TPOST, TARRIVE, MAY_FAIL, &other, &how);        \
         if (MM_UNLIKELY(rc == MM_ENTER_RETRY))                                               \
             return NAME##_enter_post_resume(e, self, h, partner, how);                       \
         return mm_enter_finish(e, mp, self, NULL, rc, &other, 1, h, partner, NULL, MAY_FAIL, \
@@ -368,7 +374,7 @@ MM_INLINE int mm_enter_resume(mm_engine *e, mm_elem *self, const int is_recv, mm
         if (MM_UNLIKELY(!self))                                                              \
             return NAME##_enter_arrive_full(e, x, partner);                                  \
         uint32_t how;                                                                        \
-        int rc = mm_enter_try(e, self, x, 0, TPOST, TARRIVE, MAY_FAIL, LEAN, &other, &how);  \
+        int rc = mm_enter_try(e, self, x, 0, TPOST, TARRIVE, MAY_FAIL, &other, &how);        \
         if (MM_UNLIKELY(rc == MM_ENTER_RETRY))                                               \
             return NAME##_enter_arrive_resume(e, self, partner, how);                        \
         return mm_enter_finish(e, mp, self, NULL, rc, &other, 0, NULL, partner, NULL,        \

@@ -1254,7 +1254,7 @@ MM_INLINE int hash_lean_call(mm_engine *e, mm_elem *x, mm_elem **partner, const 
     }                                                                                        \
     MM_ENGINE_ENTER_RESUME(NAME, NAME##_try_post, NAME##_try_arrive, NAME##_resume_post,     \
                            NAME##_resume_arrive, NAME##_lean_post, NAME##_lean_arrive, 0,    \
-                           MM_ENTER_LATE_SEQ | MM_ENTER_KEY_WORDS | MM_ENTER_OWN_RECVS)
+                           MM_ENTER_LATE_SEQ | MM_ENTER_OWN_RECVS)
 AUTO_HASH_ENTRIES(auto_hash, 1)
 /* (the same counting the window's calls only: lean_window_step) */
 AUTO_HASH_ENTRIES(auto_hashc, 0)

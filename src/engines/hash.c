@@ -90,7 +90,7 @@ static void hash_cancel(mm_engine *e, mm_elem *r)
  * resumes out of line with the try's hash (hash_part.h, mm_hash_enter). */
 MM_ENGINE_ENTER_RESUME(hash, hash_post_try, hash_arrive_try, hash_post_resume,
                        hash_arrive_resume, hash_post, hash_arrive, 0,
-                       MM_ENTER_ONE_POOL | MM_ENTER_LATE_SEQ | MM_ENTER_KEY_WORDS)
+                       MM_ENTER_ONE_POOL | MM_ENTER_LATE_SEQ)
 
 static const mm_engine_ops hash_ops = {
     .nlinks = 1,
