@@ -42,6 +42,11 @@ def _add_replay_options(p: argparse.ArgumentParser, engine_default: Optional[str
                    help="seed of the hashed engines' key hash (their parameter seed=, unless "
                         "--param sets it): default 1, so depths and probe counts repeat run "
                         "to run; 0: each engine draws a secret one (docs/replay.md)")
+    p.add_argument("--entries", choices=["array", "fresh"],
+                   help="where the calls' entries come from: array (the C tool's default), "
+                        "the stream's, written before the timing; fresh, each written field "
+                        "by field just before its call, as an MPI library builds it "
+                        "(docs/replay.md)")
 
 
 def _replay_args(args: argparse.Namespace, reps: Optional[int]) -> List[str]:
@@ -58,6 +63,8 @@ def _replay_args(args: argparse.Namespace, reps: Optional[int]) -> List[str]:
         out += ["--hints", args.hints]
     if args.seed is not None:
         out += ["--seed", str(args.seed)]
+    if args.entries:
+        out += ["--entries", args.entries]
     if reps is not None:
         out += ["--reps", str(reps)]
     return out

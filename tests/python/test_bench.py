@@ -179,7 +179,8 @@ def test_replay_command_for_workloads_and_files(tmp_path):
                         Item(StreamFile(REPO / "examples" / "tiny.mms"), ("list",))], CAT)
     assert bench.replay_command(exe, wl, 3, js) == [
         "/bin/replay", "--workload", "burst:n=8,rounds=8,seed=1", "--engine", "bins", "--param",
-        "bins:bins=4", "--reps", "3", "--seed", "1", "--json", str(js), "--quiet"]
+        "bins:bins=4", "--reps", "3", "--seed", "1", "--entries", "fresh", "--json", str(js),
+        "--quiet"]
     assert bench.replay_command(exe, wl, 3, js, seed=7)[9:11] == ["--seed", "7"]
     assert bench.replay_command(exe, f, 1, js)[:4] == ["/bin/replay", str(REPO / "examples" / "tiny.mms"),
                                                        "--engine", "list"]

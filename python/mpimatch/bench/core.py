@@ -257,9 +257,17 @@ def replay_command(exe: Path, run: Run, reps: int, json_path: Path,
     also = ["--interleave"] if pair else []
     return [str(exe), *where, *(a for e, p in engines for a in _engine_args(e, p)), *also,
             "--reps", str(reps),
-            "--seed", str(seed), *(["--paths"] if run.paths else []),
+            "--seed", str(seed), *entries_args(run), *(["--paths"] if run.paths else []),
             *(["--classes"] if run.classes else []), "--json", str(json_path),
             "--quiet"]
+
+
+def entries_args(run: Run) -> List[str]:
+    """Every timed call gets an entry written field by field just before it, as an MPI
+    library or a provider builds it (mpimatch-replay --entries fresh, docs/replay.md):
+    entries written long before the timing hide what a call pays for reading fresh
+    stores. The runs timing paths or classes have their own loop, with the stream's."""
+    return [] if run.paths or run.classes else ["--entries", "fresh"]
 
 
 def _pair(run: Run, pair: Optional[Sequence[Partner]]) -> List[Partner]:
@@ -366,6 +374,7 @@ def make_record(run: Run, data: Mapping[str, Any], wall: float,
         "events_per_second": res.get("events_per_second"),
         # the harness floor replay measured in the same process (docs/replay.md)
         "floor_ns_per_event": res.get("floor_ns_per_event", data.get("floor_ns_per_event")),
+        "entries": data.get("entries", "array"),   # where the calls' entries came from
         "speedup_vs_list": None,
         "prq": _qstats(stats.get("prq") or {}), "umq": _qstats(stats.get("umq") or {}),
         "peak_bytes": stats.get("peak_bytes"),
