@@ -269,8 +269,14 @@ def cmd_engines(args: argparse.Namespace, out: Console) -> int:
     engines = list_engines()
     if args.json:
         print(json.dumps(engines, indent=2))
-    else:
+    elif out.is_terminal:
         out.print(engines_view(engines))
+    else:
+        # a pipe or a file: the grid pads every line to its widest cell (hundreds of
+        # trailing blanks on UNLIMITED_WIDTH); print the same lines without them
+        with out.capture() as cap:
+            out.print(engines_view(engines))
+        print("\n".join(ln.rstrip() for ln in cap.get().splitlines()))
     return 0
 
 

@@ -165,6 +165,8 @@ def test_engines_table(engines):
     assert proc.returncode == 0, proc.stderr
     for e in engines:
         assert e["name"] in proc.stdout
+    # piped: no line padded with blanks to the widest cell (they were 1000 columns)
+    assert [ln for ln in proc.stdout.splitlines() if ln != ln.rstrip()] == []
 
 
 def test_engines_say_how_they_run_concurrently(engines):
