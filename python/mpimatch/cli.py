@@ -130,6 +130,9 @@ def register_stream(sub: Any) -> None:
     q = add_command(actions, "cat", cmd_stream, help="print a stream as text",
                     description="Print FILE (text or binary) as text.")
     q.add_argument("file", metavar="FILE")
+    for q in actions.choices.values():
+        q.add_argument("--np", type=int, metavar="N",
+                       help="number of processes (overrides the stream's '# np=')")
 
 
 def register_gen(sub: Any) -> None:
@@ -321,6 +324,8 @@ def cmd_stream(args: argparse.Namespace, out: Console) -> int:
         argv = [action, args.file]
         if getattr(args, "check_resolved", False):
             argv.append("--check-resolved")
+    if args.np is not None:
+        argv += ["--np", str(args.np)]
     return run_tool(tools.STREAM, argv)
 
 

@@ -251,6 +251,20 @@ def test_stream_convert_binary_round_trip(tmp_path, stream_exe, replay_exe, how)
 
 
 @pytest.mark.parametrize("how", ["c", "py"])
+def test_stream_np_overrides(tmp_path, stream_exe, how):
+    """--np N for convert, check and cat, as mpimatch-stream has it (the Python
+    command refused it: 'unrecognized arguments')."""
+    cmd = [stream_exe] if how == "c" else [sys.executable, "-m", "mpimatch", "stream"]
+    env, out = python_cli_env(), tmp_path / "np8.mms"
+    cat = run([*cmd, "cat", TINY, "--np", "8"], env=env)
+    assert cat.returncode == 0 and "# np=8" in cat.stdout.splitlines(), cat.stderr
+    check = run([*cmd, "check", TINY, "--np", "8"], env=env)
+    assert check.returncode == 0 and "8 (--np)" in check.stdout, check.stdout + check.stderr
+    assert run([*cmd, "convert", TINY, out, "--np", "8"], env=env).returncode == 0
+    assert "# np=8" in out.read_text().splitlines()
+
+
+@pytest.mark.parametrize("how", ["c", "py"])
 def test_stream_convert_bad_input_writes_nothing(tmp_path, stream_exe, how):
     bad, out = tmp_path / "bad.mms", tmp_path / "out.bin"
     bad.write_text(HEAD + "M 2 0 * 1\n")
