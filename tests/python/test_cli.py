@@ -277,11 +277,14 @@ def test_stream_convert_bad_input_writes_nothing(tmp_path, stream_exe, how):
 # ---------------------------------------------------------------- help, version
 
 @pytest.mark.parametrize("sub", [[], ["engines"], ["replay"], ["stream"], ["stream", "convert"],
-                                 ["stream", "check"], ["stream", "cat"], ["bench"], ["tables"]])
+                                 ["stream", "check"], ["stream", "cat"], ["bench"], ["tables"],
+                                 ["queues"], ["report"]])
 def test_help(sub):
     proc = run_cli(*sub, "--help")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("usage: mpimatch")
+    # the exit-status epilog names the write error once (queues and report said it twice)
+    assert proc.stdout.count("write error") == 1, proc.stdout
 
 
 def test_version():
