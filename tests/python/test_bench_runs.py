@@ -347,6 +347,9 @@ def test_fds_why_sets_the_fixed_cost_apart_from_the_walk():
 def test_results_tables_help():
     """--help prints the usage (the module text) and exits 0; it was read as a JSON file
     name ('--help: No such file or directory', exit 2)."""
+    import subprocess
+    import sys
+    from conftest import REPO
     for flag in ("--help", "-h"):
         proc = subprocess.run([sys.executable, REPO / "scripts" / "results_tables.py", flag],
                               capture_output=True, text=True)
