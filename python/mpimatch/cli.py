@@ -32,7 +32,9 @@ def _add_replay_options(p: argparse.ArgumentParser, engine_default: Optional[str
     p.add_argument("--engine", default=engine_default, metavar="NAME|a,b|all",
                    help="engine(s) to run: one name, a comma-separated list, or 'all'"
                         + (f" (default: {engine_default})" if engine_default else ""))
-    p.add_argument("--param", action="append", nargs="+", default=[],
+    # one value per --param, as mpimatch-replay and mpimatch bench take it: with nargs="+"
+    # `--param bins=64 STREAM` took STREAM for a second parameter ("STREAM is required")
+    p.add_argument("--param", action="append", default=[],
                    metavar="[ENGINE:]KEY=VALUE", help="engine parameter (repeatable)")
     p.add_argument("--np", type=int, metavar="N",
                    help="number of processes (overrides the stream's '# np=' line)")
@@ -49,9 +51,8 @@ def _replay_args(args: argparse.Namespace, reps: Optional[int]) -> List[str]:
     out: List[str] = []
     if args.engine:
         out += ["--engine", args.engine]
-    for group in args.param:
-        for value in group:
-            out += ["--param", value]
+    for value in args.param:
+        out += ["--param", value]
     if args.np is not None:
         out += ["--np", str(args.np)]
     if args.hints:

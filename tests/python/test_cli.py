@@ -223,6 +223,16 @@ def test_replay_json_statistics(tmp_path, replay_exe, engines):
         assert st["prq"]["peak_bytes"] >= 64 * st["prq"]["max_length"]
 
 
+def test_replay_param_before_stream(replay_exe):
+    """--param takes one value, so the stream may follow it (it was taken for a second
+    parameter: 'the following arguments are required: STREAM'); repeated, each applies."""
+    proc = run_cli("replay", "--engine", "bins", "--param", "bins=64", "--param", "seed=3",
+                   TINY, "--reps", "1", "--json", "-")
+    assert proc.returncode == 0, proc.stderr
+    js = json.loads(proc.stdout)
+    assert js["results"][0]["params"] == {"bins": 64, "seed": 3}
+
+
 def test_replay_quiet_prints_no_table(replay_exe):
     proc = run_cli("replay", TINY, "--engine", "list", "--reps", "1", "--quiet")
     assert proc.returncode == 0, proc.stderr
