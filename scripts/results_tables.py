@@ -615,6 +615,9 @@ TEMPLATE = Path(__file__).resolve().parent / "RESULTS.template.md"
 
 def main(argv: List[str]) -> int:
     args = argv[1:]
+    if args and args[0] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0
     template: Optional[Path] = None
     if args and args[0] == "--doc":
         template, args = TEMPLATE, args[1:]

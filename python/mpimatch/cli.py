@@ -32,7 +32,9 @@ def _add_replay_options(p: argparse.ArgumentParser, engine_default: Optional[str
     p.add_argument("--engine", default=engine_default, metavar="NAME|a,b|all",
                    help="engine(s) to run: one name, a comma-separated list, or 'all'"
                         + (f" (default: {engine_default})" if engine_default else ""))
-    p.add_argument("--param", action="append", nargs="+", default=[],
+    # one value per --param, as mpimatch-replay and mpimatch bench take it: with nargs="+"
+    # `--param bins=64 STREAM` took STREAM for a second parameter ("STREAM is required")
+    p.add_argument("--param", action="append", default=[],
                    metavar="[ENGINE:]KEY=VALUE", help="engine parameter (repeatable)")
     p.add_argument("--np", type=int, metavar="N",
                    help="number of processes (overrides the stream's '# np=' line)")
@@ -54,9 +56,8 @@ def _replay_args(args: argparse.Namespace, reps: Optional[int]) -> List[str]:
     out: List[str] = []
     if args.engine:
         out += ["--engine", args.engine]
-    for group in args.param:
-        for value in group:
-            out += ["--param", value]
+    for value in args.param:
+        out += ["--param", value]
     if args.np is not None:
         out += ["--np", str(args.np)]
     if args.hints:
@@ -137,6 +138,9 @@ def register_stream(sub: Any) -> None:
     q = add_command(actions, "cat", cmd_stream, help="print a stream as text",
                     description="Print FILE (text or binary) as text.")
     q.add_argument("file", metavar="FILE")
+    for q in actions.choices.values():
+        q.add_argument("--np", type=int, metavar="N",
+                       help="number of processes (overrides the stream's '# np=')")
 
 
 def register_gen(sub: Any) -> None:
@@ -276,8 +280,14 @@ def cmd_engines(args: argparse.Namespace, out: Console) -> int:
     engines = list_engines()
     if args.json:
         print(json.dumps(engines, indent=2))
-    else:
+    elif out.is_terminal:
         out.print(engines_view(engines))
+    else:
+        # a pipe or a file: the grid pads every line to its widest cell (hundreds of
+        # trailing blanks on UNLIMITED_WIDTH); print the same lines without them
+        with out.capture() as cap:
+            out.print(engines_view(engines))
+        print("\n".join(ln.rstrip() for ln in cap.get().splitlines()))
     return 0
 
 
@@ -322,6 +332,8 @@ def cmd_stream(args: argparse.Namespace, out: Console) -> int:
         argv = [action, args.file]
         if getattr(args, "check_resolved", False):
             argv.append("--check-resolved")
+    if args.np is not None:
+        argv += ["--np", str(args.np)]
     return run_tool(tools.STREAM, argv)
 
 

@@ -429,7 +429,7 @@ def register(sub: Any) -> None:
                     "side by side, and name the receives nothing can match (a likely "
                     "deadlock: ranks, communicators, sources, tags) and the unexpected "
                     "messages no posted receive takes. docs/queues.md.",
-        exit_one="internal error, or a write error")
+        exit_one="internal error")
     p.add_argument("dir", metavar="DIR", help="the snapshots' directory (FI_MPIMATCH_DUMP)")
     p.add_argument("--html", metavar="FILE", help="also write a self-contained HTML page")
     p.add_argument("--json", metavar="FILE", help="write the analysis as JSON ('-': standard "

@@ -208,6 +208,6 @@ def register(sub: Any) -> None:
                     "--stats DIR --stats-interval MS) and print one line per rank; --out "
                     "writes PRQ/UMQ lengths, per-interval search depth and match rate against "
                     "time (PNG, one line per rank), report.json and report.html. docs/queues.md.",
-        exit_one="internal error, or a write error")
+        exit_one="internal error")
     p.add_argument("dir", metavar="DIR", help="the statistics directory (FI_MPIMATCH_STATS)")
     p.add_argument("--out", metavar="OUTDIR", help="write the plots, report.json and report.html")

@@ -32,13 +32,17 @@ static struct fi_ops av_fi_ops = {
     .ops_open = mmfi_no_ops_open,
 };
 
+static int same_addr(const mmfi_addr *a, const mmfi_addr *b)
+{
+    return a->pid == b->pid && a->epid == b->epid && a->host == b->host && !strcmp(a->shm, b->shm);
+}
+
 fi_addr_t mmfi_av_find(mmfi_av *av, const mmfi_addr *a)
 {
     if (!av)
         return FI_ADDR_NOTAVAIL;
     for (size_t i = 0; i < av->count; i++)
-        if (av->valid[i] && av->addrs[i].pid == a->pid && av->addrs[i].epid == a->epid &&
-            av->addrs[i].host == a->host && !strcmp(av->addrs[i].shm, a->shm))
+        if (av->valid[i] && same_addr(&av->addrs[i], a))
             return (fi_addr_t)i;
     return FI_ADDR_NOTAVAIL;
 }
@@ -48,6 +52,18 @@ size_t mmfi_av_peers(mmfi_av *av)
     size_t n = 0;
     for (size_t i = 0; av && i < av->count; i++)
         n += av->valid[i] && mmfi_av_find(av, &av->addrs[i]) == (fi_addr_t)i; /* its first entry */
+    return n;
+}
+
+size_t mmfi_av_peers_held(mmfi_av *av)
+{
+    size_t n = 0;
+    for (size_t i = 0; av && i < av->count; i++) {
+        size_t j = 0;
+        while (j < i && !same_addr(&av->addrs[j], &av->addrs[i]))
+            j++;
+        n += j == i; /* its first entry, removed or not */
+    }
     return n;
 }
 

@@ -449,6 +449,9 @@ fi_addr_t mmfi_av_find(mmfi_av *av, const mmfi_addr *a);
 /* Distinct peers (endpoint addresses) among the valid entries: Open MPI
  * inserts a peer again for every intercommunicator (0 without an AV). */
 size_t mmfi_av_peers(mmfi_av *av);
+/* The distinct peers the AV ever held, removed entries included (the statistics file's np:
+ * Open MPI removes every entry before the endpoint closes). */
+size_t mmfi_av_peers_held(mmfi_av *av);
 
 /* ---- cq.c ---- */
 int  mmfi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,

@@ -131,7 +131,7 @@ void mmfi_stats_write(mmfi_ep *ep)
     fprintf(f, "{\"tool\": \"libmpimatch-fi\", \"version\": \"%d.%d.%d\", \"pid\": %d, "
                "\"rank\": %s, \"np\": %d, \"hints\": [",
             MPIMATCH_VERSION_MAJOR, MPIMATCH_VERSION_MINOR, MPIMATCH_VERSION_PATCH,
-            (int)ep->name.pid, rank ? rank : "null", (int)mmfi_av_peers(ep->av));
+            (int)ep->name.pid, rank ? rank : "null", (int)mmfi_av_peers_held(ep->av));
     uint32_t h = ep->dom->set.hints;
     fprintf(f, "%s%s%s", h & MM_HINT_NO_ANY_SOURCE ? "\"no_any_source\"" : "",
             (h & MM_HINT_NO_ANY_SOURCE) && (h & MM_HINT_NO_ANY_TAG) ? ", " : "",

@@ -21,6 +21,20 @@ PKG_CONFIG_PATH=$libdir/pkgconfig pkg-config --exact-version="$v" mpimatch ||
   { echo "install test: pkg-config version is not $v" >&2; exit 1; }
 test -f "$tmp/prefix/include/mpimatch.h"
 test -x "$tmp/prefix/bin/mpimatch-replay"
+# Man pages: the library's, naming every public function of the header, and one per
+# installed tool that says what its --help says (generated from it at build time).
+man3=$tmp/prefix/share/man/man3/mpimatch.3
+test -f "$man3" || { echo "install test: no $man3" >&2; exit 1; }
+for f in $(sed -n 's/^MM_API [^(]*[ *]\(mm_[a-z_]*\)(.*/\1/p' "$tmp/prefix/include/mpimatch.h"); do
+  grep -q "$f" "$man3" || { echo "install test: mpimatch.3 does not name $f" >&2; exit 1; }
+done
+for exe in "$tmp"/prefix/bin/mpimatch-*; do
+  t=$(basename "$exe")
+  page=$tmp/prefix/share/man/man1/$t.1
+  test -f "$page" || { echo "install test: no man page for $t" >&2; exit 1; }
+  MANWIDTH=100 man -l "$page" 2>/dev/null | grep -q "usage: .*$t" ||
+    { echo "install test: man page of $t renders no usage line" >&2; exit 1; }
+done
 PKG_CONFIG_PATH=$libdir/pkgconfig
 export PKG_CONFIG_PATH
 cc -std=c11 -Wall -Wextra -Werror "$here/consumer.c" $(pkg-config --cflags --libs mpimatch) -o "$tmp/pc"

@@ -962,6 +962,29 @@ static int check_tuning_stats(void)
     return ft_failed ? 1 : 0;
 }
 
+/* ---- the statistics file's np after Open MPI's teardown: mtl ofi's del_procs
+ * removes every AV entry (fi_av_remove) before the endpoint closes and writes the
+ * file; np still counts the distinct peers the AV held, itself included (it was 0). */
+static void t_basic_av_removed(ft *f)
+{
+    t_basic(f);
+    barrier_progress(f);
+    for (int i = 0; i < 2; i++)
+        FT_OK(fi_av_remove(f->av, &f->addr[i], 1, 0));
+}
+
+static void np_file(const char *text)
+{
+    FT_EQ(json_num(text, "np"), 2);
+}
+
+static int check_np_stats(void)
+{
+    FT_EQ(each_stats_file(np_file), 2);
+    printf("statistics np after fi_av_remove: %s\n", ft_failed ? "FAILED" : "ok");
+    return ft_failed ? 1 : 0;
+}
+
 /* ---- snapshots on a signal (FI_MPIMATCH_DUMP) and samples (FI_MPIMATCH_STATS_INTERVAL) ----
  * Rank 0 holds an MPI_ANY_TAG receive and a tag-9 receive (another communicator); rank 1 sent a negative
  * tag (a collective's, in Open MPI) on the ANY_TAG receive's communicator, a tag on
@@ -1728,6 +1751,7 @@ int main(int argc, char **argv)
     RUN("tcp_default", t_tcp_default());
     RUN("bad_env", t_bad_env());
     RUN("polling", with_stats("polling", t_basic, check_polling_stats));
+    RUN("stats_np", with_stats("stats_np", t_basic_av_removed, check_np_stats));
     if (!only || !strcmp(only, "tuning")) {
         snprintf(tuning_file, sizeof tuning_file, "/tmp/mpimatch-tuning-%d.conf", (int)getpid());
         FILE *tf = fopen(tuning_file, "w");

@@ -342,3 +342,16 @@ def test_fds_why_sets_the_fixed_cost_apart_from_the_walk():
     assert "| fds n=1024 | UMQ | 500 | 200.0 | 60 | 6.0 | 33.3x | 8.33x | 2.50 | 45 | 1008 |" in out
     # PRQ: 4 ns per element; 50 - 16 = 34; 42 x 50 / 4 = 525
     assert "| fds n=1024 | PRQ | 400 | 100.0 | 50 | 4.0 | 25.0x | 8.00x | 4.00 | 34 | 525 |" in out
+
+
+def test_results_tables_help():
+    """--help prints the usage (the module text) and exits 0; it was read as a JSON file
+    name ('--help: No such file or directory', exit 2)."""
+    import subprocess
+    import sys
+    from conftest import REPO
+    for flag in ("--help", "-h"):
+        proc = subprocess.run([sys.executable, REPO / "scripts" / "results_tables.py", flag],
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        assert "python scripts/results_tables.py paper-out/results.json" in proc.stdout

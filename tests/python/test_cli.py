@@ -165,6 +165,8 @@ def test_engines_table(engines):
     assert proc.returncode == 0, proc.stderr
     for e in engines:
         assert e["name"] in proc.stdout
+    # piped: no line padded with blanks to the widest cell (they were 1000 columns)
+    assert [ln for ln in proc.stdout.splitlines() if ln != ln.rstrip()] == []
 
 
 def test_engines_say_how_they_run_concurrently(engines):
@@ -221,6 +223,16 @@ def test_replay_json_statistics(tmp_path, replay_exe, engines):
         assert st["prq"]["peak_bytes"] >= 64 * st["prq"]["max_length"]
 
 
+def test_replay_param_before_stream(replay_exe):
+    """--param takes one value, so the stream may follow it (it was taken for a second
+    parameter: 'the following arguments are required: STREAM'); repeated, each applies."""
+    proc = run_cli("replay", "--engine", "bins", "--param", "bins=64", "--param", "seed=3",
+                   TINY, "--reps", "1", "--json", "-")
+    assert proc.returncode == 0, proc.stderr
+    js = json.loads(proc.stdout)
+    assert js["results"][0]["params"] == {"bins": 64, "seed": 3}
+
+
 def test_replay_quiet_prints_no_table(replay_exe):
     proc = run_cli("replay", TINY, "--engine", "list", "--reps", "1", "--quiet")
     assert proc.returncode == 0, proc.stderr
@@ -249,6 +261,20 @@ def test_stream_convert_binary_round_trip(tmp_path, stream_exe, replay_exe, how)
 
 
 @pytest.mark.parametrize("how", ["c", "py"])
+def test_stream_np_overrides(tmp_path, stream_exe, how):
+    """--np N for convert, check and cat, as mpimatch-stream has it (the Python
+    command refused it: 'unrecognized arguments')."""
+    cmd = [stream_exe] if how == "c" else [sys.executable, "-m", "mpimatch", "stream"]
+    env, out = python_cli_env(), tmp_path / "np8.mms"
+    cat = run([*cmd, "cat", TINY, "--np", "8"], env=env)
+    assert cat.returncode == 0 and "# np=8" in cat.stdout.splitlines(), cat.stderr
+    check = run([*cmd, "check", TINY, "--np", "8"], env=env)
+    assert check.returncode == 0 and "8 (--np)" in check.stdout, check.stdout + check.stderr
+    assert run([*cmd, "convert", TINY, out, "--np", "8"], env=env).returncode == 0
+    assert "# np=8" in out.read_text().splitlines()
+
+
+@pytest.mark.parametrize("how", ["c", "py"])
 def test_stream_convert_bad_input_writes_nothing(tmp_path, stream_exe, how):
     bad, out = tmp_path / "bad.mms", tmp_path / "out.bin"
     bad.write_text(HEAD + "M 2 0 * 1\n")
@@ -261,11 +287,14 @@ def test_stream_convert_bad_input_writes_nothing(tmp_path, stream_exe, how):
 # ---------------------------------------------------------------- help, version
 
 @pytest.mark.parametrize("sub", [[], ["engines"], ["replay"], ["stream"], ["stream", "convert"],
-                                 ["stream", "check"], ["stream", "cat"], ["bench"], ["tables"]])
+                                 ["stream", "check"], ["stream", "cat"], ["bench"], ["tables"],
+                                 ["queues"], ["report"]])
 def test_help(sub):
     proc = run_cli(*sub, "--help")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("usage: mpimatch")
+    # the exit-status epilog names the write error once (queues and report said it twice)
+    assert proc.stdout.count("write error") == 1, proc.stdout
 
 
 def test_version():

@@ -7,6 +7,7 @@ provider then runs with. The numbers themselves are benchmarks, not tests."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any, Dict, List
 
@@ -139,3 +140,19 @@ def test_tune_writes_a_file_the_provider_takes(tmp_path: Path):
     assert d["polling"]["tuning"] == str(conf)
     assert d["polling"]["shm_eager"] == int(values["shm_eager"])
     assert d["polling"]["cma_min"] == int(values["cma_min"])
+
+
+def test_bench_programs_help():
+    """--help answers without mpirun (it was the 'run it on N ranks' abort, exit 1)
+    and names every mode the program dispatches."""
+    from mpimatch.bench import mpi as bench_mpi
+    for program, modes in ((bench_mpi.PROGRAM, ("match", "pingpong", "bandwidth", "unexpected")),
+                           (polling.PROGRAM, ("latency", "bandwidth", "discovery", "idle",
+                                              "overlap"))):
+        exe = tools.find_tool(program)
+        for flag in ("--help", "-h"):
+            p = subprocess.run([str(exe), flag], capture_output=True, text=True, timeout=60)
+            assert p.returncode == 0, (program, p.stderr)
+            assert p.stdout.startswith("usage: mpirun -np "), program
+            for m in modes:
+                assert f"  {m}:" in p.stdout, (program, m)

@@ -18,6 +18,7 @@ cd "$WORK" || exit 1
 # ---- help and list ----
 run 0 "$REPLAY" --help
 has out "usage: mpimatch-replay"
+has out "-q, --quiet"
 run 0 "$STREAM" --help
 has out "mpimatch-stream convert"
 run 0 "$REPLAY" --list
@@ -55,6 +56,8 @@ same m2.txt "$DATA/nowild.matches"
 has r2.json '"engine": "hash"'
 has r2.json '"no_any_source"'
 if [ -s out ]; then bad "--quiet printed to stdout"; else ok; fi
+run 0 "$REPLAY" "$DATA/nowild.txt" --engine list -q
+if [ -s out ]; then bad "-q printed to stdout"; else ok; fi
 
 # A binary stream gives the same outcomes.
 run 0 "$STREAM" convert "$DATA/wild.txt" wild.mmb

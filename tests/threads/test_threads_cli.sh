@@ -41,6 +41,15 @@ ok = len(d["cases"]) == 2 and all(c["threads"]["depth"] >= 1 and c["modelled"]["
                                    for c in d["cases"])
 sys.exit(0 if ok else 1)' r_list.json; then ok; else bad "depths in r_list.json"; fi
 
+# The table's phase range holds the mean beside it (one phase: the same number; small
+# depths were rounded to integers, "1.70 2-2").
+run 0 "$THREADS" --engine list --phases 1 --case stencil2d:lx=8,ly=8
+if python3 -c '
+import sys
+row = [ln for ln in open(sys.argv[1]) if ln.startswith("stencil2d:")][0].split("|")[1].split()
+mean, lo, hi = float(row[2]), *map(float, row[3].split("-"))
+sys.exit(0 if lo - 0.05 <= mean <= hi + 0.05 else 1)' out; then ok; else bad "range beside the mean:"; cat out >&2; fi
+
 # MM_CFG_CONCURRENT, with receives from ANY_SOURCE too (the wildcard path):
 # every engine that takes wildcards, every message to its own receive.
 for e in list rank bins nm kmeans adaptive simd pnp col+pnp col+ll ll+pnp; do

@@ -69,6 +69,17 @@ static long long arg_int(const char *key, long long def, long long lo, long long
     return x;
 }
 
+/* --help or -h anywhere in argv: `text` on standard output and exit 0, before MPI_Init
+ * (no mpirun needed); exit 1 if it cannot be written. */
+static void bench_help(int argc, char **argv, const char *text)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(text, stdout);
+            exit(fflush(stdout) || ferror(stdout) ? 1 : 0);
+        }
+}
+
 typedef struct bench_mode {
     const char *name;
     void (*run)(MPI_Comm comm, MPI_Comm ctl);

@@ -305,8 +305,31 @@ static void bench_unexpected(MPI_Comm comm, MPI_Comm ctl)
     free(buf), free(req);
 }
 
+static const char help[] =
+    "usage: mpirun -np 2 mpimatch-mpibench SPEC [SPEC ...]\n"
+    "\n"
+    "The MPI program of `mpimatch bench --suite mpi` (docs/bench.md): each SPEC is one\n"
+    "measurement, run in the order given in one process pair; rank 0 prints one JSON\n"
+    "line per SPEC ({\"mode\", \"params\", \"samples_ns\", ...}). SPEC is MODE:key=value,...\n"
+    "\n"
+    "  match:kind=shuffle|burst|tags|any,n=N,reps=R,seed=S\n"
+    "        the MadMPI request benchmarks: N receives posted, then their messages;\n"
+    "        ns per request (defaults kind=shuffle, n=1024, reps=9, seed=1)\n"
+    "  pingpong:dead=D,size=B,iters=I,reps=R\n"
+    "        D receives that never match, then a ping-pong of B bytes; half a round\n"
+    "        trip (defaults dead=0, size=8, iters=1000, reps=9)\n"
+    "  bandwidth:size=B,window=W,reps=R\n"
+    "        W nonblocking B-byte messages in flight; ns per message\n"
+    "        (defaults size=1048576, window=64, reps=9)\n"
+    "  unexpected:n=N,size=B\n"
+    "        N unexpected B-byte messages; resident bytes per queued message\n"
+    "        (defaults n=100000, size=1)\n"
+    "\n"
+    "Exit status: 0 ok, 1 a wrong message, a bad SPEC, not 2 processes or an MPI failure.\n";
+
 int main(int argc, char **argv)
 {
+    bench_help(argc, argv, help);
     MPI_Init(&argc, &argv);
     int size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

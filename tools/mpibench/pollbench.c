@@ -316,8 +316,33 @@ static void bench_overlap(MPI_Comm comm, MPI_Comm ctl)
     free(sb), free(rb);
 }
 
+static const char help[] =
+    "usage: mpirun -np 3 -x FI_MPIMATCH_FORCE_TCP=1 ... mpimatch-pollbench SPEC [SPEC ...]\n"
+    "\n"
+    "The MPI program of `mpimatch bench --suite polling` and `mpimatch tune`\n"
+    "(docs/bench.md), on the mpimatch provider: rank 1 behaves as if on another host,\n"
+    "ranks 0 and 2 share memory; rank 0 is measured and prints one JSON line per SPEC.\n"
+    "SPEC is MODE:key=value,...\n"
+    "\n"
+    "  latency:peer=shm|net,size=B,iters=I,reps=R\n"
+    "        ping-pong with one partner (defaults peer=shm, size=4, iters=1000, reps=5)\n"
+    "  bandwidth:peer=shm|net,size=B,window=W,reps=R\n"
+    "        W messages from the partner in flight (defaults peer=shm, size=1048576,\n"
+    "        window=32, reps=5)\n"
+    "  discovery:burst=B,rounds=N,reps=R\n"
+    "        ANY_SOURCE receives of bursts from each partner in turn\n"
+    "        (defaults burst=100, rounds=4, reps=5)\n"
+    "  idle:iters=I,reps=R\n"
+    "        MPI_Iprobe with nothing to find (defaults iters=100000, reps=5)\n"
+    "  overlap:peer=shm|net,size=B,compute_us=C,reps=R\n"
+    "        computation time / total time around a nonblocking exchange\n"
+    "        (defaults peer=shm, size=4, compute_us=100, reps=5)\n"
+    "\n"
+    "Exit status: 0 ok, 1 a wrong message, a bad SPEC, not 3 processes or an MPI failure.\n";
+
 int main(int argc, char **argv)
 {
+    bench_help(argc, argv, help);
     MPI_Init(&argc, &argv);
     int np;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -326,7 +351,7 @@ int main(int argc, char **argv)
         die("run it on 3 ranks (mpirun -np 3, FI_MPIMATCH_FORCE_TCP=1: rank 1 remote)");
     if (argc < 2)
         die("usage: mpimatch-pollbench MODE:key=value,... [MODE:...]  (MODE: latency, "
-            "bandwidth, discovery, overlap)");
+            "bandwidth, discovery, idle, overlap)");
     MPI_Comm comm, ctl;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     MPI_Comm_dup(MPI_COMM_WORLD, &ctl);

@@ -70,7 +70,7 @@ static const char usage[] =
     "                       and in all (docs/advise.md)\n"
     "  --phase-events W     events per phase of --match-profile (default 1024)\n"
     "                       (with only these analyses, no engine needs to run)\n"
-    "  --quiet              no table, no notes\n"
+    "  -q, --quiet          no table, no notes\n"
     "  --list               list the engines and their parameters\n"
     "  --help               this text\n"
     "\n"

@@ -406,7 +406,10 @@ static void print_table(FILE *f, const result *r, size_t n, const char *engine, 
         fmt_num(pd, sizeof pd, r[i].paper ? r[i].paper->depth : NAN,
                 r[i].paper && r[i].paper->bound, "");
         fmt_num(pdr, sizeof pdr, r[i].paper ? r[i].paper->drain_us : NAN, 0, "us");
-        snprintf(rng, sizeof rng, "%.0f-%.0f", r[i].depth_min, r[i].depth_max);
+        /* small depths with a decimal: rounded to integers, a range of 1.6-1.8 printed
+         * as "2-2" beside its mean 1.70 */
+        snprintf(rng, sizeof rng, r[i].depth_max < 100 ? "%.1f-%.1f" : "%.0f-%.0f",
+                 r[i].depth_min, r[i].depth_max);
         fprintf(f, "%-28s %7u %5u %5u | %9s %9.2f %9.2f %9s | %11s %9.1fus\n",
                 r[i].paper ? r[i].paper->label : r[i].spec, r[i].nmsg, r[i].nrecv, r[i].nsend,
                 pd, r[i].model_depth, r[i].depth, rng, pdr, r[i].drain_med);
