@@ -59,6 +59,21 @@ if mknod fulldev c 1 7 2>/dev/null; then
 else
     echo "SKIP: mknod not permitted (write-error checks)"
 fi
+# A file size limit is a write error too (SIGXFSZ ignored: EFBIG): status 1,
+# the old file kept, no temporary file left (before: killed, FILE.tmp.PID left).
+echo old >limited.txt
+(ulimit -f 64; "$GEN" shuffle:n=100000 -o limited.txt) >out 2>err
+rc=$?
+if [ $rc -eq 1 ]; then ok; else bad "exit $rc, want 1 (ulimit -f): $GEN -o limited.txt"; fi
+has err "cannot write 'limited.txt': File too large"
+has limited.txt old
+no_temps
+rm -f ./*.tmp.*
+# A reader that goes away (| head): SIGPIPE still ends the tool, after its
+# temporary files are removed.
+"$REPLAY" --workload shuffle:n=20000 --engine list --reps 1 --matches - --json piped.json -q 2>/dev/null | head -n 1 >/dev/null
+absent piped.json
+no_temps
 # An address-space limit makes the collective expansion run out of memory
 # (not under a sanitizer: it reserves terabytes of address space).
 if ldd "$GEN" 2>/dev/null | grep -q 'lib[at]san'; then
