@@ -82,6 +82,14 @@ def _write(f: IO[bytes], content: Content) -> None:
         f.write(content.encode() if isinstance(content, str) else content)
 
 
+def _naming(err: OSError, path: Path) -> OSError:
+    """err with path as its file name when it has none: a failed write() (a full disk,
+    /dev/full) names no file, and the command line would blame standard output."""
+    if err.filename is None:
+        err.filename = str(path)
+    return err
+
+
 def write_atomic(path: Path, content: Content) -> None:
     """Write content (text, bytes, or a function given the open binary file) to path:
     renamed into place for a regular file, straight through otherwise (see above)."""
@@ -92,8 +100,11 @@ def write_atomic(path: Path, content: Content) -> None:
             fd = os.open(path, flags)
         except OSError as err:
             raise MpimatchError(f"{path}: cannot write: {err.strerror}") from None
-        with os.fdopen(fd, "wb") as f:
-            _write(f, content)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                _write(f, content)
+        except OSError as err:
+            raise _naming(err, path)
         return
     target = Path(os.path.realpath(path))     # a symlink: replace what it points to
     if target.is_dir():
@@ -107,7 +118,9 @@ def write_atomic(path: Path, content: Content) -> None:
             _write(f, content)
         os.chmod(tmp, umask_mode(0o666))
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as err:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(err, OSError):
+            raise _naming(err, path)
         raise

@@ -61,12 +61,17 @@ static mm_pool_page *page_find(mm_pool_page *set, size_t mask, uintptr_t page)
     return &set[i];
 }
 
-/* Room in the page set for n more pages (at most half full); 0 or -1. */
+/* Room in the page set for n more pages (at most half full), counted in
+ * npages whether or not the slab's pages turn out to be new ones (a page
+ * may be its neighbour's): the set's size, in the engine's bytes, then
+ * depends on the slabs' sizes only, not on the heap's layout; 0 or -1. */
 static int pages_reserve(mm_pool *p, size_t n)
 {
     size_t cap = p->pages ? p->pages_mask + 1 : 0;
-    if ((p->npages + n) * 2 <= cap)
+    if ((p->npages + n) * 2 <= cap) {
+        p->npages += n;
         return 0;
+    }
     size_t ncap = cap ? cap : 16;
     while ((p->npages + n) * 2 > ncap)
         ncap *= 2;
@@ -79,6 +84,7 @@ static int pages_reserve(mm_pool *p, size_t n)
     mm_mem_free(p->mem, p->pages, cap * sizeof *set);
     p->pages = set;
     p->pages_mask = ncap - 1;
+    p->npages += n;
     return 0;
 }
 
@@ -88,11 +94,16 @@ int mm_pool_grow(mm_pool *p)
     /* Plain malloc of the same sizes every time (freed slabs are reused as
      * they are); the slab starts at the first cache line inside. */
     size_t bytes = LINE - 1 + SLAB_HEADER + count * p->obj_size;
-    if (pages_reserve(p, bytes / MM_POOL_PAGE + 2) != 0)
+    /* The most pages the objects can touch: they start on a line, at most
+     * a page less a line into their first page. */
+    size_t npages = (count * p->obj_size - 1 + MM_POOL_PAGE - LINE) / MM_POOL_PAGE + 1;
+    if (pages_reserve(p, npages) != 0)
         return -1;
     void *block = mm_mem_alloc(p->mem, bytes);
-    if (!block)
+    if (!block) {
+        p->npages -= npages; /* a failed growth leaves no reservation */
         return -1;
+    }
     mm_slab *s = (mm_slab *)(((uintptr_t)block + LINE - 1) & ~(uintptr_t)(LINE - 1));
     s->next = p->slabs;
     s->block = block;
@@ -110,7 +121,6 @@ int mm_pool_grow(mm_pool *p)
         mm_pool_page *x = page_find(p->pages, p->pages_mask, pg);
         if (!x->page) {
             *x = (mm_pool_page){pg, {s, NULL}};
-            p->npages++;
         } else {
             x->slab[1] = s;
         }

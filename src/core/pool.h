@@ -41,7 +41,11 @@ typedef struct mm_pool {
     mm_slab      *slabs;
     mm_mem       *mem;
     mm_pool_page *pages;      /* open addressing, pages_mask + 1 entries  */
-    size_t        pages_mask, npages;
+    size_t        pages_mask;
+    /* Entries reserved: each slab's most pages (bytes / page + 2), not the
+     * pages it touches, so the set's size (counted in the engine's bytes)
+     * follows the slabs' sizes and not where malloc placed them. */
+    size_t        npages;
 } mm_pool;
 
 void  mm_pool_init(mm_pool *p, size_t obj_size, mm_mem *mem);

@@ -38,7 +38,10 @@ int main(int argc, char **argv)
     if (!h)
         return 1;
     for (int r = 0; r < REPS; r++) {
-        mm_config cfg = {.nprocs = 4};
+        /* The hints an engine requires (hash, nm under them): the receives
+         * have no wildcards. */
+        const mm_engine_info *info = mm_engine_find(engine);
+        mm_config cfg = {.nprocs = 4, .hints = info ? info->hints_required : 0};
         mm_engine *e;
         char err[256];
         if (mm_create(&e, engine, &cfg, err, sizeof err) != 0) {

@@ -59,6 +59,21 @@ if mknod fulldev c 1 7 2>/dev/null; then
 else
     echo "SKIP: mknod not permitted (write-error checks)"
 fi
+# A file size limit is a write error too (SIGXFSZ ignored: EFBIG): status 1,
+# the old file kept, no temporary file left (before: killed, FILE.tmp.PID left).
+echo old >limited.txt
+(ulimit -f 64; "$GEN" shuffle:n=100000 -o limited.txt) >out 2>err
+rc=$?
+if [ $rc -eq 1 ]; then ok; else bad "exit $rc, want 1 (ulimit -f): $GEN -o limited.txt"; fi
+has err "cannot write 'limited.txt': File too large"
+has limited.txt old
+no_temps
+rm -f ./*.tmp.*
+# A reader that goes away (| head): SIGPIPE still ends the tool, after its
+# temporary files are removed.
+"$REPLAY" --workload shuffle:n=20000 --engine list --reps 1 --matches - --json piped.json -q 2>/dev/null | head -n 1 >/dev/null
+absent piped.json
+no_temps
 # An address-space limit makes the collective expansion run out of memory
 # (not under a sanitizer: it reserves terabytes of address space).
 if ldd "$GEN" 2>/dev/null | grep -q 'lib[at]san'; then
@@ -75,6 +90,17 @@ else
         has err "out of memory"
     done
     absent oom.txt
+    # A spec whose collective plan alone would take gigabytes is refused while
+    # the plan is made (before: 8.4 GB and 20 s, then refused; under this
+    # limit, out of memory, status 1).
+    for spec in reduce_scatter:n=16384,lib=mpich nbody:n=16384,iters=1000000; do
+        (ulimit -v 1500000; timeout 60 "$GEN" "$spec" -o big.txt) >out 2>err
+        rc=$?
+        if [ $rc -eq 2 ]; then ok; else bad "exit $rc, want 2 (refused): $GEN $spec"; cat err >&2; fi
+        has err "${spec%%:*}: "
+        absent big.txt
+    done
+    has err "nbody: the workload would have over "
 fi
 
 # ---- collide: keys that collide under the fixed hash; every engine agrees ----

@@ -128,3 +128,24 @@ def test_bench_json_to_a_device_keeps_the_device(tmp_path, replay_exe):
     assert proc.returncode == 0, proc.stderr
     assert stat.S_ISCHR(os.stat(dev).st_mode)
     assert (tmp_path / "o" / "results.json").is_file()
+
+
+def test_a_full_device_names_the_file_not_standard_output(tmp_path, replay_exe):
+    """A failed write names the file written (before: 'error writing standard output',
+    as the OSError of write() carries no file name)."""
+    dev = tmp_path / "full"
+    try:
+        os.mknod(dev, stat.S_IFCHR | 0o666, os.makedev(1, 7))
+    except PermissionError:
+        skip_unavailable("mknod of a character device needs CAP_MKNOD", kind="kernel")
+    with pytest.raises(OSError) as info:
+        write_atomic(dev, "x" * 100000)
+    assert info.value.filename == str(dev)
+    profile = tmp_path / "profile.json"
+    made = run_cli("profile", REPO / "examples" / "tiny.mms", "--out", profile,
+                   env=python_cli_env())
+    assert made.returncode == 0, made.stderr
+    proc = run_cli("cluster", profile, "--k", "1", "--out", dev, env=python_cli_env())
+    assert proc.returncode == 1, proc.stderr
+    assert f"error writing {dev}: No space left on device" in proc.stderr
+    assert "standard output" not in proc.stderr and "Traceback" not in proc.stderr

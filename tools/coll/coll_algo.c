@@ -621,11 +621,13 @@ uint32_t mm_coll_xfer_block(const mm_coll_desc *d, const mm_coll_xfer *x, uint32
     return (uint32_t)(((uint64_t)x->blk + k) % mm_coll_nblocks(d));
 }
 
-typedef struct xvec { mm_coll_xfer *v; size_t n, cap; } xvec;
+typedef struct xvec { mm_coll_xfer *v; size_t n, cap, max; } xvec;
 
 static int xvec_push(void *ctx, const mm_coll_xfer *x)
 {
     xvec *a = ctx;
+    if (a->max && a->n == a->max)
+        return MMS_EFORMAT; /* over the caller's limit: stop expanding */
     if (a->n == a->cap) {
         size_t cap = a->cap ? 2 * a->cap : 64;
         mm_coll_xfer *v = realloc(a->v, cap * sizeof *v);
@@ -641,11 +643,20 @@ static int xvec_push(void *ctx, const mm_coll_xfer *x)
 int mm_coll_expand_array(const mm_coll_desc *d, mm_coll_xfer **out, size_t *count,
                          char *err, size_t errlen)
 {
-    xvec a = {NULL, 0, 0};
+    return mm_coll_expand_array_max(d, 0, out, count, err, errlen);
+}
+
+int mm_coll_expand_array_max(const mm_coll_desc *d, size_t max, mm_coll_xfer **out,
+                             size_t *count, char *err, size_t errlen)
+{
+    xvec a = {NULL, 0, 0, max};
     int rc = mm_coll_expand(d, xvec_push, &a, err, errlen);
     if (rc == MMS_ENOMEM)
         snprintf(err, errlen, "out of memory expanding %s (%zu transfers so far)",
                  mm_coll_name(d->op), a.n);
+    else if (rc != MMS_OK && max && a.n == max)
+        snprintf(err, errlen, "one call of %s on %ld ranks models more than %zu transfers",
+                 mm_coll_name(d->op), (long)d->n, max);
     if (rc != MMS_OK) {
         free(a.v);
         *out = NULL;

@@ -54,7 +54,8 @@ int mm_csim_plan_make(const mm_csim *s, mm_csim_plan *p, int op, int alg, int li
     p->d.n = s->n;
     p->d.root = root;
     p->d.bytes = bytes;
-    return mm_coll_expand_array(&p->d, &p->x, &p->nx, err, errlen);
+    size_t max = s->plan_max > SIZE_MAX ? SIZE_MAX : (size_t)s->plan_max;
+    return mm_coll_expand_array_max(&p->d, max, &p->x, &p->nx, err, errlen);
 }
 
 int mm_csim_plan_mv2(const mm_csim *s, mm_csim_plan *p, uint32_t radix, uint64_t bytes,

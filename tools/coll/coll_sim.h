@@ -68,6 +68,10 @@ typedef struct mm_csim {
     mm_csim_pend *ev;
     size_t        nev, cap;
     uint64_t      coll_events, p2p_events; /* R and M written, by kind         */
+    /* Transfers one plan may have (0: no limit), set by a generator before
+     * mm_csim_plan_make: its size limit over the plan's calls, so that a spec
+     * too big is refused before a huge plan takes its memory and time. */
+    uint64_t      plan_max;
 } mm_csim;
 
 int  mm_csim_init(mm_csim *s, int32_t n, int32_t rank, const mm_csim_net *net,

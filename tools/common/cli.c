@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,10 @@ void cli_init(const char *prog)
 {
     cli_prog = prog;
     atexit(check_stdout);
+    /* Over a file size limit (ulimit -f) a write fails with EFBIG, which the
+     * tools report (status 1, temporary files removed), instead of SIGXFSZ
+     * killing the process with its temporary output left behind. */
+    signal(SIGXFSZ, SIG_IGN);
 }
 
 void cli_error(const char *fmt, ...)

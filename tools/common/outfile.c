@@ -41,9 +41,14 @@ static void install_cleanup(void)
         return;
     cleanup_installed = 1;
     atexit(unlink_pending);
-    int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+    /* SIGPIPE too: a reader of standard output that goes away (| head)
+     * kills the tool as ever, but not before its temporary files are gone.
+     * A signal the caller ignores (nohup's SIGHUP) stays ignored. */
+    int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-        struct sigaction sa;
+        struct sigaction sa, old;
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            continue;
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_signal;
         sigemptyset(&sa.sa_mask);

@@ -5,7 +5,9 @@
  * FILE.tmp.<pid> in the same directory (so the final rename stays on one file
  * system and is atomic) and renamed to FILE on commit. Until then the
  * temporary file is registered for removal at exit and on
- * SIGINT/SIGTERM/SIGHUP, so no error path leaves a partial file behind.
+ * SIGINT/SIGTERM/SIGHUP/SIGPIPE (unless ignored), so no error path leaves a
+ * partial file behind; cli_init ignores SIGXFSZ, so a file size limit is a
+ * write error (EFBIG) like a full disk.
  * A symlink is followed: the file it points to is replaced, the link stays.
  *
  * What is not a regular file is written straight through, never replaced

@@ -21,6 +21,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "coll_mv2.h"
 #include "coll_sim.h"
@@ -56,6 +57,10 @@ typedef struct app {
     int          nplans;
     int          failed; /* a plan could not be made: its MMS_E* code (out of
                             memory or a refused call), err says why     */
+    int          over;   /* a plan was refused for its size (plan_max): it
+                            has no transfers, app_check reports it after
+                            the events (over[] says why)                  */
+    char         over_why[512];
     int          lib;
     char        *err;
     size_t       errlen;
@@ -67,6 +72,7 @@ static int app_start(app *a, const char *name, const int64_t *v, uint64_t seed,
     a->name = name;
     a->nplans = 0;
     a->failed = 0;
+    a->over = 0;
     a->lib = (int)v[A_LIB];
     a->err = err;
     a->errlen = errlen;
@@ -82,13 +88,29 @@ static int app_start(app *a, const char *name, const int64_t *v, uint64_t seed,
 /* Plan a collective and return its index; after a failure (a->failed,
  * the error set) later calls do nothing, so a profile plans everything and
  * checks once. */
-static int app_plan(app *a, int op, int alg, int32_t root, uint64_t bytes)
+static int app_plan(app *a, int op, int alg, int32_t root, uint64_t bytes, uint64_t times)
 {
     char why[256];
     mm_csim_plan *p = &a->plan[a->nplans];
     if (a->failed)
         return -1;
+    if (a->over) { /* the run is refused: no more big plans, nothing sized */
+        memset(p, 0, sizeof *p);
+        return a->nplans++;
+    }
+    /* the plan is called at least `times` times: refused while it is made
+     * when that is over the simulation's limit (mm_gen_plan_max) */
+    a->sim.plan_max = mm_gen_plan_max(times);
     int rc = mm_csim_plan_make(&a->sim, p, op, alg, a->lib, root, bytes, why, sizeof why);
+    a->sim.plan_max = 0;
+    if (rc != MMS_OK && *mm_gen_plan_refused(rc, why)) {
+        if (!a->over)
+            snprintf(a->over_why, sizeof a->over_why, "%s: %s%s", a->name, why,
+                     mm_gen_plan_refused(rc, why));
+        a->over = 1;
+        memset(p, 0, sizeof *p); /* no transfers: sized as nothing, never run */
+        return a->nplans++;
+    }
     if (rc != MMS_OK) {
         snprintf(a->err, a->errlen, "%s: %s", a->name, why);
         a->failed = rc;
@@ -147,6 +169,18 @@ static void size_plan(app_size *z, const app *a, uint64_t times, int plan)
 static int app_check(app *a, mm_stream *s, const app_size *z, const char *what)
 {
     int rc = mm_gen_check_size(a->name, z->events, z->transfers, what, a->err, a->errlen);
+    if (rc != MMS_OK && a->over && a->errlen) {
+        /* sized without the refused plans: the count is a lower bound */
+        char *at = strstr(a->err, " would ");
+        at = at ? strchr(at + 7, ' ') : NULL; /* after "have" or "model" */
+        if (at && strlen(a->err) + 6 < a->errlen) {
+            memmove(at + 5, at, strlen(at) + 1);
+            memcpy(at, " over", 5);
+        }
+    } else if (rc == MMS_OK && a->over) { /* within the limits without the refused plans */
+        snprintf(a->err, a->errlen, "%s", a->over_why);
+        rc = MMS_EFORMAT;
+    }
     return rc == MMS_OK ? MMS_OK : app_finish(a, s, rc);
 }
 
@@ -242,11 +276,11 @@ static int run_radix(mm_stream *s, const int64_t *v, uint64_t seed, char *err, s
     int rc = app_start(&a, "radix", v, seed, err, errlen);
     if (rc != MMS_OK)
         return rc;
-    uint64_t cb = (uint64_t)v[A_COLL_BYTES];
-    int iag = app_plan(&a, MM_COLL_IALLGATHER, MM_ALG_AUTO, 0, cb);
-    int ar = app_plan(&a, MM_COLL_ALLREDUCE, MM_ALG_AUTO, 0, cb);
-    int rs = app_plan(&a, MM_COLL_REDUCE_SCATTER, MM_ALG_AUTO, 0, cb);
-    int red = app_plan(&a, MM_COLL_REDUCE, MM_ALG_AUTO, 0, 64);
+    uint64_t cb = (uint64_t)v[A_COLL_BYTES], nit = (uint64_t)v[A_ITERS];
+    int iag = app_plan(&a, MM_COLL_IALLGATHER, MM_ALG_AUTO, 0, cb, mm_gen_muladd(nit, (uint64_t)v[A_X3], 0));
+    int ar = app_plan(&a, MM_COLL_ALLREDUCE, MM_ALG_AUTO, 0, cb, mm_gen_muladd(nit, (uint64_t)v[A_X6], 0));
+    int rs = app_plan(&a, MM_COLL_REDUCE_SCATTER, MM_ALG_AUTO, 0, cb, nit);
+    int red = app_plan(&a, MM_COLL_REDUCE, MM_ALG_AUTO, 0, 64, nit);
     if (a.failed)
         return app_finish(&a, s, a.failed);
     offsets o = {a.sim.n, 0, {0}};
@@ -335,10 +369,11 @@ static int run_nbody(mm_stream *s, const int64_t *v, uint64_t seed, char *err, s
     int rc = app_start(&a, "nbody", v, seed, err, errlen);
     if (rc != MMS_OK)
         return rc;
-    int ag = app_plan(&a, MM_COLL_ALLGATHER, MM_ALG_AUTO, 0, (uint64_t)v[A_COLL_BYTES]);
-    int ar = app_plan(&a, MM_COLL_ALLREDUCE, MM_ALG_AUTO, 0, 8);
-    int bc = app_plan(&a, MM_COLL_BCAST, MM_ALG_AUTO, 0, 64);
-    int red = app_plan(&a, MM_COLL_REDUCE, MM_ALG_AUTO, 0, 64);
+    uint64_t nit = (uint64_t)v[A_ITERS];
+    int ag = app_plan(&a, MM_COLL_ALLGATHER, MM_ALG_AUTO, 0, (uint64_t)v[A_COLL_BYTES], nit);
+    int ar = app_plan(&a, MM_COLL_ALLREDUCE, MM_ALG_AUTO, 0, 8, nit);
+    int bc = app_plan(&a, MM_COLL_BCAST, MM_ALG_AUTO, 0, 64, (nit + 9) / 10);
+    int red = app_plan(&a, MM_COLL_REDUCE, MM_ALG_AUTO, 0, 64, nit / 10);
     if (a.failed)
         return app_finish(&a, s, a.failed);
     int32_t n = a.sim.n;
@@ -433,12 +468,14 @@ static int run_miniamr(mm_stream *s, const int64_t *v, uint64_t seed, char *err,
                  MM_COLL_MV2_RADIX_MAX);
         return app_finish(&a, s, MMS_EFORMAT);
     }
+    uint64_t nit = (uint64_t)v[A_ITERS], per_refine = nit / (uint64_t)v[A_X1];
     int ck = radix ? app_plan_mv2(&a, radix, (uint64_t)v[A_COLL_BYTES])
-                   : app_plan(&a, MM_COLL_ALLREDUCE, MM_ALG_AUTO, 0, (uint64_t)v[A_COLL_BYTES]);
-    int cnt = radix ? app_plan_mv2(&a, radix, 8) : app_plan(&a, MM_COLL_ALLREDUCE, MM_ALG_AUTO, 0, 8);
-    int ag = app_plan(&a, MM_COLL_ALLGATHER, MM_ALG_AUTO, 0, 8);
-    int red = app_plan(&a, MM_COLL_REDUCE, MM_ALG_AUTO, 0, 1024);
-    int bc = app_plan(&a, MM_COLL_BCAST, MM_ALG_AUTO, 0, 156);
+                   : app_plan(&a, MM_COLL_ALLREDUCE, MM_ALG_AUTO, 0, (uint64_t)v[A_COLL_BYTES], nit);
+    int cnt = radix ? app_plan_mv2(&a, radix, 8)
+                    : app_plan(&a, MM_COLL_ALLREDUCE, MM_ALG_AUTO, 0, 8, 8 * per_refine);
+    int ag = app_plan(&a, MM_COLL_ALLGATHER, MM_ALG_AUTO, 0, 8, per_refine);
+    int red = app_plan(&a, MM_COLL_REDUCE, MM_ALG_AUTO, 0, 1024, 1);
+    int bc = app_plan(&a, MM_COLL_BCAST, MM_ALG_AUTO, 0, 156, 1);
     if (a.failed)
         return app_finish(&a, s, a.failed);
     grid g = grid_make(a.sim.n);
@@ -549,10 +586,11 @@ static int run_fds(mm_stream *s, const int64_t *v, uint64_t seed, char *err, siz
     if (rc != MMS_OK)
         return rc;
     int galg = mm_coll_alg_from_name(gather_algs[v[A_X1]]);
-    int gv = app_plan(&a, MM_COLL_GATHERV, galg, 0, (uint64_t)v[A_COLL_BYTES]);
-    int ga = app_plan(&a, MM_COLL_GATHER, galg, 0, 8);
-    int ar = app_plan(&a, MM_COLL_ALLREDUCE, MM_ALG_AUTO, 0, 8);
-    int agv = app_plan(&a, MM_COLL_ALLGATHERV, MM_ALG_AUTO, 0, 64);
+    uint64_t nit = (uint64_t)v[A_ITERS];
+    int gv = app_plan(&a, MM_COLL_GATHERV, galg, 0, (uint64_t)v[A_COLL_BYTES], nit);
+    int ga = app_plan(&a, MM_COLL_GATHER, galg, 0, 8, nit / 10);
+    int ar = app_plan(&a, MM_COLL_ALLREDUCE, MM_ALG_AUTO, 0, 8, nit);
+    int agv = app_plan(&a, MM_COLL_ALLGATHERV, MM_ALG_AUTO, 0, 64, nit / 10);
     if (a.failed)
         return app_finish(&a, s, a.failed);
     grid g = grid_make(a.sim.n);

@@ -10,6 +10,7 @@
 #include "gen_coll.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "coll_sim.h"
 #include "gen_emit.h"
@@ -108,10 +109,11 @@ static int run_family(const char *name, int fam, const char *const *algs, int ro
         snprintf(err, errlen, "%s: %s", name, why);
         return rc;
     }
+    sim.plan_max = mm_gen_plan_max((uint64_t)v[P_CALLS]);
     rc = mm_csim_plan_make(&sim, &plan, op, mm_coll_alg_from_name(algs[v[P_ALG]]),
                            (int)v[P_LIB], root, (uint64_t)v[P_BYTES], why, sizeof why);
     if (rc != MMS_OK) {
-        snprintf(err, errlen, "%s: %s", name, why);
+        snprintf(err, errlen, "%s: %s%s", name, why, mm_gen_plan_refused(rc, why));
         mm_csim_free(&sim);
         return rc;
     }

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "gen.h"
 
@@ -36,6 +37,30 @@ static inline uint64_t mm_gen_muladd(uint64_t a, uint64_t b, uint64_t c)
  * transfers; transfers 0 when nothing is simulated) in err. */
 int mm_gen_check_size(const char *name, uint64_t events, uint64_t transfers, const char *what,
                       char *err, size_t errlen);
+/* The transfers one collective plan may have when it is called `times`
+ * times (mm_csim.plan_max): the limit of the whole simulation over times,
+ * so a spec that is too big is refused while its plan is being made, before
+ * the plan takes its memory (8 GB for some at n=16384). Plans of up to
+ * MM_GEN_PLAN_FLOOR transfers (128 MB) are always made, so that the usual
+ * refusals still give the workload's exact size. */
+#define MM_GEN_PLAN_FLOOR ((uint64_t)1 << 22)
+static inline uint64_t mm_gen_plan_max(uint64_t times)
+{
+    uint64_t max = MM_GEN_MAX_SIM_TRANSFERS / (times ? times : 1);
+    return max > MM_GEN_PLAN_FLOOR ? max : MM_GEN_PLAN_FLOOR;
+}
+
+/* What to append to the message of a plan refused by plan_max (rc
+ * MMS_EFORMAT, "one call of OP ... models more than N transfers"), else "". */
+_Static_assert(MM_GEN_MAX_SIM_TRANSFERS == 4000000000ull, "mm_gen_plan_refused's text");
+static inline const char *mm_gen_plan_refused(int rc, const char *why)
+{
+    return rc == MMS_EFORMAT && strstr(why, " models more than ")
+               ? ": the simulation would be over its limit of 4000000000 transfers"
+                 " (it would take hours); lower the calls or iterations, or n"
+               : "";
+}
+
 
 /* Where a generator appends events: ids count up from 1. */
 typedef struct mm_gen_out {
