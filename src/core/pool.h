@@ -42,9 +42,10 @@ typedef struct mm_pool {
     mm_mem       *mem;
     mm_pool_page *pages;      /* open addressing, pages_mask + 1 entries  */
     size_t        pages_mask;
-    /* Entries reserved: each slab's most pages (bytes / page + 2), not the
-     * pages it touches, so the set's size (counted in the engine's bytes)
-     * follows the slabs' sizes and not where malloc placed them. */
+    /* Entries reserved: for each slab the most pages its objects can
+     * touch (mm_pool_grow), not the pages they do touch, so the set's size
+     * (counted in the engine's bytes) follows the slabs' sizes and not
+     * where malloc placed them. */
     size_t        npages;
 } mm_pool;
 
