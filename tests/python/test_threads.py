@@ -24,6 +24,20 @@ def test_threads_passes_through(tmp_path):
     assert case["threads"]["depth"] >= 1 and case["modelled"]["depth"] >= 1
 
 
+def test_hashed_engines_get_the_lab_seed(tmp_path):
+    out = tmp_path / "t.json"
+    for extra, want in (([], 1), (["--seed", "7"], 7)):
+        p = run_cli("threads", "--case", "stencil3d:lx=2,ly=2,lz=2,points=7pt", "--phases", "1",
+                    "--engine", "hash", *extra, "--json", str(out))
+        assert p.returncode == 0, p.stderr
+        assert json.loads(out.read_text())["seed"] == want
+    p = run_cli("threads", "--case", "stencil3d:lx=2,ly=2,lz=2,points=7pt", "--phases", "1",
+                "--json", str(out))
+    assert p.returncode == 0 and "seed" not in json.loads(out.read_text())   # list: no hash
+    p = run_cli("threads", "--seed", "-1")
+    assert p.returncode == 2 and "--seed" in p.stderr
+
+
 def test_threads_help_and_errors():
     p = run_cli("threads", "--help")
     assert p.returncode == 0 and "usage: mpimatch-threads" in p.stdout

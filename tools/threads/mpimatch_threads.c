@@ -35,7 +35,7 @@
 
 static const char usage[] =
     "usage: mpimatch-threads [--case SPEC]... [--engine NAME] [--phases N] [--json FILE]\n"
-    "                        [--lock one|shards] [--any-source]\n"
+    "                        [--lock one|shards] [--any-source] [--seed N]\n"
     "\n"
     "Runs the stencil benchmark of Schonbein et al. (Euro-Par 2018, section 4.1) with real\n"
     "threads: T_r pthreads post the M_t receives of one phase at once, then T_s pthreads\n"
@@ -52,6 +52,9 @@ static const char usage[] =
     "                   shards: MM_CFG_CONCURRENT, a lock per shard of the keys\n"
     "  --any-source     post every receive from ANY_SOURCE (the engine is created\n"
     "                   without the no_any_source hint): the wildcard path\n"
+    "  --seed N         seed of a hashed engine's key hash (its parameter seed=):\n"
+    "                   default 1, fixed, as mpimatch-replay's; 0: the engine\n"
+    "                   draws a secret one from the OS (recorded in the JSON)\n"
     "  --json FILE      also write the results as JSON ('-': standard output, and no\n"
     "                   table); complete or not at all\n"
     "  --help           this text\n"
@@ -128,6 +131,7 @@ static uint64_t now_ns(void)
 
 static int lock_shards; /* --lock shards: MM_CFG_CONCURRENT */
 static int any_source;  /* --any-source */
+static int64_t seed = 1; /* --seed: the hashed engines' seed= (the lab's fixed 1) */
 
 static void add_errors(shared *sh, unsigned long n)
 {
@@ -187,6 +191,16 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Does the engine take parameter seed (the hashed ones)? */
+static int engine_has_seed(const char *engine)
+{
+    const mm_engine_info *info = mm_engine_find(engine);
+    for (size_t i = 0; info && i < info->nparams; i++)
+        if (strcmp(info->params[i].name, "seed") == 0)
+            return 1;
+    return 0;
+}
+
 static int make_engine(mm_engine **e, const char *engine, int safe, char *err, size_t errlen)
 {
     mm_config cfg = { 0 };
@@ -196,6 +210,14 @@ static int make_engine(mm_engine **e, const char *engine, int safe, char *err, s
     if (safe && any_source)
         cfg.hints = MM_HINT_NO_ANY_TAG;
     cfg.flags = !safe ? 0 : lock_shards ? MM_CFG_CONCURRENT : MM_CFG_THREAD_SAFE;
+    /* A hashed engine gets the lab's seed (--seed), as in mpimatch-replay. */
+    char kv[32];
+    const char *params[1] = {kv};
+    if (engine_has_seed(engine)) {
+        snprintf(kv, sizeof kv, "seed=%lld", (long long)seed);
+        cfg.params = params;
+        cfg.nparams = 1;
+    }
     return mm_create(e, engine, &cfg, err, errlen);
 }
 
@@ -432,6 +454,8 @@ static int write_json(FILE *f, const result *r, size_t n, const char *engine, ui
     mmj_obj(&j);
     mmj_kstr(&j, "tool", "mpimatch-threads");
     mmj_kstr(&j, "engine", engine);
+    if (engine_has_seed(engine))
+        mmj_ki64(&j, "seed", seed);
     mmj_kstr(&j, "lock", lock_shards ? "shards" : "one");
     mmj_key(&j, "any_source");
     mmj_bool(&j, any_source);
@@ -526,6 +550,11 @@ int main(int argc, char **argv)
                 goto done;
             }
             json = v;
+        } else if ((r = cli_opt_int(argc, argv, &i, "--seed", 0, INT64_MAX, &seed)) != 0) {
+            if (r < 0) {
+                rc = CLI_USAGE;
+                goto done;
+            }
         } else if ((r = cli_opt_int(argc, argv, &i, "--phases", 1, 100000, &phases)) != 0) {
             if (r < 0) {
                 rc = CLI_USAGE;
