@@ -643,18 +643,21 @@ static int xvec_push(void *ctx, const mm_coll_xfer *x)
 int mm_coll_expand_array(const mm_coll_desc *d, mm_coll_xfer **out, size_t *count,
                          char *err, size_t errlen)
 {
-    return mm_coll_expand_array_max(d, 0, out, count, err, errlen);
+    return mm_coll_expand_array_max(d, 0, out, count, NULL, err, errlen);
 }
 
 int mm_coll_expand_array_max(const mm_coll_desc *d, size_t max, mm_coll_xfer **out,
-                             size_t *count, char *err, size_t errlen)
+                             size_t *count, int *over, char *err, size_t errlen)
 {
     xvec a = {NULL, 0, 0, max};
     int rc = mm_coll_expand(d, xvec_push, &a, err, errlen);
+    int too_many = rc != MMS_OK && rc != MMS_ENOMEM && max && a.n == max;
+    if (over)
+        *over = too_many;
     if (rc == MMS_ENOMEM)
         snprintf(err, errlen, "out of memory expanding %s (%zu transfers so far)",
                  mm_coll_name(d->op), a.n);
-    else if (rc != MMS_OK && max && a.n == max)
+    else if (too_many)
         snprintf(err, errlen, "one call of %s on %ld ranks models more than %zu transfers",
                  mm_coll_name(d->op), (long)d->n, max);
     if (rc != MMS_OK) {

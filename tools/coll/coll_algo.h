@@ -79,9 +79,10 @@ int  mm_coll_expand_shm(const mm_coll_desc *d, mm_coll_emit_fn fn, void *ctx, ch
 int  mm_coll_expand_array(const mm_coll_desc *d, mm_coll_xfer **out, size_t *count,
                           char *err, size_t errlen);
 /* The same, refusing a call of more than max transfers (0: no limit) before
- * it takes their memory: MMS_EFORMAT, err "one call of OP on N ranks models
- * more than MAX transfers" (a generator's size limit over its calls). */
+ * it takes their memory: MMS_EFORMAT with *over set (over may be NULL), err
+ * "one call of OP on N ranks models more than MAX transfers" (a generator's
+ * size limit over its calls). */
 int  mm_coll_expand_array_max(const mm_coll_desc *d, size_t max, mm_coll_xfer **out,
-                              size_t *count, char *err, size_t errlen);
+                              size_t *count, int *over, char *err, size_t errlen);
 
 #endif /* MM_TOOLS_COLL_ALGO_H */

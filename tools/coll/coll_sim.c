@@ -55,7 +55,7 @@ int mm_csim_plan_make(const mm_csim *s, mm_csim_plan *p, int op, int alg, int li
     p->d.root = root;
     p->d.bytes = bytes;
     size_t max = s->plan_max > SIZE_MAX ? SIZE_MAX : (size_t)s->plan_max;
-    return mm_coll_expand_array_max(&p->d, max, &p->x, &p->nx, err, errlen);
+    return mm_coll_expand_array_max(&p->d, max, &p->x, &p->nx, &p->over, err, errlen);
 }
 
 int mm_csim_plan_mv2(const mm_csim *s, mm_csim_plan *p, uint32_t radix, uint64_t bytes,

@@ -48,6 +48,7 @@ typedef struct mm_csim_plan {
     mm_coll_desc  d;
     mm_coll_xfer *x;
     size_t        nx;
+    int           over;  /* mm_csim_plan_make refused it: over plan_max */
 } mm_csim_plan;
 
 typedef struct mm_csim_pend {

@@ -103,10 +103,8 @@ static int app_plan(app *a, int op, int alg, int32_t root, uint64_t bytes, uint6
     a->sim.plan_max = mm_gen_plan_max(times);
     int rc = mm_csim_plan_make(&a->sim, p, op, alg, a->lib, root, bytes, why, sizeof why);
     a->sim.plan_max = 0;
-    if (rc != MMS_OK && *mm_gen_plan_refused(rc, why)) {
-        if (!a->over)
-            snprintf(a->over_why, sizeof a->over_why, "%s: %s%s", a->name, why,
-                     mm_gen_plan_refused(rc, why));
+    if (rc != MMS_OK && p->over) {
+        mm_gen_plan_over(a->name, why, a->over_why, sizeof a->over_why);
         a->over = 1;
         memset(p, 0, sizeof *p); /* no transfers: sized as nothing, never run */
         return a->nplans++;
@@ -168,16 +166,10 @@ static void size_plan(app_size *z, const app *a, uint64_t times, int plan)
 
 static int app_check(app *a, mm_stream *s, const app_size *z, const char *what)
 {
-    int rc = mm_gen_check_size(a->name, z->events, z->transfers, what, a->err, a->errlen);
-    if (rc != MMS_OK && a->over && a->errlen) {
-        /* sized without the refused plans: the count is a lower bound */
-        char *at = strstr(a->err, " would ");
-        at = at ? strchr(at + 7, ' ') : NULL; /* after "have" or "model" */
-        if (at && strlen(a->err) + 6 < a->errlen) {
-            memmove(at + 5, at, strlen(at) + 1);
-            memcpy(at, " over", 5);
-        }
-    } else if (rc == MMS_OK && a->over) { /* within the limits without the refused plans */
+    /* sized without a refused plan (a->over): the counts are lower bounds */
+    int rc = mm_gen_check_size(a->name, z->events, z->transfers, a->over, what, a->err,
+                               a->errlen);
+    if (rc == MMS_OK && a->over) { /* within the limits without the refused plans */
         snprintf(a->err, a->errlen, "%s", a->over_why);
         rc = MMS_EFORMAT;
     }

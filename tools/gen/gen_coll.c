@@ -10,7 +10,6 @@
 #include "gen_coll.h"
 
 #include <stdio.h>
-#include <string.h>
 
 #include "coll_sim.h"
 #include "gen_emit.h"
@@ -113,14 +112,17 @@ static int run_family(const char *name, int fam, const char *const *algs, int ro
     rc = mm_csim_plan_make(&sim, &plan, op, mm_coll_alg_from_name(algs[v[P_ALG]]),
                            (int)v[P_LIB], root, (uint64_t)v[P_BYTES], why, sizeof why);
     if (rc != MMS_OK) {
-        snprintf(err, errlen, "%s: %s%s", name, why, mm_gen_plan_refused(rc, why));
+        if (plan.over)
+            mm_gen_plan_over(name, why, err, errlen);
+        else
+            snprintf(err, errlen, "%s: %s", name, why);
         mm_csim_free(&sim);
         return rc;
     }
     uint64_t calls = (uint64_t)v[P_CALLS];
     mm_csim_cost cost = mm_csim_plan_cost(&sim, &plan);
     rc = mm_gen_check_size(name, mm_gen_muladd(calls, cost.events, 0),
-                           mm_gen_muladd(calls, cost.transfers, 0), "calls or n", err, errlen);
+                           mm_gen_muladd(calls, cost.transfers, 0), 0, "calls or n", err, errlen);
     for (uint64_t c = 0; rc == MMS_OK && c < calls; c++) {
         mm_csim_compute(&sim, (uint64_t)v[P_COMPUTE]);
         rc = mm_csim_collective(&sim, &plan, err, errlen);

@@ -18,8 +18,8 @@ int mm_gen_nomem(mm_gen_out *o)
     return MMS_ENOMEM;
 }
 
-int mm_gen_check_size(const char *name, uint64_t events, uint64_t transfers, const char *what,
-                      char *err, size_t errlen)
+int mm_gen_check_size(const char *name, uint64_t events, uint64_t transfers, int at_least,
+                      const char *what, char *err, size_t errlen)
 {
     const char *sep = name ? ": " : "";
     if (events > MM_GEN_MAX_EVENTS) {
@@ -27,8 +27,8 @@ int mm_gen_check_size(const char *name, uint64_t events, uint64_t transfers, con
             snprintf(err, errlen,
                      "%s%sthe workload would have %s%" PRIu64 " events, more than the limit of %" PRIu64
                      "; lower %s",
-                     name ? name : "", sep, events == UINT64_MAX ? "over " : "", events,
-                     MM_GEN_MAX_EVENTS, what);
+                     name ? name : "", sep, at_least || events == UINT64_MAX ? "over " : "",
+                     events, MM_GEN_MAX_EVENTS, what);
         return MMS_EFORMAT;
     }
     if (transfers > MM_GEN_MAX_SIM_TRANSFERS) {
@@ -36,18 +36,27 @@ int mm_gen_check_size(const char *name, uint64_t events, uint64_t transfers, con
             snprintf(err, errlen,
                      "%s%sthe simulation would model %s%" PRIu64 " transfers, more than the limit of %"
                      PRIu64 " (it would take hours); lower %s",
-                     name ? name : "", sep, transfers == UINT64_MAX ? "over " : "", transfers,
-                     (uint64_t)MM_GEN_MAX_SIM_TRANSFERS, what);
+                     name ? name : "", sep, at_least || transfers == UINT64_MAX ? "over " : "",
+                     transfers, (uint64_t)MM_GEN_MAX_SIM_TRANSFERS, what);
         return MMS_EFORMAT;
     }
     return MMS_OK;
+}
+
+void mm_gen_plan_over(const char *name, const char *why, char *err, size_t errlen)
+{
+    if (err && errlen)
+        snprintf(err, errlen,
+                 "%s: %s: the simulation would be over its limit of %" PRIu64
+                 " transfers (it would take hours); lower the calls or iterations, or n",
+                 name, why, (uint64_t)MM_GEN_MAX_SIM_TRANSFERS);
 }
 
 int mm_gen_reserve(mm_gen_out *o, uint64_t events, const char *what)
 {
     uint64_t total = mm_gen_muladd(1, o->s->n, events); /* with those already there */
     if (total > MM_GEN_MAX_EVENTS)
-        return mm_gen_check_size(NULL, total, 0, what, o->err, o->errlen);
+        return mm_gen_check_size(NULL, total, 0, 0, what, o->err, o->errlen);
     return mm_stream_reserve(o->s, (size_t)events, o->err, o->errlen);
 }
 

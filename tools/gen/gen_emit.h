@@ -8,8 +8,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
-
 #include "gen.h"
 
 /* The most events one workload may have: a generated stream lives in
@@ -34,9 +32,10 @@ static inline uint64_t mm_gen_muladd(uint64_t a, uint64_t b, uint64_t c)
 /* Check a workload's size computed from its spec, before generating it:
  * MMS_OK, or MMS_EFORMAT with "NAME: the workload would have N events,
  * more than the limit of M; lower WHAT" (or the same for simulated
- * transfers; transfers 0 when nothing is simulated) in err. */
-int mm_gen_check_size(const char *name, uint64_t events, uint64_t transfers, const char *what,
-                      char *err, size_t errlen);
+ * transfers; transfers 0 when nothing is simulated) in err; "over N" when
+ * at_least (the counts leave out a refused plan) or N saturated. */
+int mm_gen_check_size(const char *name, uint64_t events, uint64_t transfers, int at_least,
+                      const char *what, char *err, size_t errlen);
 /* The transfers one collective plan may have when it is called `times`
  * times (mm_csim.plan_max): the limit of the whole simulation over times,
  * so a spec that is too big is refused while its plan is being made, before
@@ -50,16 +49,9 @@ static inline uint64_t mm_gen_plan_max(uint64_t times)
     return max > MM_GEN_PLAN_FLOOR ? max : MM_GEN_PLAN_FLOOR;
 }
 
-/* What to append to the message of a plan refused by plan_max (rc
- * MMS_EFORMAT, "one call of OP ... models more than N transfers"), else "". */
-_Static_assert(MM_GEN_MAX_SIM_TRANSFERS == 4000000000ull, "mm_gen_plan_refused's text");
-static inline const char *mm_gen_plan_refused(int rc, const char *why)
-{
-    return rc == MMS_EFORMAT && strstr(why, " models more than ")
-               ? ": the simulation would be over its limit of 4000000000 transfers"
-                 " (it would take hours); lower the calls or iterations, or n"
-               : "";
-}
+/* The message of a plan refused by plan_max (mm_csim_plan.over), why being
+ * mm_csim_plan_make's: "NAME: WHY: the simulation would be over its limit". */
+void mm_gen_plan_over(const char *name, const char *why, char *err, size_t errlen);
 
 
 /* Where a generator appends events: ids count up from 1. */
