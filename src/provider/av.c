@@ -47,24 +47,31 @@ fi_addr_t mmfi_av_find(mmfi_av *av, const mmfi_addr *a)
     return FI_ADDR_NOTAVAIL;
 }
 
-size_t mmfi_av_peers(mmfi_av *av)
+/* Distinct endpoint addresses among the entries: the valid ones, or every
+ * entry ever inserted (removed_too). An entry counts if no earlier counted
+ * entry has its address. */
+static size_t distinct_peers(const mmfi_av *av, int removed_too)
 {
     size_t n = 0;
-    for (size_t i = 0; av && i < av->count; i++)
-        n += av->valid[i] && mmfi_av_find(av, &av->addrs[i]) == (fi_addr_t)i; /* its first entry */
+    for (size_t i = 0; av && i < av->count; i++) {
+        if (!removed_too && !av->valid[i])
+            continue;
+        size_t j = 0;
+        while (j < i && !((removed_too || av->valid[j]) && same_addr(&av->addrs[j], &av->addrs[i])))
+            j++;
+        n += j == i;
+    }
     return n;
+}
+
+size_t mmfi_av_peers(mmfi_av *av)
+{
+    return distinct_peers(av, 0);
 }
 
 size_t mmfi_av_peers_held(mmfi_av *av)
 {
-    size_t n = 0;
-    for (size_t i = 0; av && i < av->count; i++) {
-        size_t j = 0;
-        while (j < i && !same_addr(&av->addrs[j], &av->addrs[i]))
-            j++;
-        n += j == i; /* its first entry, removed or not */
-    }
-    return n;
+    return distinct_peers(av, 1);
 }
 
 static int grow(mmfi_av *av, size_t need)
