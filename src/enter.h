@@ -35,8 +35,8 @@
  * bytes after it (comm_size, call, bytes) and the cookie are copied as they
  * are: no search waits for them. Measured with the entry written field by
  * field before each call (mpimatch-replay --entries fresh, docs/replay.md):
- * `hash` on shuffle n=4096 1.7x faster than the 40-byte vector copy, `bins`
- * and `nm` 1.3-1.6x, `list` on burst 1.07x; with entries written long
+ * `hash` on shuffle n=4096 1.6x faster than the 40-byte vector copy, `bins`
+ * and `nm` 1.3-1.6x, `list` on burst 1.09x; with entries written long
  * before (--entries array) every engine pays a few instructions more. */
 MM_INLINE void mm_enter_fill_entry(mm_elem *x, const mm_entry *d, uint8_t flags)
 {
