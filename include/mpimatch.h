@@ -39,7 +39,7 @@ extern "C" {
  * the major version is 0, a new minor version may change the ABI: the shared
  * library's soname is libmpimatch.so.MAJOR.MINOR until 1.0, then .MAJOR. */
 #define MPIMATCH_VERSION_MAJOR 0
-#define MPIMATCH_VERSION_MINOR 2
+#define MPIMATCH_VERSION_MINOR 3
 #define MPIMATCH_VERSION_PATCH 0
 #define MPIMATCH_VERSION (MPIMATCH_VERSION_MAJOR * 10000 + MPIMATCH_VERSION_MINOR * 100 + \
                           MPIMATCH_VERSION_PATCH)
@@ -231,8 +231,10 @@ enum { MM_SIDE_PRQ = 0, MM_SIDE_UMQ = 1 };
 typedef struct mm_queued {
     mm_entry entry;  /* as the caller posted it or as it arrived: comm, src
                         (MM_ANY_SOURCE possible for receives), tag (MM_ANY_TAG
-                        possible), kind, coll_op, comm_size, call, bytes,
-                        cookie; reserved is 0 */
+                        possible), kind, coll_op, cookie; reserved is 0.
+                        comm_size, call and bytes are 0 (since 0.3): not kept
+                        by the engine, the caller's record, named by the
+                        cookie, has them */
     uint64_t seq;    /* the engine's order of calls: smaller is earlier     */
     uint32_t shard;  /* MM_CFG_CONCURRENT: the shard holding it, else 0     */
     uint32_t reserved;

@@ -443,6 +443,21 @@ static int check_arrive(const mm_engine *e, const mm_entry *x)
     return 0;
 }
 
+/* The engine's own entry (or the API's generic path), without lock or shards. */
+static inline int own_enter_post(mm_engine *e, const mm_entry *x, mm_handle *h, uintptr_t *partner)
+{
+    const mm_engine_ops *ops = e->def->ops;
+    return ops->enter_post ? ops->enter_post(e, x, h, partner)
+                           : generic_enter_post(e, x, h, partner);
+}
+
+static inline int own_enter_arrive(mm_engine *e, const mm_entry *x, uintptr_t *partner)
+{
+    const mm_engine_ops *ops = e->def->ops;
+    return ops->enter_arrive ? ops->enter_arrive(e, x, partner)
+                             : generic_enter_arrive(e, x, partner);
+}
+
 /* The entries of an engine whose calls take its lock (MM_CFG_THREAD_SAFE)
  * or go through its shards (MM_CFG_CONCURRENT): create() puts them in
  * e->enter_post and enter_arrive, so the unlocked fast path of mm_post and
@@ -451,10 +466,8 @@ static int locked_enter_post(mm_engine *e, const mm_entry *x, mm_handle *h, uint
 {
     if (e->shards)
         return mm_shards_enter(e, x, 1, h, partner);
-    const mm_engine_ops *ops = e->def->ops;
     pthread_mutex_lock(&e->lock);
-    int rc = ops->enter_post ? ops->enter_post(e, x, h, partner)
-                             : generic_enter_post(e, x, h, partner);
+    int rc = own_enter_post(e, x, h, partner);
     pthread_mutex_unlock(&e->lock);
     return rc;
 }
@@ -463,23 +476,66 @@ static int locked_enter_arrive(mm_engine *e, const mm_entry *x, uintptr_t *partn
 {
     if (e->shards)
         return mm_shards_enter(e, x, 0, NULL, partner);
-    const mm_engine_ops *ops = e->def->ops;
     pthread_mutex_lock(&e->lock);
-    int rc = ops->enter_arrive ? ops->enter_arrive(e, x, partner)
-                               : generic_enter_arrive(e, x, partner);
+    int rc = own_enter_arrive(e, x, partner);
     pthread_mutex_unlock(&e->lock);
     return rc;
 }
 
+/* A checked call with collective annotations on a shard's engine (its
+ * shard's lock held, mm_enter_internal): the engine sees the entry in
+ * e->coll_entry while the call runs (elements do not keep comm_size, call
+ * and bytes). */
+static MM_COLD int coll_enter(mm_engine *e, const mm_entry *x, int is_recv, uint8_t xflags,
+                              mm_handle *h, uintptr_t *partner, uint8_t *pflags)
+{
+    e->coll_entry = x;
+    int rc = is_recv ? enter(e, x, 1, h, partner, xflags, pflags)
+                     : enter(e, x, 0, h, partner, xflags, pflags);
+    e->coll_entry = NULL;
+    return rc;
+}
+
+/* A checked call with collective annotations on an engine with a lock
+ * (e->enter_post is then locked_enter_post): the engine's own entry with
+ * the lock held, the entry in e->coll_entry while it runs. */
+static MM_COLD int locked_coll_call(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *h,
+                                    uintptr_t *partner)
+{
+    pthread_mutex_lock(&e->lock);
+    e->coll_entry = x;
+    int rc = is_recv ? own_enter_post(e, x, h, partner) : own_enter_arrive(e, x, partner);
+    e->coll_entry = NULL;
+    pthread_mutex_unlock(&e->lock);
+    return rc;
+}
+
+/* The same without lock or shards: the engine's current entry (auto changes
+ * e->enter_post), the entry in e->coll_entry while it runs. A function of
+ * its own, so that enter_other's checks keep no registers across the call. */
+static MM_COLD int coll_call(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *h,
+                             uintptr_t *partner)
+{
+    e->coll_entry = x;
+    int rc = is_recv ? e->enter_post(e, x, h, partner) : e->enter_arrive(e, x, partner);
+    e->coll_entry = NULL;
+    return rc;
+}
+
 /* Everything but the common case: collective annotations (checked in full).
- * The entry takes the lock or the shards if the engine has them. */
+ * The call takes the lock or the shards if the engine has them (a shard's
+ * call sets the shard's coll_entry, mm_enter_internal). */
 static MM_COLD int enter_other(mm_engine *e, const mm_entry *x, int is_recv, mm_handle *h,
                                uintptr_t *partner)
 {
     int rc = is_recv ? check_post(e, x) : check_arrive(e, x);
     if (rc)
         return rc;
-    return is_recv ? e->enter_post(e, x, h, partner) : e->enter_arrive(e, x, partner);
+    if (e->shards)
+        return mm_shards_enter(e, x, is_recv, h, partner);
+    if (e->locked)
+        return locked_coll_call(e, x, is_recv, h, partner);
+    return coll_call(e, x, is_recv, h, partner);
 }
 
 int mm_post(mm_engine *e, const mm_entry *recv, mm_handle *h, uintptr_t *partner)
@@ -509,6 +565,8 @@ int mm_enter_internal(mm_engine *e, const mm_entry *x, int is_recv, uint8_t xfla
     int rc = is_recv ? check_post(e, x) : check_arrive(e, x);
     if (rc)
         return rc;
+    if (MM_UNLIKELY(annotations(x)))
+        return coll_enter(e, x, is_recv, xflags, h, partner, pflags);
     return is_recv ? enter(e, x, 1, h, partner, xflags, pflags)
                    : enter(e, x, 0, h, partner, xflags, pflags);
 }
@@ -648,9 +706,13 @@ static void walk_take(void *obj, void *arg)
     if (!(x->flags & MM_ELEM_QUEUED) || (x->flags & MM_ELEM_RECV) != b->want || b->n == b->cap)
         return;
     mm_queued *q = &b->q[b->n++];
-    memset(q, 0, sizeof *q);
-    memcpy(&q->entry, &x->key, sizeof q->entry);
-    q->entry.reserved = 0;
+    memset(q, 0, sizeof *q); /* comm_size, call, bytes: not kept (elem.h), reported as 0 */
+    q->entry.comm = x->key.comm;
+    q->entry.src = x->key.src;
+    q->entry.tag = x->key.tag;
+    q->entry.kind = x->kind;
+    q->entry.coll_op = x->coll_op;
+    q->entry.cookie = x->cookie;
     q->seq = x->seq;
 }
 

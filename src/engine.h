@@ -94,6 +94,12 @@ struct mm_engine {
     char     *param_str[MM_MAX_PARAMS]; /* MM_PARAM_FILE values, or NULL */
     pthread_mutex_t lock;
     struct mm_shards *shards; /* MM_CFG_CONCURRENT: the shards (shard.c), else NULL */
+    /* The caller's entry while a call with collective annotations runs (set
+     * under the lock, NULL otherwise; point-to-point calls never touch it):
+     * elements do not keep the entry's comm_size, call and bytes (elem.h),
+     * so an engine that needs them for the call's own element reads them
+     * here (the COL part, col_part.c). */
+    const mm_entry *coll_entry;
 };
 
 /* ---- statistics, updated on the matching path ---- */

@@ -18,10 +18,11 @@
 #include "engine.h"
 #include "core/compiler.h"
 
-/* The element is its entry, 8 bytes in (elem.h), with the API's flags over
- * the entry's reserved word (which the API has checked is 0; slot stays 0).
- * mm_enter_fill_entry leaves seq alone (offset 0, where a free object keeps
- * its pool's list link).
+/* The element is its entry's key and kind word, 8 bytes in, then its cookie
+ * (elem.h: comm_size, call and bytes are not kept), with the API's flags
+ * over the entry's reserved word (which the API has checked is 0; slot
+ * stays 0). mm_enter_fill_entry leaves seq alone (offset 0, where a free
+ * object keeps its pool's list link).
  *
  * A caller builds its entry just before the call, a store per field or a
  * few (a compiler zeroes it with one vector store, then sets the fields).
@@ -31,13 +32,14 @@
  * search, so it is read field by field, no load wider than its field
  * (MM_OPAQUE keeps gcc from merging neighbours into one wider load again),
  * put together in registers and stored as two 8-byte words, inside which
- * the engines' own loads of the key lie (8 and 4 bytes, ftable.h). The 24
- * bytes after it (comm_size, call, bytes) and the cookie are copied as they
- * are: no search waits for them. Measured with the entry written field by
- * field before each call (mpimatch-replay --entries fresh, docs/replay.md):
- * `hash` on shuffle n=4096 1.6x faster than the 40-byte vector copy, `bins`
- * and `nm` 1.3-1.6x, `list` on burst 1.09x; with entries written long
- * before (--entries array) every engine pays a few instructions more. */
+ * the engines' own loads of the key lie (8 and 4 bytes, ftable.h). The
+ * cookie is copied with one load of its own 8 bytes: no search waits for
+ * it. Measured with the entry written field by field before each call
+ * (mpimatch-replay --entries fresh, docs/replay.md): `hash` on shuffle
+ * n=4096 1.6x faster than the 40-byte vector copy the element took when it
+ * was the whole entry, `bins` and `nm` 1.3-1.6x, `list` on burst 1.09x;
+ * with entries written long before (--entries array) every engine pays a
+ * few instructions more. */
 MM_INLINE void mm_enter_fill_entry(mm_elem *x, const mm_entry *d, uint8_t flags)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -50,12 +52,11 @@ MM_INLINE void mm_enter_fill_entry(mm_elem *x, const mm_entry *d, uint8_t flags)
     uint64_t w1 = tag | (uint64_t)(kind | op << 8 | (uint32_t)flags << 16) << 32;
     memcpy(&x->key, &w0, 8);
     memcpy((char *)&x->key + 8, &w1, 8);
-    memcpy(&x->comm_size, &d->comm_size, 24);
+    x->cookie = d->cookie;
 #else
     x->key.comm = d->comm, x->key.src = d->src, x->key.tag = d->tag;
     x->kind = d->kind, x->coll_op = d->coll_op, x->flags = flags, x->slot = 0;
-    x->comm_size = d->comm_size, x->call = d->call;
-    x->bytes = d->bytes, x->cookie = d->cookie;
+    x->cookie = d->cookie;
 #endif
 }
 

@@ -1,8 +1,8 @@
 /* elem.h - the queued element and the MPI match rule.
  *
  * One element is one posted receive or one unexpected message. The fixed part
- * is 48 bytes; engines append as many intrusive links as they need (most need
- * one, which makes the element exactly one 64-byte cache line). */
+ * is 32 bytes; engines append as many intrusive links as they need (most need
+ * one, which makes the element 48 bytes: four fit in three 64-byte lines). */
 #ifndef MM_CORE_ELEM_H
 #define MM_CORE_ELEM_H
 
@@ -28,21 +28,23 @@ enum {
                                   ANY_SOURCE receive (shard.c); engines ignore it */
 };
 
-/* After seq, the fields mirror mm_entry's (flags and slot where the entry
- * has its reserved word), so the API fills an element with one 40-byte copy. */
+/* An element keeps what matching needs: after seq, the key and the kind word
+ * mirror the entry's first 16 bytes (flags and slot where the entry has its
+ * reserved word), then the cookie. The entry's comm_size, call and bytes
+ * describe the caller's call, which the cookie names: they are not kept. The
+ * collective engines read them from the call's own entry while the call runs
+ * (mm_engine.coll_entry), and mm_walk reports them as 0. */
 typedef struct mm_elem {
     uint64_t  seq;       /* order of the call that created it             */
     mm_key    key;
     uint8_t   kind, coll_op;
     uint8_t   flags;     /* MM_ELEM_* */
     uint8_t   slot;      /* engine-private: which queue/table holds it     */
-    uint32_t  comm_size, call;
-    uint64_t  bytes;
-    uintptr_t cookie;
+    uintptr_t cookie;    /* the entry's                                    */
     mm_link   link[];    /* engine-defined number of links                 */
 } mm_elem;
 
-_Static_assert(sizeof(mm_elem) == 48, "element header must stay 48 bytes");
+_Static_assert(sizeof(mm_elem) == 32, "element header must stay 32 bytes");
 _Static_assert(sizeof(mm_entry) == 40 &&
                offsetof(mm_elem, key.comm) - 8 == offsetof(mm_entry, comm) &&
                offsetof(mm_elem, key.src) - 8 == offsetof(mm_entry, src) &&
@@ -50,11 +52,10 @@ _Static_assert(sizeof(mm_entry) == 40 &&
                offsetof(mm_elem, kind) - 8 == offsetof(mm_entry, kind) &&
                offsetof(mm_elem, coll_op) - 8 == offsetof(mm_entry, coll_op) &&
                offsetof(mm_elem, flags) - 8 == offsetof(mm_entry, reserved) &&
-               offsetof(mm_elem, comm_size) - 8 == offsetof(mm_entry, comm_size) &&
-               offsetof(mm_elem, call) - 8 == offsetof(mm_entry, call) &&
-               offsetof(mm_elem, bytes) - 8 == offsetof(mm_entry, bytes) &&
-               offsetof(mm_elem, cookie) - 8 == offsetof(mm_entry, cookie),
-               "an element is its entry, 8 bytes in");
+               offsetof(mm_entry, comm_size) == 16 &&
+               offsetof(mm_elem, cookie) == 24,
+               "an element's key and kind word are the entry's first 16 bytes, 8 bytes in; "
+               "the cookie follows them");
 
 static inline size_t mm_elem_size(unsigned nlinks)
 {

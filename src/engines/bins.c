@@ -63,7 +63,7 @@ MM_ENGINE_ENTER_LEAN(bins, bins_post, bins_arrive, 1, MM_ENTER_LATE_SEQ)
 
 static const mm_engine_ops bins_ops = {
     .nlinks = 2,        /* a message sits in its bin (link 0) and in umq_all (link 1) */
-    .nlinks_recv = 1,   /* a receive sits in its bin or the wildcard list: 64-byte receives */
+    .nlinks_recv = 1,   /* a receive sits in its bin or the wildcard list: 48-byte receives */
     .init = bins_init, .fini = bins_fini,
     .post = bins_post, .arrive = bins_arrive,
     .enter_post = bins_enter_post, .enter_arrive = bins_enter_arrive,

@@ -109,10 +109,13 @@ mm_elem *col_find(col_side *S, const mm_key *k, int recv_key, uint64_t bound, ui
 
 /* ---- profiling and queue allocation (Algorithm 1) ---- */
 
-static inline mm_key profile_key(const mm_elem *x)
+/* p of collective element x, whose call's entry is d: its operation, its
+ * message size's class and its communicator's size (the last two from the
+ * entry: elements do not keep them, elem.h). */
+static inline mm_key profile_key(const mm_elem *x, const mm_entry *d)
 {
-    int32_t size_class = x->bytes ? 64 - __builtin_clzll(x->bytes) : 0;
-    return (mm_key){(int32_t)x->coll_op | size_class << 8, (int32_t)x->comm_size, 0};
+    int32_t size_class = d->bytes ? 64 - __builtin_clzll(d->bytes) : 0;
+    return (mm_key){(int32_t)x->coll_op | size_class << 8, (int32_t)d->comm_size, 0};
 }
 
 /* The profile of x's p, created (profiling x's call) if new; NULL when out
@@ -121,7 +124,7 @@ static inline mm_key profile_key(const mm_elem *x)
  * cache miss; the clock is read only when a profile is created (the
  * profiling overhead counted in st.overhead, Table 2), not on every event. */
 static MM_COLD col_prof *profile_lookup(col_side *S, col_pcache *c, mm_key pk,
-                                        const mm_elem *x)
+                                        const mm_entry *d)
 {
     int created;
     mm_kentry *ke = mm_ktable_get(&S->prof, &pk, mm_ktable_hash(&S->prof, &pk), &created);
@@ -135,8 +138,8 @@ static MM_COLD col_prof *profile_lookup(col_side *S, col_pcache *c, mm_key pk,
             mm_ktable_remove(&S->prof, ke);
             return NULL;
         }
-        p->comm = x->key.comm;
-        p->call = x->call;
+        p->comm = d->comm;
+        p->call = d->call;
         ke->aux = p;
         mm_overhead_add(e, &e->st.overhead.profile_ns, t0);
     }
@@ -145,14 +148,14 @@ static MM_COLD col_prof *profile_lookup(col_side *S, col_pcache *c, mm_key pk,
     return c->prof;
 }
 
-MM_INLINE col_prof *profile_of(col_side *S, const mm_elem *x)
+MM_INLINE col_prof *profile_of(col_side *S, const mm_elem *x, const mm_entry *d)
 {
-    mm_key pk = profile_key(x);
+    mm_key pk = profile_key(x, d);
     /* operation + 5 * size class: one operation's 64 classes take distinct entries */
     col_pcache *c = &S->pcache[(uint32_t)(pk.comm + 5 * (pk.comm >> 8)) % COL_PCACHE];
     if (MM_LIKELY(c->prof && mm_key_eq(&c->key, &pk)))
         return c->prof;
-    return profile_lookup(S, c, pk, x);
+    return profile_lookup(S, c, pk, d);
 }
 
 /* Open a level of nq queues for operation o, taking elements from first_seq. */
@@ -198,10 +201,10 @@ static void profiled(col_side *S, col_prof *p, unsigned op, uint64_t seq)
 
 /* One event of collective element x on this side: a search of `depth`
  * compares (searched), or x joining it. Returns x's profile. */
-static MM_COLD void profile_record(col_side *S, col_prof *p, const mm_elem *x, int searched,
-                                    uint64_t depth)
+static MM_COLD void profile_record(col_side *S, col_prof *p, const mm_elem *x,
+                                    const mm_entry *d, int searched, uint64_t depth)
 {
-    if (p->comm == x->key.comm && p->call == x->call) {
+    if (p->comm == x->key.comm && p->call == d->call) {
         p->searches += (uint64_t)searched;
         p->traversals += depth;
     } else {
@@ -209,11 +212,15 @@ static MM_COLD void profile_record(col_side *S, col_prof *p, const mm_elem *x, i
     }
 }
 
+/* x is the element of the call in progress, whose entry the API has put in
+ * the engine's coll_entry (api.c): x is collective, so its call has
+ * collective annotations. */
 MM_INLINE col_prof *profile_step(col_side *S, const mm_elem *x, int searched, uint64_t depth)
 {
-    col_prof *p = profile_of(S, x);
+    const mm_entry *d = S->cx->e->coll_entry;
+    col_prof *p = profile_of(S, x, d);
     if (MM_UNLIKELY(p && !p->done)) /* profiling: only during a p's first call */
-        profile_record(S, p, x, searched, depth);
+        profile_record(S, p, x, d, searched, depth);
     return p;
 }
 

@@ -9,9 +9,11 @@
  *
  * Profiling: the first call of each p = (operation, message size, communicator
  * size) puts its elements in pq and records the search depths (traversals)
- * its elements see on this side. The call is identified by the elements'
- * communicator and `call` number; the first event of p from another call ends
- * the profile. nq = ceil(average traversals) queues are "sufficient" (a search
+ * its elements see on this side. The call is identified by its entries'
+ * communicator and `call` number; the first event of p from another call
+ * ends the profile (size, communicator size and call number are read from
+ * the entry of the call in progress, mm_engine.coll_entry: elements do not
+ * keep them). nq = ceil(average traversals) queues are "sufficient" (a search
  * then compares about one element). If nq exceeds the queues of the
  * operation's last level, a new level of nq queues is opened -- clamped to the
  * queues still allowed under the cap floor(kc * sqrt(n)) for the side (so a

@@ -59,7 +59,7 @@ MM_ENGINE_ENTER(nm, nm_post, nm_arrive, 1)
 
 static const mm_engine_ops nm_ops = {
     .nlinks = MM_NM_NPAT,
-    .nlinks_recv = 1,   /* a receive sits in one table: 64-byte receives, not 112 */
+    .nlinks_recv = 1,   /* a receive sits in one table: 48-byte receives, not 96 */
     .init = nm_init, .fini = nm_fini,
     .post = nm_post, .arrive = nm_arrive,
     .enter_post = nm_enter_post, .enter_arrive = nm_enter_arrive,

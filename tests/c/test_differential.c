@@ -124,6 +124,9 @@ static const struct variant {
      * times in a run, before and after the caps */
     {"col+pnp", {"theta=3", "kc=1", "kp=2"}, 0},
     {"col+pnp", {"theta=2", "kc=64", "kp=64"}, 0},
+    /* the locked path of a call with collective annotations: the COL part
+     * reads the call's entry (comm_size, call, bytes), set under the lock */
+    {"col+ll", {"kc=1"}, MM_CFG_THREAD_SAFE},
     /* auto with switches forced at random points (after about one post or
      * arrive in 300, in 3000), between every pair of its structures, all
      * the queued elements moved each time (thousands here: more frequent

@@ -257,7 +257,7 @@ static void rule_side_bytes(void)
     for (uintptr_t i = 1; i <= 100; i++)
         CHECK_EQ(post(e, 0, 1, (int32_t)i, i, &got), MM_QUEUED);
     mm_get_stats(e, &st);
-    CHECK(st.prq.bytes >= st0.prq.bytes + 100 * 64);  /* an element is >= 64 bytes */
+    CHECK(st.prq.bytes >= st0.prq.bytes + 100 * 48);  /* an element is >= 48 bytes */
     CHECK_EQ(st.umq.bytes, st0.umq.bytes);
     CHECK(st.prq.bytes + st.umq.bytes <= st.bytes);
     for (uintptr_t i = 1; i <= 100; i++)
@@ -267,13 +267,13 @@ static void rule_side_bytes(void)
         CHECK_EQ(arrive(e, 0, 2, (int32_t)i, 2000 + i, &got), MM_QUEUED);
     mm_get_stats(e, &st);
     CHECK(st.prq.bytes <= st.prq.peak_bytes);
-    CHECK(st.prq.peak_bytes >= st0.prq.bytes + 100 * 64);
-    CHECK(st.umq.bytes >= st0.umq.bytes + 50 * 64);
+    CHECK(st.prq.peak_bytes >= st0.prq.bytes + 100 * 48);
+    CHECK(st.umq.bytes >= st0.umq.bytes + 50 * 48);
     CHECK(st.prq.bytes + st.umq.bytes <= st.bytes);
     for (uintptr_t i = 1; i <= 50; i++)
         CHECK_EQ(mm_mprobe(e, 0, 2, (int32_t)i, &got), MM_MATCHED);
     mm_get_stats(e, &st1);
-    CHECK(st.umq.bytes - st1.umq.bytes >= 50 * 64);  /* the elements left the side */
+    CHECK(st.umq.bytes - st1.umq.bytes >= 50 * 48);  /* the elements left the side */
     CHECK_EQ(st1.umq.peak_bytes, st.umq.peak_bytes);
     mm_destroy(e);
 }
@@ -528,7 +528,7 @@ static void huge_nprocs(void)
 
 /* Bad arguments return an error and leave the engine unchanged. */
 /* nm files a receive in one table but a message in four: receives come from
- * their own pool of one-link (64-byte) elements, messages from four-link ones.
+ * their own pool of one-link (48-byte) elements, messages from four-link ones.
  * Consecutive receives on a fresh engine sit one element apart; and a
  * message's element can never be taken for a receive handle. */
 static void nm_receives_take_one_link(void)
@@ -544,8 +544,8 @@ static void nm_receives_take_one_link(void)
         mm_entry r = ent(0, 1, i, (uintptr_t)(i + 1));
         CHECK_EQ(mm_post(e, &r, &h[i], &got), MM_QUEUED);
     }
-    CHECK_EQ((char *)h[1].elem - (char *)h[0].elem, 64);
-    CHECK_EQ((char *)h[2].elem - (char *)h[1].elem, 64);
+    CHECK_EQ((char *)h[1].elem - (char *)h[0].elem, 48);
+    CHECK_EQ((char *)h[2].elem - (char *)h[1].elem, 48);
     CHECK_EQ(mm_cancel(e, h[1]), MM_MATCHED);
     mm_entry again = ent(0, 1, 7, 9);                       /* reuses h[1]'s element */
     mm_handle h2;

@@ -26,6 +26,15 @@ static int collect(const mm_queued *q, void *arg)
     return s->stop_at && s->n == s->stop_at;
 }
 
+/* What the walk shows of an entry: all but comm_size, call and bytes, which
+ * the engine does not keep (0 since 0.3: the caller's record has them). */
+static mm_entry shown(mm_entry x)
+{
+    x.comm_size = x.call = 0;
+    x.bytes = 0;
+    return x;
+}
+
 static void one_engine(const char *name)
 {
     const mm_engine_info *info = mm_engine_find(name);
@@ -65,12 +74,14 @@ static void one_engine(const char *name)
     CHECK_EQ(mm_cancel(e, h[5]), MM_MATCHED); /* receive 6 leaves */
     mm_stats before, after;
     mm_get_stats(e, &before);
-    /* PRQ: 1, 3, 4, 5 in post order, every field as posted */
+    /* PRQ: 1, 3, 4, 5 in post order, every field as posted but the three not kept */
     CHECK_EQ(mm_walk(e, MM_SIDE_PRQ, collect, &s), 0);
     CHECK_EQ(s.n, 4);
     const int want_r[] = {0, 2, 3, 4};
     for (size_t i = 0; i < 4 && i < s.n; i++) {
-        CHECK(memcmp(&s.q[i].entry, &r[want_r[i]], sizeof(mm_entry)) == 0);
+        mm_entry want = shown(r[want_r[i]]);
+        CHECK(memcmp(&s.q[i].entry, &want, sizeof(mm_entry)) == 0);
+        CHECK(s.q[i].entry.comm_size == 0 && s.q[i].entry.call == 0 && s.q[i].entry.bytes == 0);
         CHECK_EQ(s.q[i].shard, 0);
         if (i)
             CHECK(s.q[i].seq > s.q[i - 1].seq);
@@ -79,8 +90,11 @@ static void one_engine(const char *name)
     memset(&s, 0, sizeof s);
     CHECK_EQ(mm_walk(e, MM_SIDE_UMQ, collect, &s), 0);
     CHECK_EQ(s.n, 3);
-    for (size_t i = 0; i < 3 && i < s.n; i++)
-        CHECK(memcmp(&s.q[i].entry, &m[i + 1], sizeof(mm_entry)) == 0);
+    for (size_t i = 0; i < 3 && i < s.n; i++) {
+        mm_entry want = shown(m[i + 1]);
+        CHECK(memcmp(&s.q[i].entry, &want, sizeof(mm_entry)) == 0);
+        CHECK_EQ(s.q[i].entry.bytes, 0);
+    }
     /* nothing changed: the same matches and statistics afterwards */
     mm_get_stats(e, &after);
     CHECK(memcmp(&before, &after, sizeof before) == 0);
