@@ -90,9 +90,9 @@ static void to_bins(mm_engine *e, adaptive_impl *A)
         return;
     t0 = mm_now_ns();
     mm_queue_foreach(r, &A->prq_all)
-        mm_queue_push(mm_bins_recv_queue(&A->B, &r->key), r);
+        mm_bins_queue_recv(&A->B, r);
     mm_queue_foreach(m, &A->B.umq_all)
-        mm_queue_push(&A->B.umq[mm_bins_of(&A->B, &m->key)], m);
+        mm_bins_bin_message(&A->B, m);
     mm_overhead_add(e, &e->st.overhead.extract_ns, t0);
 }
 
@@ -143,10 +143,12 @@ static void unlink_message(adaptive_impl *A, mm_elem *m)
         mm_queue_remove(&A->B.umq_all, m);
 }
 
-static void unlink_recv(adaptive_impl *A, mm_elem *r, mm_queue *bin)
+/* Unlink receive r: in the bins phase from bin `from` (NULL: the wildcard
+ * list), as mm_bins_find_recv found it. */
+static void unlink_recv(adaptive_impl *A, mm_elem *r, mm_hqueue *from)
 {
-    if (bin)
-        mm_queue_remove(bin, r);
+    if (in_bins(A))
+        mm_bins_unlink_recv_from(&A->B, r, from);
     mm_queue_remove(&A->prq_all, r);
 }
 
@@ -174,7 +176,7 @@ static int adaptive_post(mm_engine *e, mm_elem *r, mm_elem **partner)
         return MM_MATCHED;
     }
     if (in_bins(A))
-        mm_queue_push(mm_bins_recv_queue(&A->B, &r->key), r);
+        mm_bins_queue_recv(&A->B, r);
     mm_queue_push(&A->prq_all, r);
     return MM_QUEUED;
 }
@@ -185,7 +187,7 @@ static int adaptive_arrive(mm_engine *e, mm_elem *m, mm_elem **partner)
     if (!mm_may_queue(m) && !has_partner(A, m, 0))
         return MM_ENOMEM;
     adapt(e, A);
-    mm_queue *from = NULL;
+    mm_hqueue *from = NULL;
     mm_elem *r = in_bins(A) ? mm_bins_find_recv(e, &A->B, m, &from)
                             : list_find(A, &A->prq_all, &m->key, 0, &e->st.prq);
     if (r) {
@@ -213,7 +215,9 @@ static mm_elem *adaptive_probe(mm_engine *e, const mm_key *k, int remove)
 static void adaptive_cancel(mm_engine *e, mm_elem *r)
 {
     adaptive_impl *A = e->impl;
-    unlink_recv(A, r, in_bins(A) ? mm_bins_recv_queue(&A->B, &r->key) : NULL);
+    if (in_bins(A))
+        mm_bins_unlink_recv(&A->B, r);
+    mm_queue_remove(&A->prq_all, r);
 }
 
 MM_ENGINE_ENTER(adaptive, adaptive_post, adaptive_arrive, 1)

@@ -152,7 +152,7 @@ typedef struct auto_impl {
     /* bins' tables, allocated at creation and kept but in the hash phase
      * (warm_make, warm_drop): a switch to bins only empties them (NULL:
      * allocated at the switch) */
-    mm_queue *warm_prq, *warm_umq;
+    mm_hqueue *warm_prq, *warm_umq;
     int       warm_dirty;           /* some queue of them may be non-empty */
     /* with both hints, the hash phase's first table (`hash`'s own start,
      * HASH_START slots), made empty at creation as `hash` makes its own,
@@ -221,25 +221,14 @@ static void warm_make(mm_engine *e, auto_impl *A)
 {
     if (A->warm_prq || A->hinted) /* (with both hints the rule never takes bins) */
         return;
-    size_t tb = (size_t)A->nbins * sizeof(mm_queue);
-    A->warm_prq = mm_mem_alloc(&e->prq_mem, tb);
-    A->warm_umq = mm_mem_alloc(&e->umq_mem, tb);
-    if (!A->warm_prq || !A->warm_umq) {
-        mm_mem_free(&e->prq_mem, A->warm_prq, tb);
-        mm_mem_free(&e->umq_mem, A->warm_umq, tb);
-        A->warm_prq = A->warm_umq = NULL;
-    }
-    for (uint32_t i = 0; A->warm_prq && i < A->nbins; i++) {
-        mm_queue_init(&A->warm_prq[i], 0);
-        mm_queue_init(&A->warm_umq[i], 0);
-    }
+    (void)mm_bins_tables_alloc(e, A->nbins, &A->warm_prq, &A->warm_umq); /* (NULL on failure) */
     A->warm_dirty = 0;
 }
 
 /* (not while the bins phase holds them) */
 static void warm_drop(mm_engine *e, auto_impl *A)
 {
-    size_t tb = (size_t)A->nbins * sizeof(mm_queue);
+    size_t tb = mm_bins_table_bytes(A->nbins);
     mm_mem_free(&e->prq_mem, A->warm_prq, tb);
     mm_mem_free(&e->umq_mem, A->warm_umq, tb);
     A->warm_prq = A->warm_umq = NULL;
@@ -356,7 +345,7 @@ static int file(mm_engine *e, auto_impl *A, mm_elem *x)
     switch (A->phase) {
     case PH_BINS:
         if (recv)
-            mm_queue_push(mm_bins_recv_queue(&A->u.B, &x->key), x);
+            mm_bins_queue_recv(&A->u.B, x);
         else
             mm_bins_queue_message(&A->u.B, x);
         return MM_QUEUED;
@@ -526,7 +515,7 @@ static int list_to_bins(mm_engine *e, auto_impl *A, int *p, uint64_t *wild)
     for (mm_link *l = prq.head.next; l != rend;) {
         mm_elem *x = mm_elem_of(l, prq.li);
         l = l->next;
-        mm_queue_push(mm_bins_recv_queue(&A->u.B, &x->key), x);
+        mm_bins_queue_recv(&A->u.B, x);
     }
     for (mm_link *l = umq.head.next; l != mend;) {
         mm_elem *x = mm_elem_of(l, umq.li);
@@ -558,12 +547,8 @@ static int move_sorted(mm_engine *e, auto_impl *A, int p, const mm_elem *skip, m
     if (A->phase == PH_BINS && A->u.B.prq == A->warm_prq && nr + nm < A->nbins) {
         /* empty the warm tables now: only the bins of the elements leaving
          * them are not empty (cheaper than all 2 x nbins when few) */
-        for (size_t i = 0; i < nr + nm; i++) {
-            const mm_elem *x = v[i].x;
-            mm_queue_init(x->flags & MM_ELEM_RECV ? mm_bins_recv_queue(&A->u.B, &x->key)
-                                                   : &A->u.B.umq[mm_bins_of(&A->u.B, &x->key)],
-                          0);
-        }
+        for (size_t i = 0; i < nr + nm; i++)
+            mm_bins_clear_bin_of(&A->u.B, v[i].x);
         A->warm_dirty = 0;
     }
     close_phase(e, A);

@@ -14,18 +14,26 @@
 #ifndef MM_ENGINES_BINS_PART_H
 #define MM_ENGINES_BINS_PART_H
 
+#include <string.h>
 #include "engine.h"
 #include "core/khash.h"
 #include "core/queue.h"
 
 typedef struct mm_bins {
-    uint32_t  nbins;
-    uint64_t  seed;     /* of the key hash (core/khash.h): set by the engine */
-    mm_queue *prq;      /* [nbins] specific receives (link 0)   */
-    mm_queue *umq;      /* [nbins] unexpected messages (link 0) */
-    mm_queue  wild;     /* receives with a wildcard (link 0)    */
-    mm_queue  umq_all;  /* every unexpected message, in arrival order (link 1) */
+    uint32_t   nbins;
+    uint64_t   seed;    /* of the key hash (core/khash.h): set by the engine */
+    mm_hqueue *prq;     /* [nbins] specific receives (link 0)   */
+    mm_hqueue *umq;     /* [nbins] unexpected messages (link 0) */
+    mm_queue   wild;    /* receives with a wildcard (link 0)    */
+    mm_queue   umq_all; /* every unexpected message, in arrival order (link 1) */
 } mm_bins;
+
+/* A bin is an mm_hqueue (core/queue.h: the head's link alone, 8 bytes;
+ * an mm_queue's 24 made 4096 bins a side cost 48 bytes per element at
+ * 4096 queued: shuffle:n=4096,rounds=2 with bins=4096 held 116.5 bytes
+ * per queued element in all, now 84.5). The wildcard list and umq_all,
+ * one each, stay mm_queues: their sentinel has the tail, so appending to a
+ * long one reads no head. */
 
 /* A key's bin: its seeded hash (all key bits, mixed with the engine's
  * secret seed, so senders cannot aim tags at one bin) scaled to nbins. */
@@ -34,13 +42,19 @@ static inline uint32_t mm_bins_of(const mm_bins *B, const mm_key *k)
     return (uint32_t)(((uint64_t)mm_khash(k, B->seed) * B->nbins) >> 32);
 }
 
+/* Bytes of one side's table of n bins. */
+static inline size_t mm_bins_table_bytes(uint32_t n)
+{
+    return (size_t)n * sizeof(mm_hqueue);
+}
+
 /* Release the bin arrays (a no-op when they are not allocated). */
 static inline void mm_bins_free(mm_engine *e, mm_bins *B)
 {
     if (!B->prq && !B->umq)
         return;
-    mm_mem_free(&e->prq_mem, B->prq, B->nbins * sizeof(mm_queue));
-    mm_mem_free(&e->umq_mem, B->umq, B->nbins * sizeof(mm_queue));
+    mm_mem_free(&e->prq_mem, B->prq, mm_bins_table_bytes(B->nbins));
+    mm_mem_free(&e->umq_mem, B->umq, mm_bins_table_bytes(B->nbins));
     if (B->prq && B->umq) {
         mm_stat_queues(&e->st.prq, -(int64_t)B->nbins - 1);
         mm_stat_queues(&e->st.umq, -(int64_t)B->nbins);
@@ -50,17 +64,17 @@ static inline void mm_bins_free(mm_engine *e, mm_bins *B)
 
 /* Give B the tables prq and umq (n bins each, allocated by the caller on
  * e->prq_mem and e->umq_mem), emptied unless `empty` says every queue in
- * them is initialised and empty already, and the empty wildcard list;
- * counts the queues in the statistics. */
-static inline void mm_bins_attach(mm_engine *e, mm_bins *B, mm_queue *prq, mm_queue *umq,
+ * them is empty already, and the empty wildcard list; counts the queues in
+ * the statistics. */
+static inline void mm_bins_attach(mm_engine *e, mm_bins *B, mm_hqueue *prq, mm_hqueue *umq,
                                   uint32_t n, int empty)
 {
     B->nbins = n;
     B->prq = prq;
     B->umq = umq;
-    for (uint32_t i = 0; !empty && i < n; i++) {
-        mm_queue_init(&B->prq[i], 0);
-        mm_queue_init(&B->umq[i], 0);
+    if (!empty) {
+        memset(prq, 0, mm_bins_table_bytes(n)); /* (all zero: empty hqueues) */
+        memset(umq, 0, mm_bins_table_bytes(n));
     }
     mm_queue_init(&B->wild, 0);
     mm_stat_queues(&e->st.prq, n + 1);
@@ -76,20 +90,33 @@ static inline void mm_bins_detach(mm_engine *e, mm_bins *B)
     B->prq = B->umq = NULL;
 }
 
+/* Allocate two tables of n empty bins (on e->prq_mem and e->umq_mem):
+ * 0, or MM_ENOMEM with nothing held. */
+static inline int mm_bins_tables_alloc(mm_engine *e, uint32_t n, mm_hqueue **prq,
+                                       mm_hqueue **umq)
+{
+    *prq = mm_mem_calloc(&e->prq_mem, n, sizeof(mm_hqueue));
+    *umq = mm_mem_calloc(&e->umq_mem, n, sizeof(mm_hqueue));
+    if (!*prq || !*umq) {
+        mm_mem_free(&e->prq_mem, *prq, mm_bins_table_bytes(n));
+        mm_mem_free(&e->umq_mem, *umq, mm_bins_table_bytes(n));
+        *prq = *umq = NULL;
+        return MM_ENOMEM;
+    }
+    return 0;
+}
+
 /* Allocate n empty bins for each side and the empty wildcard list; counts
  * them in the statistics. MM_ENOMEM leaves B without bins. */
 static inline int mm_bins_alloc(mm_engine *e, mm_bins *B, uint32_t n)
 {
+    mm_hqueue *prq, *umq;
     B->nbins = n;
-    mm_queue *prq = mm_mem_alloc(&e->prq_mem, n * sizeof(mm_queue));
-    mm_queue *umq = mm_mem_alloc(&e->umq_mem, n * sizeof(mm_queue));
-    if (!prq || !umq) {
-        mm_mem_free(&e->prq_mem, prq, n * sizeof(mm_queue));
-        mm_mem_free(&e->umq_mem, umq, n * sizeof(mm_queue));
+    if (mm_bins_tables_alloc(e, n, &prq, &umq) != 0) {
         B->prq = B->umq = NULL;
         return MM_ENOMEM;
     }
-    mm_bins_attach(e, B, prq, umq, n, 0);
+    mm_bins_attach(e, B, prq, umq, n, 1);
     return 0;
 }
 
@@ -98,41 +125,85 @@ static inline int mm_bins_alloc(mm_engine *e, mm_bins *B, uint32_t n)
 static inline mm_elem *mm_bins_find_message(mm_engine *e, const mm_bins *B, const mm_key *k)
 {
     uint64_t depth = 0;
-    const mm_queue *q = mm_key_wild(k) ? &B->umq_all : &B->umq[mm_bins_of(B, k)];
-    mm_elem *m = mm_queue_find(q, k, 1, MM_SEQ_NONE, &depth);
+    mm_elem *m = mm_key_wild(k)
+        ? mm_queue_find_at(&B->umq_all, 1, k, 1, MM_SEQ_NONE, &depth)
+        : mm_hqueue_find_at(&B->umq[mm_bins_of(B, k)], 0, k, 1, MM_SEQ_NONE, &depth);
     mm_stat_search(&e->st.umq, depth, m != NULL);
     return m;
 }
 
+/* Message m into its bin only (adaptive's switch: it is on umq_all). */
+static inline void mm_bins_bin_message(mm_bins *B, mm_elem *m)
+{
+    mm_hqueue_push_at(&B->umq[mm_bins_of(B, &m->key)], 0, m);
+}
+
+/* Empty the bin that holds (or held) element x: auto empties a table bin by
+ * bin when few are in use. */
+static inline void mm_bins_clear_bin_of(mm_bins *B, const mm_elem *x)
+{
+    if (x->flags & MM_ELEM_RECV) {
+        if (!mm_key_wild(&x->key)) /* (the wildcard list: mm_bins_attach's) */
+            mm_hqueue_init(&B->prq[mm_bins_of(B, &x->key)]);
+    } else {
+        mm_hqueue_init(&B->umq[mm_bins_of(B, &x->key)]);
+    }
+}
+
 static inline void mm_bins_unlink_message(mm_bins *B, mm_elem *m)
 {
-    mm_queue_remove(&B->umq[mm_bins_of(B, &m->key)], m);
-    mm_queue_remove(&B->umq_all, m);
+    mm_hqueue_remove_at(&B->umq[mm_bins_of(B, &m->key)], 0, m);
+    mm_queue_remove_at(&B->umq_all, 1, m);
 }
 
 static inline void mm_bins_queue_message(mm_bins *B, mm_elem *m)
 {
-    mm_queue_push(&B->umq[mm_bins_of(B, &m->key)], m);
-    mm_queue_push(&B->umq_all, m);
+    mm_bins_bin_message(B, m);
+    mm_queue_push_at(&B->umq_all, 1, m);
 }
 
-/* The link-0 queue that holds (or will hold) a receive with key k. */
-static inline mm_queue *mm_bins_recv_queue(mm_bins *B, const mm_key *k)
+/* Receive r into its bin, or the wildcard list for a wildcard key. */
+static inline void mm_bins_queue_recv(mm_bins *B, mm_elem *r)
 {
-    return mm_key_wild(k) ? &B->wild : &B->prq[mm_bins_of(B, k)];
+    if (mm_key_wild(&r->key))
+        mm_queue_push_at(&B->wild, 0, r);
+    else
+        mm_hqueue_push_at(&B->prq[mm_bins_of(B, &r->key)], 0, r);
+}
+
+/* Unlink receive r from bin `from` (as mm_bins_find_recv says), or from
+ * the wildcard list when from is NULL. */
+static inline void mm_bins_unlink_recv_from(mm_bins *B, mm_elem *r, mm_hqueue *from)
+{
+    if (from)
+        mm_hqueue_remove_at(from, 0, r);
+    else
+        mm_queue_remove_at(&B->wild, 0, r);
+}
+
+/* Unlink queued receive r from wherever its key put it. */
+static inline void mm_bins_unlink_recv(mm_bins *B, mm_elem *r)
+{
+    mm_bins_unlink_recv_from(B, r, mm_key_wild(&r->key) ? NULL
+                                                        : &B->prq[mm_bins_of(B, &r->key)]);
 }
 
 /* Earliest queued receive that accepts message m: its bin, then the
  * wildcard list up to the bin's candidate. Counted as one PRQ search; *from
- * is the queue that holds the receive found. */
+ * is the bin that holds the receive found, NULL when the wildcard list
+ * does. */
 static inline mm_elem *mm_bins_find_recv(mm_engine *e, mm_bins *B, const mm_elem *m,
-                                         mm_queue **from)
+                                         mm_hqueue **from)
 {
     uint64_t depth = 0;
     *from = &B->prq[mm_bins_of(B, &m->key)];
-    mm_elem *best = mm_queue_find(*from, &m->key, 0, MM_SEQ_NONE, &depth);
-    if (mm_queue_find_earlier(&B->wild, &m->key, 0, MM_SEQ_NONE, &best, &depth))
-        *from = &B->wild;
+    mm_elem *best = mm_hqueue_find_at(*from, 0, &m->key, 0, MM_SEQ_NONE, &depth);
+    mm_elem *w = mm_queue_find_at(&B->wild, 0, &m->key, 0, mm_seq_bound(best, MM_SEQ_NONE),
+                                  &depth);
+    if (w) {
+        best = w;
+        *from = NULL;
+    }
     mm_stat_search(&e->st.prq, depth, best != NULL);
     return best;
 }
@@ -149,17 +220,17 @@ MM_INLINE int mm_bins_post(mm_engine *e, mm_bins *B, mm_elem *r, mm_elem **partn
     }
     if (!mm_may_queue(r))
         return MM_ENOMEM;
-    mm_queue_push(mm_bins_recv_queue(B, &r->key), r);
+    mm_bins_queue_recv(B, r);
     return MM_QUEUED;
 }
 
 /* Message m takes its earliest receive, or is queued. */
 MM_INLINE int mm_bins_arrive(mm_engine *e, mm_bins *B, mm_elem *m, mm_elem **partner)
 {
-    mm_queue *from;
+    mm_hqueue *from;
     mm_elem *r = mm_bins_find_recv(e, B, m, &from);
     if (r) {
-        mm_queue_remove(from, r);
+        mm_bins_unlink_recv_from(B, r, from);
         *partner = r;
         return MM_MATCHED;
     }
@@ -179,7 +250,7 @@ static inline mm_elem *mm_bins_probe(mm_engine *e, mm_bins *B, const mm_key *k, 
 
 static inline void mm_bins_cancel(mm_bins *B, mm_elem *r)
 {
-    mm_queue_remove(mm_bins_recv_queue(B, &r->key), r);
+    mm_bins_unlink_recv(B, r);
 }
 
 #endif

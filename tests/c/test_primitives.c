@@ -1,4 +1,5 @@
-/* Shared primitives on their own: queue order and bounded search, pool
+/* Shared primitives on their own: queue order and bounded search (both
+ * shapes, the head-only one against the sentinel one under churn), pool
  * reuse and ownership, ktable against a naive map under heavy churn, the
  * FIFO against a plain array through growth and wrap-around. */
 #include <string.h>
@@ -55,6 +56,123 @@ static void test_queue(void)
     mm_pool_destroy(&pool);
     CHECK_EQ(mem.bytes, 0);
     CHECK(mem.peak > 0);
+}
+
+/* The elements of hqueue q (link li) in order into out (at most cap);
+ * also checks the shape: the head's prev is the tail, every other prev
+ * the element before. Returns how many. */
+static size_t hqueue_list(const mm_hqueue *q, unsigned li, mm_elem **out, size_t cap)
+{
+    size_t n = 0;
+    const mm_link *before = NULL;
+    mm_hqueue_foreach(x, q, li) {
+        if (before)
+            CHECK(x->link[li].prev == before);
+        before = &x->link[li];
+        if (n < cap)
+            out[n] = x;
+        n++;
+    }
+    if (q->head)
+        CHECK(q->head->prev == before); /* the tail */
+    return n;
+}
+
+static void test_hqueue(void)
+{
+    mm_mem mem = {0};
+    mm_pool pool;
+    mm_pool_init(&pool, mm_elem_size(2), &mem);
+    mm_hqueue q;
+    memset(&q, 0, sizeof q); /* all zero bytes is the empty queue */
+    CHECK(mm_hqueue_empty(&q));
+    CHECK(mm_hqueue_head_at(&q, 1) == NULL);
+    mm_elem *e[5], *got[8];
+    for (int i = 0; i < 5; i++) {
+        e[i] = mm_pool_get(&pool);
+        e[i]->seq = (uint64_t)(i + 1) * 10;
+        e[i]->key = (mm_key){1, i % 2, i};
+        mm_hqueue_push_at(&q, 1, e[i]);
+    }
+    CHECK_EQ(hqueue_list(&q, 1, got, 8), 5);
+    for (int i = 0; i < 5; i++)
+        CHECK(got[i] == e[i]);
+    CHECK(mm_hqueue_head_at(&q, 1) == e[0]);
+    uint64_t depth = 0;
+    mm_key want = {1, 1, 3};
+    CHECK(mm_hqueue_find_at(&q, 1, &want, 0, MM_SEQ_NONE, &depth) == e[3]);
+    CHECK_EQ(depth, 4);
+    depth = 0;
+    CHECK(mm_hqueue_find_at(&q, 1, &want, 0, 40, &depth) == NULL); /* bound: before e[3] */
+    CHECK_EQ(depth, 3);
+    mm_key anysrc = {1, MM_ANY_SOURCE, 4};
+    depth = 0;
+    CHECK(mm_hqueue_find_at(&q, 1, &anysrc, 1, MM_SEQ_NONE, &depth) == e[4]);
+    CHECK_EQ(depth, 5);
+    mm_hqueue_remove_at(&q, 1, e[4]); /* the tail */
+    CHECK_EQ(hqueue_list(&q, 1, got, 8), 4);
+    CHECK(got[3] == e[3]);
+    mm_hqueue_remove_at(&q, 1, e[0]); /* the head */
+    CHECK(mm_hqueue_head_at(&q, 1) == e[1]);
+    mm_hqueue_remove_at(&q, 1, e[2]); /* the middle */
+    CHECK_EQ(hqueue_list(&q, 1, got, 8), 2);
+    CHECK(got[0] == e[1] && got[1] == e[3]);
+    mm_hqueue_push_at(&q, 1, e[0]); /* appended after the tail left */
+    CHECK_EQ(hqueue_list(&q, 1, got, 8), 3);
+    CHECK(got[2] == e[0]);
+    mm_hqueue_remove_at(&q, 1, e[1]);
+    mm_hqueue_remove_at(&q, 1, e[0]);
+    CHECK_EQ(hqueue_list(&q, 1, got, 8), 1);
+    CHECK(e[3]->link[1].prev == &e[3]->link[1]); /* alone: its own tail */
+    mm_hqueue_remove_at(&q, 1, e[3]); /* the only one */
+    CHECK(mm_hqueue_empty(&q));
+    CHECK(e[3]->link[1].next == NULL && e[3]->link[1].prev == NULL);
+    mm_hqueue_push_at(&q, 1, e[2]);
+    CHECK(mm_hqueue_head_at(&q, 1) == e[2]);
+    mm_hqueue_remove_at(&q, 1, e[2]);
+    CHECK(mm_hqueue_empty(&q));
+
+    /* Churn against an mm_queue of the same elements (link 0): after every
+     * push or removal (of a random queued element) the same order, and the
+     * same answer and depth for a random key under a random bound. */
+    enum { N = 24 };
+    mm_elem *x[N];
+    int queued[N] = {0};
+    for (int i = 0; i < N; i++)
+        x[i] = mm_pool_get(&pool);
+    mm_queue model;
+    mm_queue_init(&model, 0);
+    uint64_t seq = 0;
+    for (int step = 0; step < 20000; step++) {
+        int i = (int)(next_rand() % N);
+        if (queued[i]) {
+            mm_queue_remove_at(&model, 0, x[i]);
+            mm_hqueue_remove_at(&q, 1, x[i]);
+        } else {
+            x[i]->seq = ++seq;
+            x[i]->key = (mm_key){0, (int32_t)(next_rand() % 3), (int32_t)(next_rand() % 3)};
+            mm_queue_push_at(&model, 0, x[i]);
+            mm_hqueue_push_at(&q, 1, x[i]);
+        }
+        queued[i] = !queued[i];
+        mm_elem *order[N + 1];
+        size_t n = hqueue_list(&q, 1, order, N + 1), k = 0, bad = 0;
+        mm_queue_foreach(y, &model)
+            bad += k >= n || order[k++] != y;
+        CHECK_EQ(n, model.len);
+        CHECK_EQ(bad, 0);
+        CHECK_EQ(mm_hqueue_empty(&q), model.len == 0);
+        int32_t r = (int32_t)(next_rand() % 4);
+        mm_key k2 = {0, r == 3 ? MM_ANY_SOURCE : r, (int32_t)(next_rand() % 3)};
+        uint64_t bound = next_rand() % 2 ? MM_SEQ_NONE : seq - next_rand() % 16;
+        uint64_t d1 = 0, d2 = 0;
+        mm_elem *a = mm_queue_find_at(&model, 0, &k2, 1, bound, &d1);
+        mm_elem *b = mm_hqueue_find_at(&q, 1, &k2, 1, bound, &d2);
+        CHECK(a == b);
+        CHECK_EQ(d1, d2);
+    }
+    mm_pool_destroy(&pool);
+    CHECK_EQ(mem.bytes, 0);
 }
 
 static void test_match_rule(void)
@@ -292,6 +410,7 @@ int main(void)
 {
     test_part_mod();
     test_queue();
+    test_hqueue();
     test_match_rule();
     test_pool();
     test_pool_bytes_layout();
