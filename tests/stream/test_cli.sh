@@ -176,6 +176,13 @@ json_ok real2.json
 run 0 "$REPLAY" "$DATA/wild.txt" --engine list --json dangling.json -q
 if [ -L dangling.json ]; then ok; else bad "dangling.json is no longer a symlink"; fi
 json_ok made.json
+# A directory is not a stream file: say so, and where directories are replayed.
+mkdir adir
+run 2 "$REPLAY" adir --engine list
+has err "adir: is a directory, not a stream file"
+has err "mpimatch replay DIR"
+run 2 "$STREAM" check adir
+has err "is a directory"
 # Replacing a regular file keeps its permission bits; a new one gets the umask's.
 echo old > private.json
 chmod 600 private.json
