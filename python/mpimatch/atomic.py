@@ -109,6 +109,12 @@ def write_atomic(path: Path, content: Content) -> None:
     target = Path(os.path.realpath(path))     # a symlink: replace what it points to
     if target.is_dir():
         raise MpimatchError(f"{path}: cannot write: is a directory")
+    try:     # replacing a regular file keeps its permission bits (as sed -i does)
+        mode = stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        mode = umask_mode(0o666)
+    except OSError as err:
+        raise MpimatchError(f"{path}: cannot write: {err.strerror}") from None
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     except OSError as err:
@@ -116,7 +122,7 @@ def write_atomic(path: Path, content: Content) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             _write(f, content)
-        os.chmod(tmp, umask_mode(0o666))
+        os.chmod(tmp, mode)
         os.replace(tmp, target)
     except BaseException as err:
         if os.path.exists(tmp):

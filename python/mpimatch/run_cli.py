@@ -35,6 +35,9 @@ def register(sub: Any) -> None:
                                                  "provider's, rank)")
     p.add_argument("--hints", metavar="H[,H]", help="asserted hints, no_any_source,no_any_tag "
                                                     "(FI_MPIMATCH_HINTS; engines such as hash need them)")
+    p.add_argument("--param", metavar="KEY=VALUE", action="append", default=[],
+                   help="an engine parameter, one per flag (FI_MPIMATCH_PARAMS; `mpimatch "
+                        "engines` lists them), e.g. --param bins=64")
     p.add_argument("--stats", metavar="DIR", help="write each rank's statistics to DIR "
                                                   "(FI_MPIMATCH_STATS; created if missing)")
     p.add_argument("--stats-interval", metavar="MS", type=int,
@@ -111,6 +114,8 @@ def build_command(args: argparse.Namespace) -> List[str]:
     stack = mpistack.provider_stack(args.engine, library=lib, hints=hints,
                                     force_tcp=args.force_tcp, stats=stats)
     extra = stack.mca + tuple(a for k, v in stack.env for a in ("-x", f"{k}={v}"))
+    if args.param:
+        extra += ("-x", f"FI_MPIMATCH_PARAMS={_params(args.param)}")
     if args.tcp_iface:
         extra += ("-x", f"FI_MPIMATCH_TCP_IFACE={args.tcp_iface}")
     if args.stats_interval is not None:
@@ -132,6 +137,18 @@ def build_command(args: argparse.Namespace) -> List[str]:
     if args.dump_signal:
         extra += ("-x", f"FI_MPIMATCH_DUMP_SIGNAL={args.dump_signal}")
     return [cmd[0], *extra, *_poll_options(args), *cmd[1:]]
+
+
+def _params(params: List[str]) -> str:
+    """FI_MPIMATCH_PARAMS's value: the --param flags' key=value, comma separated (the
+    provider splits at commas, so a value holds none; the provider checks the names and
+    values against its engine and fails fi_getinfo naming the variable)."""
+    for p in params:
+        key, eq, value = p.partition("=")
+        if not eq or not key or not value or "," in p or any(c.isspace() for c in p):
+            raise MpimatchError(f"run: --param {p!r}: one KEY=VALUE per flag, no commas or "
+                                f"spaces (e.g. --param bins=64)")
+    return ",".join(params)
 
 
 def _poll_options(args: argparse.Namespace) -> Tuple[str, ...]:

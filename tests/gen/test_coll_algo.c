@@ -2046,8 +2046,56 @@ static void test_every_name_expands(void)
     }
 }
 
+/* Field by field: the struct's padding is whatever the expansion's copy left. */
+static int xfers_eq(const mm_coll_xfer *a, const mm_coll_xfer *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (a[i].bytes != b[i].bytes || a[i].step != b[i].step || a[i].src != b[i].src ||
+            a[i].dst != b[i].dst || a[i].blk != b[i].blk || a[i].nblk != b[i].nblk ||
+            a[i].mode != b[i].mode || a[i].tag_op != b[i].tag_op)
+            return 0;
+    return 1;
+}
+
+/* A plan stored while counting past `keep` transfers, refused over `max`:
+ * the same transfers as one expansion, and a refusal that says so. */
+static void test_expand_keep(void)
+{
+    const mm_coll_desc ds[] = {
+        {.op = MM_COLL_ALLGATHER, .alg = MM_ALG_RING, .n = 17, .bytes = 1000},
+        {.op = MM_COLL_ALLTOALL, .alg = MM_ALG_PAIRWISE, .n = 9, .bytes = 3},
+        {.op = MM_COLL_BARRIER, .alg = MM_ALG_DISSEMINATION, .n = 13},
+    };
+    for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++) {
+        char err[256];
+        mm_coll_xfer *ref = NULL, *x = NULL;
+        size_t nref = 0, nx = 0;
+        CHECK_EQ(mm_coll_expand_array(&ds[i], &ref, &nref, err, sizeof err), MMS_OK);
+        CHECK(nref > 2);
+        const size_t keeps[] = {0, 1, nref / 2, nref - 1, nref, nref + 1};
+        for (size_t k = 0; k < sizeof keeps / sizeof keeps[0]; k++) {
+            int over = -1;
+            for (size_t max = nref; max <= nref + 1; max++) {
+                CHECK_EQ(mm_coll_expand_array_keep(&ds[i], max, keeps[k], &x, &nx, &over, err,
+                                                   sizeof err), MMS_OK);
+                CHECK_EQ(over, 0);
+                CHECK_EQ(nx, nref);
+                CHECK(nx == nref && xfers_eq(x, ref, nref));
+                free(x);
+            }
+            CHECK_EQ(mm_coll_expand_array_keep(&ds[i], nref - 1, keeps[k], &x, &nx, &over, err,
+                                               sizeof err), MMS_EFORMAT);
+            CHECK_EQ(over, 1);
+            CHECK(x == NULL && nx == 0);
+            CHECK(strstr(err, "models more than") != NULL);
+        }
+        free(ref);
+    }
+}
+
 int main(void)
 {
+    test_expand_keep();
     test_every_name_expands();
     test_schedules();
     test_composites();

@@ -38,6 +38,22 @@ def test_regular_file_is_replaced_whole(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"], "temporary files left"
 
 
+def test_replacing_keeps_the_files_mode(tmp_path):
+    """A file made private stays private when a tool writes it again; a new file gets
+    the umask's default (mkstemp's 0600 would hide it from the group)."""
+    path = tmp_path / "out.json"
+    write_atomic(path, "first\n")
+    os.chmod(path, 0o640)
+    write_atomic(path, "second\n")
+    assert path.read_text() == "second\n"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+    link = tmp_path / "link.json"
+    link.symlink_to(path.name)
+    os.chmod(path, 0o600)
+    write_atomic(link, "third\n")
+    assert link.is_symlink() and stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
 def test_a_failed_write_leaves_the_old_file(tmp_path):
     path = tmp_path / "out.txt"
     path.write_text("old")

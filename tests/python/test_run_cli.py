@@ -55,7 +55,17 @@ def test_print_passes_the_polling_options(fake_lib, tmp_path) -> None:
     assert shlex.split(text)[-3:] == ["-np", "2", "./app"]
 
 
+def test_print_passes_the_engine_parameters(fake_lib) -> None:
+    proc = run_cli("run", "--engine", "bins", "--param", "bins=64", "--param", "seed=7",
+                   "--lib", str(fake_lib), "--print", "--", "mpirun", "-np", "2", "./app")
+    assert proc.returncode == 0, proc.stderr
+    assert "-x FI_MPIMATCH_PARAMS=bins=64,seed=7" in proc.stdout, proc.stdout
+
+
 @pytest.mark.parametrize("args,message", [
+    (["--param", "bins", "--", "mpirun", "./a"], "one KEY=VALUE per flag"),
+    (["--param", "bins=64,seed=7", "--", "mpirun", "./a"], "one KEY=VALUE per flag"),
+    (["--param", "=64", "--", "mpirun", "./a"], "one KEY=VALUE per flag"),
     (["--", "./app"], "is not mpirun or mpiexec"),
     ([], "no command"),
     (["--poll-ratio", "0", "--", "mpirun", "./a"], "--poll-ratio: an integer from 1 to 1000"),
@@ -86,7 +96,8 @@ def test_runs_an_open_mpi_program_over_tcp(tmp_path) -> None:
     if why or not RING_PROBE.is_file():
         pytest.skip(why or f"{RING_PROBE} is not built")
     stats = tmp_path / "stats"
-    proc = run_cli("run", "--engine", "list", "--force-tcp", "all", "--stats", str(stats), "--",
+    proc = run_cli("run", "--engine", "bins", "--param", "bins=64", "--force-tcp", "all",
+                   "--stats", str(stats), "--",
                    mpistack.MPIRUN, *mpistack.MPIRUN_BASE, "-np", "4", str(RING_PROBE))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "ring_probe: ok" in proc.stdout
@@ -94,6 +105,7 @@ def test_runs_an_open_mpi_program_over_tcp(tmp_path) -> None:
     assert len(files) == 4
     for f in files:
         doc = json.loads(f.read_text())
-        assert doc["results"][0]["engine"] == "list"
+        assert doc["results"][0]["engine"] == "bins"
+        assert doc["results"][0]["params"]["bins"] == 64, doc["results"][0]["params"]
         assert doc["channels"]["tcp"]["connects"] >= 4   # every peer, itself included
         assert doc["channels"]["tcp"]["cells_recv"] > 0

@@ -176,6 +176,24 @@ json_ok real2.json
 run 0 "$REPLAY" "$DATA/wild.txt" --engine list --json dangling.json -q
 if [ -L dangling.json ]; then ok; else bad "dangling.json is no longer a symlink"; fi
 json_ok made.json
+# A directory is not a stream file: say so, and where directories are replayed.
+mkdir adir
+run 2 "$REPLAY" adir --engine list
+has err "adir: is a directory, not a stream file"
+has err "mpimatch replay DIR"
+run 2 "$STREAM" check adir
+has err "is a directory"
+# Replacing a regular file keeps its permission bits; a new one gets the umask's.
+echo old > private.json
+chmod 600 private.json
+run 0 "$REPLAY" "$DATA/wild.txt" --engine list --json private.json -q
+json_ok private.json
+if [ "$(stat -c %a private.json)" = 600 ]; then ok; else bad "private.json mode $(stat -c %a private.json), not 600"; fi
+chmod 640 real.json
+run 0 "$REPLAY" "$DATA/wild.txt" --engine list --json link.json -q
+if [ "$(stat -c %a real.json)" = 640 ]; then ok; else bad "real.json mode $(stat -c %a real.json), not 640 through the link"; fi
+(umask 022 && "$REPLAY" "$DATA/wild.txt" --engine list --json fresh-mode.json -q)
+if [ "$(stat -c %a fresh-mode.json)" = 644 ]; then ok; else bad "fresh-mode.json mode $(stat -c %a fresh-mode.json), not 644"; fi
 # The name of standard output is appended to, not renamed over.
 run 0 "$REPLAY" "$DATA/wild.txt" --engine list --json /dev/stdout -q
 json_ok out

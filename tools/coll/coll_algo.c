@@ -621,13 +621,27 @@ uint32_t mm_coll_xfer_block(const mm_coll_desc *d, const mm_coll_xfer *x, uint32
     return (uint32_t)(((uint64_t)x->blk + k) % mm_coll_nblocks(d));
 }
 
-typedef struct xvec { mm_coll_xfer *v; size_t n, cap, max; } xvec;
+/* n transfers seen, the first `keep` of them stored in v. */
+typedef struct xvec { mm_coll_xfer *v; size_t n, cap, max, keep; } xvec;
+
+/* A plan with a limit stores at most this many transfers (512 MiB) before
+ * it knows its size: past it the expansion only counts, and a plan within
+ * the limit is expanded again into an array of its exact size. So a plan
+ * over its limit is refused having taken this much memory at the most
+ * (radix:n=16384's iallgather stored 166 M transfers, 5.2 GB, to learn it
+ * was too big), and plans up to it (n=4096's allgathers: 16.8 M) are
+ * expanded once, as before. */
+#define XVEC_KEEP ((size_t)1 << 24)
 
 static int xvec_push(void *ctx, const mm_coll_xfer *x)
 {
     xvec *a = ctx;
     if (a->max && a->n == a->max)
         return MMS_EFORMAT; /* over the caller's limit: stop expanding */
+    if (a->n >= a->keep) {
+        a->n++;         /* counting only */
+        return 0;
+    }
     if (a->n == a->cap) {
         size_t cap = a->cap ? 2 * a->cap : 64;
         mm_coll_xfer *v = realloc(a->v, cap * sizeof *v);
@@ -649,8 +663,21 @@ int mm_coll_expand_array(const mm_coll_desc *d, mm_coll_xfer **out, size_t *coun
 int mm_coll_expand_array_max(const mm_coll_desc *d, size_t max, mm_coll_xfer **out,
                              size_t *count, int *over, char *err, size_t errlen)
 {
-    xvec a = {NULL, 0, 0, max};
+    return mm_coll_expand_array_keep(d, max, max ? XVEC_KEEP : SIZE_MAX, out, count, over,
+                                     err, errlen);
+}
+
+int mm_coll_expand_array_keep(const mm_coll_desc *d, size_t max, size_t keep,
+                              mm_coll_xfer **out, size_t *count, int *over, char *err,
+                              size_t errlen)
+{
+    xvec a = {NULL, 0, 0, max, keep};
     int rc = mm_coll_expand(d, xvec_push, &a, err, errlen);
+    if (rc == MMS_OK && a.n > a.keep) { /* within the limit: store it all */
+        free(a.v);
+        a = (xvec){malloc(a.n * sizeof *a.v), 0, a.n, max, SIZE_MAX};
+        rc = a.v ? mm_coll_expand(d, xvec_push, &a, err, errlen) : MMS_ENOMEM;
+    }
     int too_many = rc != MMS_OK && rc != MMS_ENOMEM && max && a.n == max;
     if (over)
         *over = too_many;

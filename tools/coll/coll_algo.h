@@ -84,5 +84,12 @@ int  mm_coll_expand_array(const mm_coll_desc *d, mm_coll_xfer **out, size_t *cou
  * size limit over its calls). */
 int  mm_coll_expand_array_max(const mm_coll_desc *d, size_t max, mm_coll_xfer **out,
                               size_t *count, int *over, char *err, size_t errlen);
+/* mm_coll_expand_array_max storing at most `keep` transfers before it knows
+ * the plan's size (then counting, and expanding again into an exact array
+ * when within max); mm_coll_expand_array_max keeps 2^24 (512 MiB). For the
+ * tests, which take small keeps to check that the two ways agree. */
+int  mm_coll_expand_array_keep(const mm_coll_desc *d, size_t max, size_t keep,
+                               mm_coll_xfer **out, size_t *count, int *over, char *err,
+                               size_t errlen);
 
 #endif /* MM_TOOLS_COLL_ALGO_H */

@@ -232,6 +232,14 @@ int mm_outfile_open(mm_outfile *o, const char *path, char *err, size_t errlen)
         return -1;
     }
     track(o->tmp, 1);
+    /* Replacing a regular file keeps its permission bits (as sed -i does): a
+     * file made private (0600) must not come back readable by all. A new file
+     * gets the umask's default, as fopen gives it. */
+    if (exists && fchmod(fileno(o->f), st.st_mode & 07777) != 0) {
+        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+        mm_outfile_abort(o);
+        return -1;
+    }
     return 0;
 }
 

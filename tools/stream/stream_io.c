@@ -66,6 +66,9 @@ int mm_read_file(const char *path, char **data, size_t *len, char *err, size_t e
     }
     if (!buf)
         rc = mms_fail(MMS_ENOMEM, err, errlen, "%s: out of memory reading the file", path);
+    else if (ferror(f) && errno == EISDIR)
+        rc = mms_fail(MMS_EIO, err, errlen, "%s: is a directory, not a stream file (a "
+                      "directory of streams or traces, one per rank: mpimatch replay DIR)", path);
     else if (ferror(f))
         rc = mms_fail(MMS_EIO, err, errlen, "%s: read error: %s", path, strerror(errno));
     if (!is_stdin)
