@@ -6,4 +6,4 @@ report (the engine list, units), atomic (the one output-file writer), specs
 `mpimatch bench` subpackage), cli (the `mpimatch` command), model (an
 independent pure-Python reference of the matching rules).
 """
-__version__ = "0.1.0"
+__version__ = "0.3.0"

@@ -300,8 +300,17 @@ def test_help(sub):
 
 
 def test_version():
+    """The Python front end says the library's version (include/mpimatch.h, which CMake
+    reads too), and its package metadata agrees: it said 0.1.0 beside library 0.2.0."""
+    import re
+    header = (REPO / "include" / "mpimatch.h").read_text()
+    parts = [re.search(rf"#define MPIMATCH_VERSION_{p} (\d+)", header).group(1)
+             for p in ("MAJOR", "MINOR", "PATCH")]
+    want = ".".join(parts)
     proc = run_cli("--version")
-    assert proc.returncode == 0 and proc.stdout.startswith("mpimatch 0.")
+    assert proc.returncode == 0 and proc.stdout.strip() == f"mpimatch {want}", proc.stdout
+    pyproject = (REPO / "python" / "pyproject.toml").read_text()
+    assert re.search(rf'^version = "{re.escape(want)}"$', pyproject, re.M), "pyproject.toml"
 
 
 def test_usage_errors_exit_2():
