@@ -11,6 +11,7 @@
 #include "mpimatch.h"
 #include "engines/simd_scan.h"
 #include "core/khash.h"
+#include "engine.h" /* the allocation-failure hooks of core/mem.h */
 
 static mm_engine *make(const char *name, int32_t np, const char *const *params, size_t n)
 {
@@ -494,6 +495,44 @@ static void simd_scanners_agree(void)
 
 /* Each ISA the CPU has (an engine per ISA, and list) runs one random stream in
  * lockstep: same statuses, same partners. An ISA the CPU lacks is refused. */
+/* One random call on every engine of e[0..ne): a post (op < posts), an
+ * arrival (op < arrivals), a probe, an mprobe (op < mprobes), or a cancel
+ * of receive `victim`; h[k] holds engine k's handles, by id. 1 when an
+ * engine's status or partner differs from e[0]'s. */
+typedef struct rnd_call {
+    uint32_t id, op, victim;
+    int32_t c, s, t, ws, wt;
+} rnd_call;
+
+static int differ(mm_engine *const *e, int ne, mm_handle *const *h, const rnd_call *r,
+                  uint32_t posts, uint32_t arrivals, uint32_t probes, uint32_t mprobes)
+{
+    int rc0 = 0, bad = 0;
+    uintptr_t got0 = 0;
+    for (int k = 0; k < ne; k++) {
+        mm_entry x = {.comm = r->c, .src = r->ws, .tag = r->wt, .cookie = r->id};
+        uintptr_t g = 0;
+        int rc;
+        if (r->op < posts) {
+            rc = mm_post(e[k], &x, &h[k][r->id], &g);
+        } else if (r->op < arrivals) {
+            x.src = r->s, x.tag = r->t;
+            rc = mm_arrive(e[k], &x, &g);
+        } else if (r->op < probes) {
+            rc = mm_probe(e[k], r->c, r->ws, r->wt, &g);
+        } else if (r->op < mprobes) {
+            rc = mm_mprobe(e[k], r->c, r->ws, r->wt, &g);
+        } else {
+            rc = h[k][r->victim].elem ? mm_cancel(e[k], h[k][r->victim]) : MM_NOTFOUND;
+        }
+        if (k == 0)
+            rc0 = rc, got0 = g;
+        else if (rc != rc0 || g != got0)
+            bad = 1;
+    }
+    return bad;
+}
+
 static void simd_isas_agree_with_list(void)
 {
     enum { NE = 4, EVENTS = 60000 };
@@ -515,6 +554,7 @@ static void simd_isas_agree_with_list(void)
         }
     }
     static mm_handle h[NE][EVENTS];
+    mm_handle *hk[NE] = {h[0], h[1], h[2], h[3]};
     uint64_t disagree = 0;
     for (uint32_t id = 1; id < EVENTS; id++) {
         int32_t c = (int32_t)rnd(2), s = (int32_t)rnd(6), t = (int32_t)rnd(12) - 3;
@@ -522,29 +562,8 @@ static void simd_isas_agree_with_list(void)
         int32_t ws = rnd(5) == 0 ? MM_ANY_SOURCE : s, wt = rnd(5) == 0 ? MM_ANY_TAG : t;
         uint32_t back = id - 1 < 1000 ? id - 1 : 1000;  /* cancel a recent receive */
         uint32_t victim = back ? id - 1 - rnd(back) : 0;
-        int rc0 = 0;
-        uintptr_t got0 = 0;
-        for (int k = 0; k < ne; k++) {
-            mm_entry x = {.comm = c, .src = ws, .tag = wt, .cookie = id};
-            uintptr_t g = 0;
-            int rc;
-            if (op < 45) {
-                rc = mm_post(e[k], &x, &h[k][id], &g);
-            } else if (op < 88) {
-                x.src = s, x.tag = t;
-                rc = mm_arrive(e[k], &x, &g);
-            } else if (op < 92) {
-                rc = mm_probe(e[k], c, ws, wt, &g);
-            } else if (op < 95) {
-                rc = mm_mprobe(e[k], c, ws, wt, &g);
-            } else {
-                rc = h[k][victim].elem ? mm_cancel(e[k], h[k][victim]) : MM_NOTFOUND;
-            }
-            if (k == 0)
-                rc0 = rc, got0 = g;
-            else if (rc != rc0 || g != got0)
-                disagree++;
-        }
+        rnd_call r = {id, op, victim, c, s, t, ws, wt};
+        disagree += (uint64_t)differ(e, ne, hk, &r, 45, 88, 92, 95);
     }
     CHECK_EQ(disagree, 0);
     mm_stats st;
@@ -670,6 +689,107 @@ static void simd_bytes_per_element(void)
     CHECK(strstr(err, "from 0 to 3") != NULL);
 }
 
+/* Past SEG_FROM (4096) slots a side grows by segments of a quarter of its
+ * slots (simd.c, q_add_seg): scans, holes, compaction and a head inside a
+ * segment must keep MPI order across them. Both sides grow to many
+ * segments (a mostly-posting phase, then a mostly-arriving one, the head
+ * draining into the segments), under every ISA the CPU has, against list. */
+static void simd_segments_agree_with_list(void)
+{
+    enum { NE = 4, EVENTS = 90000 };
+    static const char *const isa_param[NE] = {NULL, "isa=1", "isa=2", "isa=3"};
+    mm_engine *e[NE];
+    int ne = 0;
+    e[ne++] = make("list", 6, NULL, 0);
+    for (int isa = MM_ISA_SCALAR; isa <= MM_ISA_AVX512; isa++)
+        if (mm_simd_isa_available(isa))
+            e[ne++] = make("simd", 6, &isa_param[isa], 1);
+    static mm_handle h[NE][EVENTS];
+    mm_handle *hk[NE] = {h[0], h[1], h[2], h[3]};
+    uint64_t disagree = 0;
+    for (uint32_t id = 1; id < EVENTS; id++) {
+        int32_t c = (int32_t)rnd(2), s = (int32_t)rnd(6), t = (int32_t)rnd(40);
+        uint32_t op = rnd(100), phase = id < EVENTS / 3 ? 0 : id < 2 * EVENTS / 3 ? 1 : 2;
+        int32_t ws = rnd(50) == 0 ? MM_ANY_SOURCE : s, wt = rnd(50) == 0 ? MM_ANY_TAG : t;
+        uint32_t victim = 1 + rnd(id - 1 ? id - 1 : 1);
+        /* phase 0 posts and queues messages of comm 1 (tags 40..): both
+         * sides grow; phase 1 drains the receives, phase 2 the messages */
+        uint32_t posts = phase == 0 ? 60 : phase == 1 ? 20 : 45;
+        if (phase == 0 && op >= posts && op < 95)
+            t += 40, c = 1;
+        rnd_call r = {id, op, victim, c, s, t, ws, wt};
+        disagree += (uint64_t)differ(e, ne, hk, &r, posts, 95, 97, 98);
+    }
+    CHECK_EQ(disagree, 0);
+    mm_stats st;
+    mm_get_stats(e[0], &st);
+    /* both sides past 3 * 4096: five segments or more each */
+    CHECK(st.prq.max_length > 3 * 4096 && st.umq.max_length > 3 * 4096 && st.cancels > 100);
+    for (int k = 0; k < ne; k++)
+        mm_destroy(e[k]);
+}
+
+/* An element past 4096 adds a segment of 1024 slots (20 bytes each), not
+ * 4096 more: no copy, so the peak is the bytes held then. */
+static void simd_bytes_past_seg_from(void)
+{
+    mm_engine *e = make("simd", 4, NULL, 0);
+    for (uint32_t i = 0; i < 4097; i++)
+        CHECK_EQ(post(e, 0, 2, (int32_t)i, i, NULL), MM_QUEUED);
+    mm_stats st = stats(e);
+    uint64_t table = 4 * (4 * sizeof(void *) + 8); /* room for 4 segments */
+    CHECK_EQ(st.prq.bytes, 4097 * 64 + (4096 + 1024) * 20 + table);
+    CHECK_EQ(st.prq.peak_bytes, st.prq.bytes);
+    for (uint32_t i = 4097; i < 5121; i++) /* 5120 slots are full: 1280 more */
+        CHECK_EQ(post(e, 0, 2, (int32_t)i, i, NULL), MM_QUEUED);
+    CHECK_EQ(stats(e).prq.bytes, 5121 * 64 + (5120 + 1280) * 20 + table);
+    for (uint32_t i = 0; i < 5121; i++) { /* in posting order, through the segments */
+        CHECK_EQ(arrive(e, 0, 2, (int32_t)i, 9000000 + i), MM_MATCHED);
+        CHECK_EQ(got, i);
+    }
+    mm_destroy(e);
+}
+
+/* A side that empties after growing segments frees them and its first
+ * arrays, and takes first arrays of its whole length (simd.c, q_merge) at
+ * the next append; when that fails it takes 64 slots, and when that fails
+ * too, none: the append fails (MM_ENOMEM) and the next one, with memory
+ * back, works. Order is kept throughout. */
+static void simd_merge_after_segments(void)
+{
+    for (int mode = 0; mode < 3; mode++) { /* merge: works, falls back, fails */
+        mm_engine *e = make("simd", 4, NULL, 0);
+        for (uint32_t i = 0; i < 5000; i++)
+            CHECK_EQ(post(e, 0, 2, (int32_t)i, i, NULL), MM_QUEUED);
+        for (uint32_t i = 0; i < 5000; i++) {
+            CHECK_EQ(arrive(e, 0, 2, (int32_t)i, 9000000 + i), MM_MATCHED);
+            CHECK_EQ(got, i);
+        }
+        /* empty now: 4096 slots and a segment of 1024, and the segment table */
+        uint64_t held = e->mem.bytes, arrays = stats(e).prq.bytes;
+        CHECK_EQ(arrays, 5120 * 20 + 4 * (4 * sizeof(void *) + 8));
+        if (mode == 1)
+            e->mem.fail_in = 1; /* the whole-length arrays fail, 64 slots do not */
+        if (mode == 2)
+            e->mem.limit = held - arrays + 100; /* not even 64 slots fit */
+        int rc = post(e, 0, 2, 0, 0, NULL);
+        CHECK_EQ(rc, mode == 2 ? MM_ENOMEM : MM_QUEUED);
+        CHECK(e->mem.bytes <= held);
+        /* one run of 5120 slots, 64 slots, or none */
+        CHECK_EQ(stats(e).prq.bytes, mode == 0 ? 64 + 5120 * 20 : mode == 1 ? 64 + 64 * 20 : 0);
+        e->mem.limit = 0;
+        e->mem.fail_in = 0;
+        for (uint32_t i = rc == MM_QUEUED; i < 7000; i++)
+            CHECK_EQ(post(e, 0, 2, (int32_t)i, i, NULL), MM_QUEUED);
+        for (uint32_t i = 0; i < 7000; i++) {
+            CHECK_EQ(arrive(e, 0, 2, (int32_t)(6999 - i), 8000000 + i), MM_MATCHED);
+            CHECK_EQ(got, 6999 - i);
+        }
+        CHECK_EQ(stats(e).prq.length, 0);
+        mm_destroy(e);
+    }
+}
+
 int main(void)
 {
     adaptive_switch_keeps_order();
@@ -688,5 +808,8 @@ int main(void)
     simd_compaction_under_cancels();
     simd_keys_written_by_the_scan();
     simd_bytes_per_element();
+    simd_segments_agree_with_list();
+    simd_bytes_past_seg_from();
+    simd_merge_after_segments();
     return check_report("test_adaptive_simd");
 }
