@@ -162,6 +162,18 @@ static int q_alloc(simd_q *q, uint32_t cap)
     return 0;
 }
 
+/* Free the segments (they hold no live slot) and their table. */
+static void q_free_segs(simd_q *q)
+{
+    for (uint32_t g = 0; g < q->nseg; g++)
+        mm_mem_free(q->mem, q->seg[g].elem, (size_t)q->seg[g].cap * SEG_ITEM);
+    if (q->seg)
+        mm_mem_free(q->mem, q->seg, q->seg_cap * sizeof *q->seg);
+    q->seg = NULL;
+    q->nseg = q->seg_cap = 0;
+    q->cap = q->room = q->s0.cap;
+}
+
 static void q_free(simd_q *q)
 {
     for (int a = 0; a < NARRAYS; a++) {
@@ -170,10 +182,7 @@ static void q_free(simd_q *q)
         if (*p)
             mm_mem_free(q->mem, *p, (size_t)(a < (int)q->grown ? 2 : 1) * q->s0.cap * item);
     }
-    for (uint32_t g = 0; g < q->nseg; g++)
-        mm_mem_free(q->mem, q->seg[g].elem, (size_t)q->seg[g].cap * SEG_ITEM);
-    if (q->seg)
-        mm_mem_free(q->mem, q->seg, q->seg_cap * sizeof *q->seg);
+    q_free_segs(q);
 }
 
 /* Double every first array (the side has no segment yet), keeping each
@@ -244,11 +253,7 @@ static int q_add_seg(simd_q *q)
 static MM_COLD void q_merge(simd_q *q)
 {
     uint32_t cap = q->cap;
-    for (uint32_t g = 0; g < q->nseg; g++)
-        mm_mem_free(q->mem, q->seg[g].elem, (size_t)q->seg[g].cap * SEG_ITEM);
-    mm_mem_free(q->mem, q->seg, q->seg_cap * sizeof *q->seg);
-    q->seg = NULL;
-    q->nseg = q->seg_cap = 0;
+    q_free_segs(q);
     for (int a = 0; a < NARRAYS; a++) { /* no growth is under way: grown == 0 */
         size_t item;
         void **p = q_array(q, a, &item);
