@@ -738,11 +738,11 @@ static void simd_bytes_past_seg_from(void)
         CHECK_EQ(post(e, 0, 2, (int32_t)i, i, NULL), MM_QUEUED);
     mm_stats st = stats(e);
     uint64_t table = 4 * (4 * sizeof(void *) + 8); /* room for 4 segments */
-    CHECK_EQ(st.prq.bytes, 4097 * 64 + (4096 + 1024) * 20 + table);
+    CHECK_EQ(st.prq.bytes, 4097 * 48 + (4096 + 1024) * 20 + table);
     CHECK_EQ(st.prq.peak_bytes, st.prq.bytes);
     for (uint32_t i = 4097; i < 5121; i++) /* 5120 slots are full: 1280 more */
         CHECK_EQ(post(e, 0, 2, (int32_t)i, i, NULL), MM_QUEUED);
-    CHECK_EQ(stats(e).prq.bytes, 5121 * 64 + (5120 + 1280) * 20 + table);
+    CHECK_EQ(stats(e).prq.bytes, 5121 * 48 + (5120 + 1280) * 20 + table);
     for (uint32_t i = 0; i < 5121; i++) { /* in posting order, through the segments */
         CHECK_EQ(arrive(e, 0, 2, (int32_t)i, 9000000 + i), MM_MATCHED);
         CHECK_EQ(got, i);
@@ -776,7 +776,7 @@ static void simd_merge_after_segments(void)
         CHECK_EQ(rc, mode == 2 ? MM_ENOMEM : MM_QUEUED);
         CHECK(e->mem.bytes <= held);
         /* one run of 5120 slots, 64 slots, or none */
-        CHECK_EQ(stats(e).prq.bytes, mode == 0 ? 64 + 5120 * 20 : mode == 1 ? 64 + 64 * 20 : 0);
+        CHECK_EQ(stats(e).prq.bytes, mode == 0 ? 48 + 5120 * 20 : mode == 1 ? 48 + 64 * 20 : 0);
         e->mem.limit = 0;
         e->mem.fail_in = 0;
         for (uint32_t i = rc == MM_QUEUED; i < 7000; i++)
