@@ -368,12 +368,18 @@ static inline void q_append(simd_q *q, mm_elem *x)
     set_slot(x, i);
 }
 
-static int q_push(mm_engine *e, simd_q *q, mm_elem *x)
+/* q_push when the first arrays have no room for the append: a side with
+ * segments (which every append to takes this path), or a full one. */
+static MM_NOINLINE int q_push_slow(mm_engine *e, simd_q *q, mm_elem *x)
 {
-    if (MM_UNLIKELY(q->nseg != 0 && q->end == 0)) { /* empty, with segments */
+    if (q->nseg != 0 && q->end == 0) { /* empty, with segments */
         uint64_t t0 = mm_now_ns();
         q_merge(q);
         mm_overhead_add(e, &e->st.overhead.alloc_ns, t0);
+    }
+    if (q->end < q->room) {
+        q_append(q, x);
+        return 0;
     }
     if (q->end == q->cap) {
         int rc = q_make_room(e, q);
@@ -384,6 +390,17 @@ static int q_push(mm_engine *e, simd_q *q, mm_elem *x)
     *q_slot(q, i) = x;
     set_slot(x, i);
     return 0;
+}
+
+/* Append x to q: inline while the first arrays have room (room is their
+ * length while the side has no segment, else 0). */
+static inline int q_push(mm_engine *e, simd_q *q, mm_elem *x)
+{
+    if (MM_LIKELY(q->end < q->room)) {
+        q_append(q, x);
+        return 0;
+    }
+    return q_push_slow(e, q, x);
 }
 
 static MM_NOINLINE void q_remove_slow(mm_engine *e, simd_q *q, uint32_t i);
