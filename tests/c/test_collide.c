@@ -194,7 +194,7 @@ static void test_known_seed(void)
     const mm_mshash hk = mm_mshash_of(seed); /* the table's hash under seed */
     for (int32_t t = 0; n < NW; t++) {
         mm_key k = {1, 2, t};
-        if (((mm_mshash_key(&hk, &k) >> 2) & 0x3FFF) == 0)
+        if ((mm_ftable_hash_hk(&hk, &k) & 0x3FFF) == 0)
             keys[n++] = k;
     }
     mm_mem mem = {0};
@@ -316,7 +316,7 @@ static void test_auto_relink(int side, int limited)
      * rounded up to a power of two: auto18h's sizing) */
     for (int32_t t = 0; n < NR; t++) {
         mm_key k = {cc, 1, t};
-        if (((mm_mshash_key(&hk, &k) >> 2) & 0x7FF) == 0)
+        if ((mm_ftable_hash_hk(&hk, &k) & 0x7FF) == 0)
             tags[n++] = t;
     }
     mm_engine *e = make("auto", params, 2, 1);
@@ -410,7 +410,7 @@ static void test_home_slot(void)
     int n = 0;
     for (int32_t t = 0; n < NK; t++) { /* NK tags with one home slot of 1024 */
         mm_key k = {0, 0, t};
-        uint32_t h = (mm_mshash_key(&hk, &k) >> 2) & 1023;
+        uint32_t h = mm_ftable_hash_hk(&hk, &k) & 1023;
         if (n == 0)
             home = h;
         if (h == home)
@@ -477,11 +477,11 @@ static void test_idle_all_ones(void)
     const mm_mshash hk = mm_mshash_of(mm_seed_pick(1)); /* the table's hash for seed=1 */
     const int32_t k1 = 956122244;                       /* (0, 1, k1): hash 0x3FFFFFFF */
     mm_key key = {0, 1, k1};
-    CHECK_EQ(mm_mshash_key(&hk, &key) >> 2, MM_FSLOT_HASH);
+    CHECK_EQ(mm_ftable_hash_hk(&hk, &key), MM_FSLOT_HASH);
     int32_t k2 = 0;
     for (int32_t t = 0;; t++) { /* a key of home slot 1023 */
         key.tag = t;
-        if (t != k1 && ((mm_mshash_key(&hk, &key) >> 2) & 1023) == 1023) {
+        if (t != k1 && (mm_ftable_hash_hk(&hk, &key) & 1023) == 1023) {
             k2 = t;
             break;
         }
