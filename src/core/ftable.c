@@ -41,8 +41,7 @@ int mm_ftable_init(mm_ftable *t, unsigned li, uint32_t capacity, uint64_t seed, 
     t->proj = (uint16_t)proj;
     /* the compare masks: all ones in the fields the table keeps */
     mm_key keep = {-1, (proj & MM_FTABLE_ANY_SRC) ? 0 : -1, (proj & MM_FTABLE_ANY_TAG) ? 0 : -1};
-    memcpy(&t->m8, &keep, 8);
-    memcpy(&t->m4, (const char *)&keep + 8, 4);
+    t->keep = keep;
     t->seed = seed;
     t->hk = mm_mshash_of(seed);
     t->steps = 0;
