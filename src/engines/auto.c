@@ -248,8 +248,8 @@ static void warm_drop(mm_engine *e, auto_impl *A)
 enum { HASH_START = 1024 };
 static uint32_t hash_slots(size_t n)
 {
-    if (n >= (1u << 29))
-        return 1u << 30;
+    if (n >= MM_FTABLE_MAX_CAP / 2)
+        return MM_FTABLE_MAX_CAP;
     uint32_t two = 2 * (uint32_t)n, four = 2 * two;
     return two >= HASH_START ? two : four < HASH_START ? four : HASH_START;
 }
