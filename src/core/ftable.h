@@ -170,7 +170,7 @@ typedef struct mm_ftable {
 
 /* 128 bytes with 8-byte pointers: a power of two, so that an array of
  * tables (nm's eight) is indexed with a shift; the fields a call reads
- * (slots, last, count, idle, last_key) share the first cache line. */
+ * (slots, last, count, idle, last_key, last_h) share the first cache line. */
 _Static_assert(sizeof(void *) != 8 || sizeof(mm_ftable) == 128,
                "an ftable is 128 bytes (nm indexes arrays of them)");
 
