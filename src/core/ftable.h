@@ -173,6 +173,8 @@ typedef struct mm_ftable {
  * (slots, last, count, idle, last_key, last_h) share the first cache line. */
 _Static_assert(sizeof(void *) != 8 || sizeof(mm_ftable) == 128,
                "an ftable is 128 bytes (nm indexes arrays of them)");
+_Static_assert(sizeof(void *) != 8 || offsetof(mm_ftable, last_h) + 4 <= 64,
+               "the memo (last, last_key, last_h) is in the table's first cache line");
 
 /* A table may file elements under a projection of their key (NewMadeleine's
  * (src,*), (*,tag), (*,*) tables): with MM_FTABLE_ANY_SRC / MM_FTABLE_ANY_TAG
