@@ -8,7 +8,7 @@ static size_t block_size(uint32_t cap)
     return (size_t)cap * sizeof(mm_fslot) + LINE; /* (mm_ftable_bytes) */
 }
 
-/* cap empty slots (all ones: tag MM_FSLOT_EMPTY) starting on a cache line
+/* cap empty slots (bytes 0x7F: tag MM_FSLOT_EMPTY) starting on a cache line
  * inside a new block (*block), or NULL. */
 static mm_fslot *alloc_slots(mm_mem *mem, uint32_t cap, void **block)
 {
@@ -16,7 +16,7 @@ static mm_fslot *alloc_slots(mm_mem *mem, uint32_t cap, void **block)
     if (!b)
         return NULL;
     mm_fslot *s = (mm_fslot *)(b + (LINE - (uintptr_t)b % LINE) % LINE);
-    memset(s, 0xff, (size_t)cap * sizeof *s);
+    memset(s, MM_FSLOT_EMPTY_BYTE, (size_t)cap * sizeof *s);
     *block = b;
     return s;
 }
@@ -25,7 +25,7 @@ int mm_ftable_init(mm_ftable *t, unsigned li, uint32_t capacity, uint64_t seed, 
                    mm_mem *mem)
 {
     uint32_t cap = 16;
-    while (cap < capacity && cap < (1u << 30))
+    while (cap < capacity && cap < MM_FTABLE_MAX_CAP)
         cap <<= 1;
     t->slots = alloc_slots(mem, cap, &t->block);
     if (!t->slots)
@@ -33,15 +33,15 @@ int mm_ftable_init(mm_ftable *t, unsigned li, uint32_t capacity, uint64_t seed, 
     t->mask = cap - 1;
     t->count = 0;
     t->idle = 0;
-    t->li = li;
+    t->li = (uint16_t)li;
     t->reseeds = 0;
     t->last = t->slots;
     t->last_key = (mm_key){-1, -1, -1};
-    t->proj = proj;
+    t->last_h = 0;
+    t->proj = (uint16_t)proj;
     /* the compare masks: all ones in the fields the table keeps */
     mm_key keep = {-1, (proj & MM_FTABLE_ANY_SRC) ? 0 : -1, (proj & MM_FTABLE_ANY_TAG) ? 0 : -1};
-    memcpy(&t->m8, &keep, 8);
-    memcpy(&t->m4, (const char *)&keep + 8, 4);
+    t->keep = keep;
     t->seed = seed;
     t->hk = mm_mshash_of(seed);
     t->steps = 0;
@@ -82,14 +82,15 @@ static int rebuild(mm_ftable *t, uint32_t cap, uint64_t seed)
     mm_mshash hk = seed != t->seed ? mm_mshash_of(seed) : t->hk;
     for (uint32_t i = 0; i < oldcap; i++) {
         const mm_fslot *s = &t->slots[i];
-        if (s->tag & MM_FSLOT_IDLE) /* empty or idle */
+        if (!mm_fslot_tag_live(s->tag)) /* empty or idle */
             continue;
         uint32_t h = s->tag; /* (the hash and the FIFO's side bit) */
+        mm_elem *head = mm_fslot_live_head(s);
         if (seed != t->seed) {
-            mm_key k = mm_ftable_key(t, &s->u.head->key);
-            h = (mm_mshash_key(&hk, &k) >> 2) | (s->tag & MM_FSLOT_SIDE);
+            mm_key k = mm_ftable_key(t, &head->key);
+            h = mm_ftable_hash_hk(&hk, &k) | (s->tag & MM_FSLOT_SIDE);
         }
-        place(slots, cap - 1, h, s->u.head);
+        place(slots, cap - 1, h, head);
     }
     mm_mem_free(t->mem, t->block, block_size(oldcap));
     t->slots = slots;
@@ -101,6 +102,7 @@ static int rebuild(mm_ftable *t, uint32_t cap, uint64_t seed)
     t->hk = hk;
     t->last = t->slots;
     t->last_key = (mm_key){-1, -1, -1};
+    t->last_h = 0;
     return 0;
 }
 
@@ -111,7 +113,7 @@ int mm_ftable_insert_at(mm_ftable *t, const mm_key *k, mm_elem *x, uint32_t h, u
     if ((uint64_t)(t->count + 1) * 2 > cap) {
         /* Drop the idle keys; double only if the live ones need it. */
         uint32_t want = (uint64_t)(t->count - t->idle + 1) * 2 > cap ? cap * 2 : cap;
-        if (want > (1u << 30) || rebuild(t, want, t->seed) != 0)
+        if (want > MM_FTABLE_MAX_CAP || rebuild(t, want, t->seed) != 0)
             return -1;
         at = MM_FTABLE_NO_SLOT; /* the slots moved */
     }
@@ -123,8 +125,7 @@ int mm_ftable_insert_at(mm_ftable *t, const mm_key *k, mm_elem *x, uint32_t h, u
     }
     uint32_t run = (at - h) & t->mask;
     t->count++;
-    t->last = &t->slots[at];
-    t->last_key = *k;
+    mm_ftable_remember(t, &t->slots[at], k, h);
     if (run > mm_ftable_max_run(t->mask + 1)) {
         /* A run this long is all but impossible for keys the seed spreads:
          * the keys were chosen against it (or the table is crowded). Spread
@@ -132,7 +133,7 @@ int mm_ftable_insert_at(mm_ftable *t, const mm_key *k, mm_elem *x, uint32_t h, u
          * If that fails for lack of memory the table stays as it is, correct
          * and slower. */
         cap = t->mask + 1;
-        if ((uint64_t)t->count * 4 >= cap && cap < (1u << 30)) {
+        if ((uint64_t)t->count * 4 >= cap && cap < MM_FTABLE_MAX_CAP) {
             rebuild(t, cap * 2, t->seed);
         } else if (rebuild(t, cap, mm_seed_derive(t->seed, t->reseeds + 1)) == 0) {
             t->reseeds++;
@@ -172,17 +173,18 @@ MM_INLINE int fill_t(mm_ftable *t, mm_link *first, const mm_link *end, unsigned 
         mm_elem *x = mm_elem_of(l, from_li);
         l = l->next; /* (read before x is relinked) */
         const mm_key k = fill_key(t, x, masked);
-        const uint32_t h = mm_mshash_key(&hk, &k) >> 2; /* (mm_ftable_hash) */
+        const uint32_t h = mm_ftable_hash_hk(&hk, &k);
         uint32_t i = h & mask, c = 1;
         for (;; c++, i = (i + 1) & mask) {
             mm_fslot *s = &slots[i];
             uint32_t tag = s->tag;
-            if ((tag & MM_FSLOT_HASH) == h && mm_fslot_is_t(t, s, &k, masked)) {
-                opened += (uint64_t)mm_ftable_append_side_t(t, s, x, li, side);
-                break;
-            }
-            if (tag != MM_FSLOT_EMPTY)
+            if (tag != MM_FSLOT_EMPTY) {
+                if (mm_fslot_has_t(t, s, &k, h, masked)) {
+                    opened += (uint64_t)mm_ftable_append_side_t(t, s, x, li, side, h);
+                    break;
+                }
                 continue;
+            }
             /* a new key: the empty slot its lookup ended on (c slots inspected) */
             mm_link *xl = mm_ftable_link_t(x, li);
             xl->next = NULL;

@@ -1,22 +1,31 @@
 /* ftable.h - a FIFO of elements per key (comm, src, tag), in a seeded hash
- * table whose 16-byte slot holds the FIFO or, while the FIFO is empty, the
+ * table whose 12-byte slot holds the FIFO or, while the FIFO is empty, the
  * key itself.
  *
- * A slot is a 32-bit tag (the key's seeded hash, 30 bits, with the IDLE bit
- * while the key has no element queued, and a side bit its owner may use:
- * MM_FSLOT_SIDE) and 12 bytes: the FIFO's head
- * element while the key is live (the key is then read from the head: it is
- * the element a match takes), the key while it is idle. Four slots fill a
- * cache line exactly and the slot array starts on one, so a match reads the
- * slot's line and the partner element's: two lines, no key entry in
+ * A slot is a 32-bit tag word and 8 bytes. While the key has elements
+ * queued (live) the tag is the key's seeded hash (29 bits, with a side bit
+ * its owner may use: MM_FSLOT_SIDE) and the 8 bytes the FIFO's head element
+ * (the key is then read from the head: it is the element a match takes).
+ * While the FIFO is empty (idle) the slot is the key itself, laid out as
+ * an mm_key with the IDLE bit set in the comm word (communicators are never
+ * negative: the API refuses them): tag IDLE | comm, then src and tag. An
+ * idle key needs no hash: its lookup compares the whole key (12 bytes, with
+ * IDLE or'd into the comm), and the key's hash is computed again, or taken
+ * from the memo, when it opens. Slots are 4-byte aligned: the head pointer
+ * and the (src, tag) pair are read and written with memcpy at offset 4 (an
+ * unaligned 8-byte access, as fast as an aligned one on x86-64 and arm64).
+ * Sixteen slots fill three cache lines (two of the sixteen straddle a line)
+ * and the slot array starts on one, so a match reads the slot's line (two
+ * for one slot in eight) and the partner element's, no key entry in
  * between, and the key comparison reads nothing the match does not. The
  * FIFO is threaded through element link li: next runs from head to tail;
  * prev runs back, except that the head's prev points at the tail, so that
  * appending needs nothing but the head.
  *
- *     live slot [hash | . | head] --> e1 --next--> e2 --next--> e3 (next NULL)
- *                                     e1.prev = e3, e2.prev = e1, e3.prev = e2
- *     idle slot [hash|IDLE | comm src tag]
+ *     live slot [hash | side | head] --> e1 --next--> e2 --next--> e3 (next NULL)
+ *                                       e1.prev = e3, e2.prev = e1, e3.prev = e2
+ *     idle slot [IDLE | comm | src tag]
+ *     empty     [MM_FSLOT_EMPTY | (any)]
  *
  * Open addressing with linear probing; an empty slot has tag
  * MM_FSLOT_EMPTY. A key whose FIFO empties keeps its slot, idle, for its next
@@ -45,48 +54,82 @@
 #include "core/khash.h"
 #include "core/mem.h"
 
-/* Tags: an empty slot is all ones (tag MM_FSLOT_EMPTY, comm -1); hashes
- * have 30 bits (mm_ftable_hash, MM_FSLOT_HASH), so no used slot's tag is
- * EMPTY. Bit 30 (MM_FSLOT_SIDE) is the caller's: a table that files both
- * queue sides under one key (`hash`'s one table: a key never has receives
- * and messages queued at once) marks there which side a live FIFO holds;
- * the table keeps it (appends, rebuilds), ignores it in lookups, and
- * clears it when the key goes idle (so that no idle tag is all ones). Tables
- * that never set it (nm's) see the slots as before. A lookup compares the
- * tag's hash bits first: an empty slot passes that compare when the hash is
- * all ones, and then fails the key compare (its comm is -1, which no key
- * has: the API refuses negative communicators) before the empty check. */
+/* The tag word orders a slot's states: live (below MM_FSLOT_LIVE: the
+ * hash, 29 bits, MM_FSLOT_HASH, and bit 29, MM_FSLOT_SIDE), empty
+ * (MM_FSLOT_EMPTY, 0x7F7F7F7F: above every live tag, below every idle
+ * one), idle (bit 31, MM_FSLOT_IDLE, with the
+ * key's comm in bits 0-30: negative as an int32). SIDE is the caller's: a
+ * table that files both queue sides under one key (`hash`'s one table: a
+ * key never has receives and messages queued at once) marks there which
+ * side a live FIFO holds; the table keeps it (appends, rebuilds) and
+ * ignores it in lookups; an idle slot has no side. Tables that never set it
+ * (nm's) see the slots as before. The empty tag is what memset writes with
+ * the byte 0x7F (a new table is filled so). A lookup of hash h compares the
+ * tag without SIDE to h (a live slot of the key's hash: then its head's key
+ * is compared), else the slot's 12 bytes to the key with IDLE in its comm
+ * (an idle slot of the key: neither a live nor an empty tag has bit 31),
+ * else the tag to MM_FSLOT_EMPTY (the end of the probe run). */
 #define MM_FSLOT_IDLE  0x80000000u
-#define MM_FSLOT_SIDE  0x40000000u
-#define MM_FSLOT_HASH  0x3FFFFFFFu
-#define MM_FSLOT_EMPTY 0xFFFFFFFFu
+#define MM_FSLOT_SIDE  0x20000000u
+#define MM_FSLOT_HASH  0x1FFFFFFFu
+#define MM_FSLOT_LIVE  0x40000000u /* tags below it are live              */
+#define MM_FSLOT_EMPTY 0x7F7F7F7Fu /* memset(slots, 0x7F, ...)            */
+#define MM_FSLOT_EMPTY_BYTE 0x7F
+
+/* The shift that makes a multiply-shift hash a slot's 29-bit hash. */
+#define MM_FTABLE_HASH_SHIFT 3
+
+/* The most slots a table holds: 2^29, every hash bit an index bit. */
+#define MM_FTABLE_MAX_CAP (1u << 29)
 
 typedef struct mm_fslot {
-    uint32_t tag;       /* MM_FSLOT_EMPTY, hash | IDLE, or hash [| SIDE] (live) */
-    int32_t  comm;      /* idle: the key's comm                             */
-    union {
-        mm_elem *head;  /* live: the FIFO's head (the earliest element)     */
-        struct {
-            int32_t src, tag;
-        } k;            /* idle: the rest of the key                        */
-    } u;
+    uint32_t tag;  /* MM_FSLOT_EMPTY, IDLE | comm, or hash [| SIDE] (live)  */
+    uint32_t w[2]; /* live: the FIFO's head (the earliest element); idle:
+                      the key's src and tag (memcpy: 4-byte aligned)      */
 } mm_fslot;
 
-_Static_assert(sizeof(mm_fslot) == 16, "an ftable slot is 16 bytes: four to a cache line");
+_Static_assert(sizeof(mm_fslot) == 12, "an ftable slot is 12 bytes: sixteen to three cache lines");
+_Static_assert(sizeof(mm_key) == 12 && offsetof(mm_key, comm) == 0 && offsetof(mm_key, src) == 4,
+               "an idle slot is laid out as its key");
+
+/* Is a slot with this tag live (a FIFO of elements)? */
+static inline int mm_fslot_tag_live(uint32_t tag)
+{
+    return tag < MM_FSLOT_LIVE;
+}
+
+/* The head of live slot s's FIFO. */
+MM_INLINE mm_elem *mm_fslot_live_head(const mm_fslot *s)
+{
+    mm_elem *h;
+    memcpy(&h, s->w, sizeof h);
+    return h;
+}
+
+MM_INLINE void mm_fslot_set_head(mm_fslot *s, mm_elem *head)
+{
+    memcpy(s->w, &head, sizeof head);
+}
 
 /* Make empty slot s live: tag (hash [| SIDE]), its FIFO the one element
  * head (whose links the caller has set). */
 static inline void mm_fslot_set_live(mm_fslot *s, uint32_t tag, mm_elem *head)
 {
     s->tag = tag;
-    s->comm = 0;
-    s->u.head = head;
+    mm_fslot_set_head(s, head);
 }
 
-/* The head of slot s's FIFO, or NULL when the key is idle. */
+/* Make slot s idle with key k (its FIFO emptied). */
+MM_INLINE void mm_fslot_set_idle(mm_fslot *s, const mm_key *k)
+{
+    s->tag = MM_FSLOT_IDLE | (uint32_t)k->comm;
+    memcpy(s->w, &k->src, 8);
+}
+
+/* The head of used slot s's FIFO, or NULL when the key is idle. */
 static inline mm_elem *mm_fslot_head(const mm_fslot *s)
 {
-    return (s->tag & MM_FSLOT_IDLE) ? NULL : s->u.head;
+    return mm_fslot_tag_live(s->tag) ? mm_fslot_live_head(s) : NULL;
 }
 
 /* The longest probe run an insertion accepts in a table of cap slots:
@@ -108,15 +151,17 @@ typedef struct mm_ftable {
                           rebuild, which clears it. A pointer, not an
                           index: a memo hit loads it and has the slot    */
     mm_key    last_key; /* the key of slot last (8 bytes in: its first
-                          8-byte word aligned)                           */
+                          8-byte word aligned), hash last_h              */
     uint32_t  mask;    /* capacity - 1 (a power of two)                 */
     uint32_t  count;   /* used slots: live and idle keys                 */
     uint32_t  idle;    /* keys with an empty FIFO                        */
-    uint32_t  li;      /* element link of the FIFOs                      */
+    uint16_t  li;      /* element link of the FIFOs                      */
+    uint16_t  proj;    /* MM_FTABLE_ANY_*                                */
     uint32_t  reseeds; /* rebuilds under a new seed                      */
-    unsigned  proj;    /* MM_FTABLE_ANY_*                                */
-    uint32_t  m4;      /* key compare masks: the bits of key bytes 8..11 */
-    uint64_t  m8;      /* and 0..7 that proj keeps (all, when proj is 0) */
+    uint32_t  last_h;  /* the hash of last_key (an idle slot keeps none:
+                          opening the memo's slot takes it from here)    */
+    mm_key    keep;    /* key compare mask: the bits proj keeps (all
+                          ones when proj is 0), read as 8 + 4 bytes      */
     mm_mshash hk;      /* the hash's words, drawn from seed              */
     uint64_t  seed;
     uint64_t  steps;   /* slots inspected since the last take_steps      */
@@ -125,9 +170,11 @@ typedef struct mm_ftable {
 
 /* 128 bytes with 8-byte pointers: a power of two, so that an array of
  * tables (nm's eight) is indexed with a shift; the fields a call reads
- * (slots, last, count, idle, last_key) share the first cache line. */
+ * (slots, last, count, idle, last_key, last_h) share the first cache line. */
 _Static_assert(sizeof(void *) != 8 || sizeof(mm_ftable) == 128,
                "an ftable is 128 bytes (nm indexes arrays of them)");
+_Static_assert(sizeof(void *) != 8 || offsetof(mm_ftable, last_h) + 4 <= 64,
+               "the memo (last, last_key, last_h) is in the table's first cache line");
 
 /* A table may file elements under a projection of their key (NewMadeleine's
  * (src,*), (*,tag), (*,*) tables): with MM_FTABLE_ANY_SRC / MM_FTABLE_ANY_TAG
@@ -190,23 +237,74 @@ static inline mm_link *mm_ftable_link(const mm_ftable *t, mm_elem *x)
     return mm_ftable_link_t(x, t->li);
 }
 
-/* Is k (a key filed in t: projected) the key of used slot s, live or idle?
- * The key is read from the slot while idle, from the head while live; under
- * masked, the fields t projects away are masked out of the compare, so a
- * live slot compares its head's own key and an idle one keeps its last
- * element's key unprojected. One 8-byte and one 4-byte compare. */
-MM_INLINE int mm_fslot_is_t(const mm_ftable *t, const mm_fslot *s, const mm_key *k,
-                            const int masked)
+/* Key compares: one 8-byte and one 4-byte compare, the fields t projects
+ * away masked out under masked (so a live slot compares its head's own key
+ * and an idle one keeps its last element's key unprojected). a: the key
+ * at p; b: key k. */
+MM_INLINE int mm_fslot_cmp12_t(const mm_ftable *t, const void *p, const mm_key *k,
+                               const int masked)
 {
-    const char *p = (s->tag & MM_FSLOT_IDLE) ? (const char *)s + offsetof(mm_fslot, comm)
-                                             : (const char *)&s->u.head->key;
     uint64_t a8, b8;
     uint32_t a4, b4;
     memcpy(&a8, p, 8), memcpy(&b8, k, 8);
-    memcpy(&a4, p + 8, 4), memcpy(&b4, (const char *)k + 8, 4);
+    memcpy(&a4, (const char *)p + 8, 4), memcpy(&b4, (const char *)k + 8, 4);
     if (!masked)
         return ((a8 ^ b8) | (a4 ^ b4)) == 0;
-    return (((a8 ^ b8) & t->m8) | ((a4 ^ b4) & t->m4)) == 0;
+    uint64_t m8;
+    uint32_t m4;
+    memcpy(&m8, &t->keep, 8), memcpy(&m4, &t->keep.tag, 4);
+    return (((a8 ^ b8) & m8) | ((a4 ^ b4) & m4)) == 0;
+}
+
+/* MM_FSLOT_IDLE where an 8-byte load of a key puts its comm word. */
+MM_INLINE uint64_t mm_fslot_idle8(void)
+{
+    const uint32_t w[2] = {MM_FSLOT_IDLE, 0};
+    uint64_t x;
+    memcpy(&x, w, 8);
+    return x;
+}
+
+/* Is k (a key filed in t: projected) the key of live slot s (its head's)? */
+MM_INLINE int mm_fslot_live_is_t(const mm_ftable *t, const mm_fslot *s, const mm_key *k,
+                                 const int masked)
+{
+    return mm_fslot_cmp12_t(t, &mm_fslot_live_head(s)->key, k, masked);
+}
+
+/* Is slot s idle with key k? The slot's 12 bytes are the key with IDLE in
+ * its comm word: no live or empty slot passes (comm is never masked). The
+ * key is read as the element's fill stored it (enter.h: two 8-byte words,
+ * comm and src, then tag and the kind): a load of src and tag together
+ * would span both stores and wait for them (a store-forwarding stall) when
+ * k is a new element's key. The tags are compared first: they differ in
+ * nearly every slot that is not k's, live or idle alike, so that branch is
+ * predictable where one on the slot's state (whether a slot passed on a
+ * probe run is live or idle) is not; so is a branch on the whole compare
+ * done without one (measured: `hash`, `nm` and `auto` 2-5% slower on
+ * shuffle n=4096, docs/engines.md). */
+MM_INLINE int mm_fslot_idle_is_t(const mm_ftable *t, const mm_fslot *s, const mm_key *k,
+                                 const int masked)
+{
+    uint32_t a4, b4;
+    uint64_t a8, b8;
+    memcpy(&a4, (const char *)s + 8, 4), memcpy(&b4, &k->tag, 4);
+    memcpy(&a8, s, 8), memcpy(&b8, k, 8);
+    b8 |= mm_fslot_idle8();
+    if (!masked)
+        return a4 == b4 && a8 == b8;
+    uint64_t m8;
+    uint32_t m4;
+    memcpy(&m8, &t->keep, 8), memcpy(&m4, &t->keep.tag, 4);
+    return ((a4 ^ b4) & m4) == 0 && ((a8 ^ b8) & m8) == 0;
+}
+
+/* Is k the key of used slot s, live or idle? */
+MM_INLINE int mm_fslot_is_t(const mm_ftable *t, const mm_fslot *s, const mm_key *k,
+                            const int masked)
+{
+    return mm_fslot_tag_live(s->tag) ? mm_fslot_live_is_t(t, s, k, masked)
+                                     : mm_fslot_idle_is_t(t, s, k, masked);
 }
 
 static inline int mm_fslot_is(const mm_ftable *t, const mm_fslot *s, const mm_key *k)
@@ -214,18 +312,36 @@ static inline int mm_fslot_is(const mm_ftable *t, const mm_fslot *s, const mm_ke
     return mm_fslot_is_t(t, s, k, 1);
 }
 
-/* The key's hash in t: 30 bits of the table's multiply-shift hash (tables
- * have at most 2^30 slots), so that no tag is MM_FSLOT_EMPTY. */
+/* Is slot s key k's (hash h), live or idle? A live tag of hash h (SIDE
+ * aside) compares the head's key; any other slot is k's only idle. */
+MM_INLINE int mm_fslot_has_t(const mm_ftable *t, const mm_fslot *s, const mm_key *k, uint32_t h,
+                             const int masked)
+{
+    const uint32_t tag = s->tag;
+    if ((tag & ~MM_FSLOT_SIDE) == h)
+        return mm_fslot_live_is_t(t, s, k, masked);
+    return mm_fslot_idle_is_t(t, s, k, masked);
+}
+
+/* The key's hash under words hk: the top 29 bits of the multiply-shift
+ * hash (tables have at most 2^29 slots), so that a live tag, with SIDE,
+ * stays below MM_FSLOT_LIVE. */
+static inline uint32_t mm_ftable_hash_hk(const mm_mshash *hk, const mm_key *k)
+{
+    return mm_mshash_key(hk, k) >> MM_FTABLE_HASH_SHIFT;
+}
+
+/* The key's hash in t. */
 static inline uint32_t mm_ftable_hash(const mm_ftable *t, const mm_key *k)
 {
-    return mm_mshash_key(&t->hk, k) >> 2;
+    return mm_ftable_hash_hk(&t->hk, k);
 }
 
 /* The same under another seed (slow: derives the hash's words). */
 static inline uint32_t mm_ftable_hash_seed(const mm_key *k, uint64_t seed)
 {
     mm_mshash m = mm_mshash_of(seed);
-    return mm_mshash_key(&m, k) >> 2;
+    return mm_ftable_hash_hk(&m, k);
 }
 
 /* Do tables a and b hash alike (the same seed)? */
@@ -242,11 +358,13 @@ static inline uint64_t mm_ftable_take_steps(mm_ftable *t)
     return s;
 }
 
-/* Remember slot s as the one of key k (the memo of mm_ftable_memo). */
-MM_INLINE void mm_ftable_remember(mm_ftable *t, const mm_fslot *s, const mm_key *k)
+/* Remember slot s as the one of key k, hash h (SIDE ignored) (the memo of
+ * mm_ftable_memo). */
+MM_INLINE void mm_ftable_remember(mm_ftable *t, const mm_fslot *s, const mm_key *k, uint32_t h)
 {
     t->last = (mm_fslot *)s;
     t->last_key = *k;
+    t->last_h = h & MM_FSLOT_HASH;
 }
 
 /* The slot of key k (hash h = mm_ftable_hash(t, k)), live or idle, or NULL,
@@ -260,13 +378,20 @@ MM_INLINE mm_fslot *mm_ftable_lookup_from_t(const mm_ftable *t, const mm_key *k,
     for (uint32_t c = 1 + skip;; c++, i = (i + 1) & t->mask) {
         mm_fslot *s = &t->slots[i];
         uint32_t tag = s->tag;
-        if ((tag & MM_FSLOT_HASH) == h && mm_fslot_is_t(t, s, k, masked)) {
-            *n += c;
-            return s;
-        }
-        if (tag == MM_FSLOT_EMPTY) {
-            *n += c;
-            return NULL;
+        if ((tag & ~MM_FSLOT_SIDE) == h) { /* live, of k's hash */
+            if (mm_fslot_live_is_t(t, s, k, masked)) {
+                *n += c;
+                return s;
+            }
+        } else {
+            if (mm_fslot_idle_is_t(t, s, k, masked)) { /* k's, idle */
+                *n += c;
+                return s;
+            }
+            if (tag == MM_FSLOT_EMPTY) { /* (an empty slot's 8 bytes may be k's) */
+                *n += c;
+                return NULL;
+            }
         }
     }
 }
@@ -293,7 +418,7 @@ MM_INLINE mm_fslot *mm_ftable_home_slot(const mm_ftable *t, uint32_t h)
 MM_INLINE int mm_ftable_home_has_t(const mm_ftable *t, const mm_fslot *s, const mm_key *k,
                                    uint32_t h, const int masked)
 {
-    return (s->tag & MM_FSLOT_HASH) == h && mm_fslot_is_t(t, s, k, masked);
+    return mm_fslot_has_t(t, s, k, h, masked);
 }
 
 /* mm_ftable_lookup_t for any table, counting in t->steps, and remembering a
@@ -304,7 +429,7 @@ static inline mm_fslot *mm_ftable_slot(mm_ftable *t, const mm_key *k, uint32_t h
     mm_fslot *s = mm_ftable_lookup_t(t, k, h, &n, 1);
     t->steps += n;
     if (s)
-        mm_ftable_remember(t, s, k);
+        mm_ftable_remember(t, s, k, h);
     return s;
 }
 
@@ -328,10 +453,16 @@ MM_INLINE int mm_ftable_memo_is(const mm_ftable *t, const mm_key *k)
     return mm_ftable_key_eq(&t->last_key, k);
 }
 
-/* The remembered slot (of a key mm_ftable_memo_is accepted): never NULL. */
+/* The remembered slot (of a key mm_ftable_memo_is accepted): never NULL;
+ * its key's hash is mm_ftable_memo_hash. */
 MM_INLINE mm_fslot *mm_ftable_memo_slot(const mm_ftable *t)
 {
     return t->last;
+}
+
+MM_INLINE uint32_t mm_ftable_memo_hash(const mm_ftable *t)
+{
+    return t->last_h;
 }
 
 MM_INLINE mm_fslot *mm_ftable_memo_t(mm_ftable *t, const mm_key *k, uint32_t *n)
@@ -354,7 +485,7 @@ static inline mm_fslot *mm_ftable_memo(mm_ftable *t, const mm_key *k)
  * set: next NULL, prev itself), and remember its slot. Adds the slots
  * inspected to *n. 0, or -1 when out of memory (the table unchanged). h is
  * the key's hash, with the FIFO's side (MM_FSLOT_SIDE) or'd in by a table
- * that marks sides (the slot's tag: bit 30 lies outside every slot index). */
+ * that marks sides (the slot's tag: bit 29 lies outside every slot index). */
 int mm_ftable_insert_n(mm_ftable *t, const mm_key *k, mm_elem *x, uint32_t h, uint32_t *n);
 
 /* No slot known (mm_ftable_insert_at). */
@@ -383,19 +514,19 @@ static inline int mm_ftable_insert(mm_ftable *t, const mm_key *k, mm_elem *x, ui
     return rc;
 }
 
-/* Append x to the FIFO of slot s (live or idle). 1 when that opened it,
- * marking the FIFO's side (0 or MM_FSLOT_SIDE) in the tag; joining a live
- * FIFO leaves its side as it is (the caller's: a live FIFO of the other
- * side is a match, never an append). */
+/* Append x to the FIFO of slot s (live or idle) of a key of hash h. 1 when
+ * that opened it, its tag then h with the FIFO's side (0 or MM_FSLOT_SIDE);
+ * joining a live FIFO leaves its side as it is (the caller's: a live FIFO
+ * of the other side is a match, never an append). */
 MM_INLINE void mm_ftable_open_t(mm_ftable *t, mm_fslot *s, mm_elem *x, const unsigned li,
-                                const uint32_t side);
+                                const uint32_t side, uint32_t h);
 MM_INLINE void mm_ftable_join_t(mm_fslot *s, mm_elem *x, const unsigned li);
 
 MM_INLINE int mm_ftable_append_side_t(mm_ftable *t, mm_fslot *s, mm_elem *x, const unsigned li,
-                                      const uint32_t side)
+                                      const uint32_t side, uint32_t h)
 {
-    if (s->tag & MM_FSLOT_IDLE) {
-        mm_ftable_open_t(t, s, x, li, side);
+    if (!mm_fslot_tag_live(s->tag)) {
+        mm_ftable_open_t(t, s, x, li, side, h);
         return 1;
     }
     mm_ftable_join_t(s, x, li);
@@ -418,36 +549,37 @@ MM_INLINE void mm_ftable_link_set(mm_link *l, mm_link *next, mm_link *prev)
 
 /* The two cases of mm_ftable_append_side_t, for a caller that has told them
  * apart already (from the slot's tag, as `hash` does in the compare that
- * also finds its partner): open idle slot s with x alone (the FIFO's side
- * marked in the tag), or append x to live slot s's FIFO. */
+ * also finds its partner): open idle slot s, of a key of hash h, with x
+ * alone (the FIFO's side marked in the tag), or append x to live slot s's
+ * FIFO. */
 MM_INLINE void mm_ftable_open_t(mm_ftable *t, mm_fslot *s, mm_elem *x, const unsigned li,
-                                const uint32_t side)
+                                const uint32_t side, uint32_t h)
 {
     mm_link *l = mm_ftable_link_t(x, li);
     mm_ftable_link_set(l, NULL, l);
-    s->tag = (s->tag & MM_FSLOT_HASH) | side;
-    s->u.head = x;
+    mm_fslot_set_live(s, (h & MM_FSLOT_HASH) | side, x);
     t->idle--;
 }
 
 MM_INLINE void mm_ftable_join_t(mm_fslot *s, mm_elem *x, const unsigned li)
 {
     mm_link *l = mm_ftable_link_t(x, li);
-    mm_link *hl = mm_ftable_link_t(s->u.head, li);
+    mm_link *hl = mm_ftable_link_t(mm_fslot_live_head(s), li);
     mm_link *tail = hl->prev;
     mm_ftable_link_set(l, NULL, tail);
     tail->next = l;
     hl->prev = l;
 }
 
-MM_INLINE int mm_ftable_append_t(mm_ftable *t, mm_fslot *s, mm_elem *x, const unsigned li)
+MM_INLINE int mm_ftable_append_t(mm_ftable *t, mm_fslot *s, mm_elem *x, const unsigned li,
+                                 uint32_t h)
 {
-    return mm_ftable_append_side_t(t, s, x, li, 0);
+    return mm_ftable_append_side_t(t, s, x, li, 0, h);
 }
 
-static inline int mm_ftable_append(mm_ftable *t, mm_fslot *s, mm_elem *x)
+static inline int mm_ftable_append(mm_ftable *t, mm_fslot *s, mm_elem *x, uint32_t h)
 {
-    return mm_ftable_append_t(t, s, x, t->li);
+    return mm_ftable_append_t(t, s, x, t->li, h);
 }
 
 /* Append x, filed under key k = mm_ftable_key(t, &x->key) with hash h, to
@@ -460,8 +592,8 @@ MM_INLINE int mm_ftable_push_t(mm_ftable *t, mm_elem *x, const mm_key *k, uint32
     if (t->count) {
         mm_fslot *s = mm_ftable_lookup_t(t, k, h, n, masked);
         if (s) {
-            mm_ftable_remember(t, s, k);
-            return mm_ftable_append_t(t, s, x, li);
+            mm_ftable_remember(t, s, k, h);
+            return mm_ftable_append_t(t, s, x, li, h);
         }
         at = mm_ftable_miss_slot(t, h, *n - n0);
     }
@@ -484,7 +616,7 @@ static inline int mm_ftable_push_key(mm_ftable *t, mm_elem *x, const mm_key *k)
 {
     mm_fslot *s = t->count ? mm_ftable_memo(t, k) : NULL;
     if (s)
-        return mm_ftable_append(t, s, x);
+        return mm_ftable_append(t, s, x, mm_ftable_memo_hash(t));
     return mm_ftable_push(t, x, k, mm_ftable_hash(t, k));
 }
 
@@ -506,18 +638,15 @@ static inline mm_fslot *mm_ftable_find_key(mm_ftable *t, const mm_key *k)
  * the one the caller reads anyway). */
 MM_INLINE mm_elem *mm_ftable_pop_t(mm_ftable *t, mm_fslot *s, int *closed, const unsigned li)
 {
-    mm_elem *x = s->u.head;
+    mm_elem *x = mm_fslot_live_head(s);
     mm_link *l = mm_ftable_link_t(x, li);
     mm_link *n = l->next;
     if (n) {
         n->prev = l->prev;
-        s->u.head = mm_elem_of(n, li);
+        mm_fslot_set_head(s, mm_elem_of(n, li));
         *closed = 0;
     } else {
-        /* (idle drops the side: an idle tag with bit 30 and an all-ones
-         * hash would be MM_FSLOT_EMPTY, which ends every probe run) */
-        s->tag = (s->tag & MM_FSLOT_HASH) | MM_FSLOT_IDLE;
-        memcpy((char *)s + offsetof(mm_fslot, comm), &x->key, sizeof x->key);
+        mm_fslot_set_idle(s, &x->key); /* (the hash and the side go) */
         t->idle++;
         *closed = 1;
     }
@@ -539,7 +668,7 @@ static inline mm_elem *mm_ftable_take(mm_ftable *t, const mm_key *k, uint32_t h,
     *closed = 0;
     if (!s)
         return NULL;
-    return remove ? mm_ftable_pop(t, s, closed) : s->u.head;
+    return remove ? mm_ftable_pop(t, s, closed) : mm_fslot_live_head(s);
 }
 
 /* Unlink x, filed under key k = mm_ftable_key(t, &x->key), from its FIFO,
@@ -562,7 +691,7 @@ static inline int mm_ftable_remove(mm_ftable *t, mm_elem *x, const mm_key *k)
         return closed;
     }
     /* the tail, behind a head */
-    mm_ftable_link(t, s->u.head)->prev = l->prev;
+    mm_ftable_link(t, mm_fslot_live_head(s))->prev = l->prev;
     l->prev->next = NULL;
     l->next = l->prev = NULL;
     return 0;

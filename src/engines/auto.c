@@ -243,13 +243,14 @@ static void warm_drop(mm_engine *e, auto_impl *A)
  * moved 256 receives into 512 slots, half full, where a call's key was not
  * in its home slot one time in four and a call inspected 1.37 slots,
  * against one in nine and 1.13 in `hash`'s 1024; but a table of 1024 for
- * a small queue is 16 KB to clear at the switch (`shuffle` n=32: about 4
- * ns per event). Branch auto18k. */
+ * a small queue is 12 KB to clear at the switch (16 KB with the 16-byte
+ * slots of the measurement: `shuffle` n=32, about 4 ns per event). Branch
+ * auto18k. */
 enum { HASH_START = 1024 };
 static uint32_t hash_slots(size_t n)
 {
-    if (n >= (1u << 29))
-        return 1u << 30;
+    if (n >= MM_FTABLE_MAX_CAP / 2)
+        return MM_FTABLE_MAX_CAP;
     uint32_t two = 2 * (uint32_t)n, four = 2 * two;
     return two >= HASH_START ? two : four < HASH_START ? four : HASH_START;
 }

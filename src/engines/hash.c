@@ -14,7 +14,7 @@
 enum { P_CAPACITY, P_SEED };
 static const mm_param_info hash_params[] = {
     [P_CAPACITY] = {"capacity", "initial slots of the table, which files both sides' keys "
-                    "(grows by doubling at half load)", 1024, 16, 1 << 30},
+                    "(grows by doubling at half load)", 1024, 16, MM_FTABLE_MAX_CAP},
     [P_SEED] = {"seed", "seed of the key hash: 0 draws a secret one from the OS at creation "
                 "(the default: senders cannot aim keys at one probe run); N >= 1 fixes it, "
                 "for reproducible layouts and probe counts", 0, 0, INT64_MAX},

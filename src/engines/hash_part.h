@@ -42,10 +42,14 @@ typedef struct mm_hash {
 enum { MM_HASH_LI = 0 };
 #define MM_HASH_RECV 0u
 #define MM_HASH_MSG  MM_FSLOT_SIDE
-/* mm_hash_enter tells a slot's three states by the tag's order: live
- * receives below MM_FSLOT_SIDE, live messages up to the idle bit. */
+/* mm_hash_enter tells a used slot's three states by the tag's order: live
+ * receives below MM_FSLOT_SIDE, live messages from it up to MM_FSLOT_LIVE
+ * (not negative), idle with the idle bit (negative: IDLE | comm). Empty
+ * slots (MM_FSLOT_EMPTY, between live and idle) never reach that test. */
 _Static_assert(MM_HASH_RECV == 0 && MM_HASH_MSG == MM_FSLOT_SIDE &&
-               MM_FSLOT_IDLE == 0x80000000u && MM_FSLOT_SIDE == 0x40000000u,
+               MM_FSLOT_IDLE == 0x80000000u && MM_FSLOT_SIDE == 0x20000000u &&
+               MM_FSLOT_LIVE == 0x40000000u && MM_FSLOT_EMPTY >= MM_FSLOT_LIVE &&
+               MM_FSLOT_EMPTY < MM_FSLOT_IDLE,
                "hash's slot states are ordered by the tag");
 
 /* Charge the table's bytes, half to each side's account (the engine's
@@ -104,7 +108,7 @@ static inline void mm_hash_drop(mm_engine *e, mm_hash *H)
     int64_t live[2] = {0, 0};
     for (uint32_t i = 0; i <= H->t.mask; i++) {
         uint32_t tag = H->t.slots[i].tag;
-        if (!(tag & MM_FSLOT_IDLE))
+        if (mm_fslot_tag_live(tag))
             live[(tag & MM_FSLOT_SIDE) != 0]++;
     }
     mm_stat_queues(&e->st.prq, -live[0]);
@@ -145,6 +149,7 @@ MM_INLINE int mm_hash_file(mm_engine *e, mm_hash *H, mm_elem *x, uint32_t h, int
     mm_fslot *s;
     if (mm_ftable_memo_is(t, k)) {
         s = mm_ftable_memo_slot(t);
+        h = mm_ftable_memo_hash(t);
     } else {
         if (!have_h)
             h = mm_ftable_hash(t, k);
@@ -157,10 +162,10 @@ MM_INLINE int mm_hash_file(mm_engine *e, mm_hash *H, mm_elem *x, uint32_t h, int
             mm_stat_queues(st, 1);
             return MM_QUEUED;
         }
-        mm_ftable_remember(t, s, k);
+        mm_ftable_remember(t, s, k, h);
     }
     mm_stat_probes(st, n);
-    if (mm_ftable_append_side_t(t, s, x, MM_HASH_LI, side))
+    if (mm_ftable_append_side_t(t, s, x, MM_HASH_LI, side, h))
         mm_stat_queues(st, 1);
     return MM_QUEUED;
 }
@@ -175,7 +180,7 @@ static inline int mm_hash_queue(mm_engine *e, mm_hash *H, mm_elem *x)
 enum { MM_HASH_FULL = 0, MM_HASH_FAST = 1, MM_HASH_RESUMED = 2 };
 
 /* What a first try that answers MM_ENTER_RETRY hands to the rest of the
- * call: the key's hash (30 bits); the try stopped at the key's home slot,
+ * call: the key's hash (29 bits); the try stopped at the key's home slot,
  * which is empty (a new key) or holds another key (a probe run to walk). */
 enum { MM_HASH_HOW_HASH = MM_FSLOT_HASH };
 
@@ -196,17 +201,18 @@ MM_INLINE int mm_hash_take(mm_ftable *t, mm_qstats *ost, mm_fslot *s, uint32_t n
 }
 
 /* x (a receive if is_recv) has no partner queued and joins the FIFO of its
- * key's slot s, live with x's side, or opens it (idle, when open): mm_hash_enter's
- * end, after a lookup that inspected n slots (looked: not the memo's, so
- * remembered now). */
+ * key's slot s, live with x's side, or opens it (idle, when open; the key's
+ * hash h): mm_hash_enter's end, after a lookup that inspected n slots
+ * (looked: not the memo's, so remembered now). */
 MM_INLINE int mm_hash_join(mm_engine *e, mm_hash *H, mm_elem *x, mm_fslot *s, uint32_t n,
-                           const int looked, const int mode, const int is_recv, const int open)
+                           uint32_t h, const int looked, const int mode, const int is_recv,
+                           const int open)
 {
     mm_ftable *t = &H->t;
     mm_qstats *st = is_recv ? &e->st.prq : &e->st.umq;
     mm_qstats *ost = is_recv ? &e->st.umq : &e->st.prq;
     if (looked)
-        mm_ftable_remember(t, s, &x->key);
+        mm_ftable_remember(t, s, &x->key, h);
     mm_stat_search(ost, 0, 0);
     if (mode == MM_HASH_FULL && MM_UNLIKELY(!mm_may_queue(x))) {
         mm_stat_probes(ost, n);
@@ -214,7 +220,7 @@ MM_INLINE int mm_hash_join(mm_engine *e, mm_hash *H, mm_elem *x, mm_fslot *s, ui
     }
     mm_hash_probes(st, n);
     if (open) {
-        mm_ftable_open_t(t, s, x, MM_HASH_LI, is_recv ? MM_HASH_RECV : MM_HASH_MSG);
+        mm_ftable_open_t(t, s, x, MM_HASH_LI, is_recv ? MM_HASH_RECV : MM_HASH_MSG, h);
         mm_stat_queues(st, 1);
     } else {
         mm_ftable_join_t(s, x, MM_HASH_LI);
@@ -245,13 +251,13 @@ MM_INLINE int mm_hash_enter(mm_engine *e, mm_hash *H, mm_elem *x, mm_elem **part
     const uint32_t side = is_recv ? MM_HASH_RECV : MM_HASH_MSG;
     const mm_key *k = &x->key;
     mm_fslot *s;
-    uint32_t n;
+    uint32_t n, h;
     int looked = 0;
     if (mode != MM_HASH_RESUMED && mm_ftable_memo_is(t, k)) { /* the last key queued */
         s = mm_ftable_memo_slot(t); /* never NULL */
+        h = mm_ftable_memo_hash(t);
         n = 1;
     } else {
-        uint32_t h;
         if (mode == MM_HASH_RESUMED) { /* the home slot is not k's */
             h = *how & MM_HASH_HOW_HASH;
             s = mm_ftable_home_slot(t, h);
@@ -288,22 +294,22 @@ MM_INLINE int mm_hash_enter(mm_engine *e, mm_hash *H, mm_elem *x, mm_elem **part
         }
         looked = 1;
     }
-    /* The tag's top bits say all: a live FIFO of receives (00: the tag is
-     * below MM_FSLOT_SIDE), of messages (01: not negative), or idle (1x).
+    /* The tag's order says all: a live FIFO of receives (below
+     * MM_FSLOT_SIDE), of messages (not negative), or idle (negative).
      * A live FIFO of the other side gives the partner (its head); else x
      * joins its key's live FIFO or opens the idle one. */
     const uint32_t tag = s->tag;
     if (tag < MM_FSLOT_SIDE) { /* live receives */
         if (!is_recv)
             return mm_hash_take(t, ost, s, n, partner);
-        return mm_hash_join(e, H, x, s, n, looked, mode, is_recv, 0);
+        return mm_hash_join(e, H, x, s, n, h, looked, mode, is_recv, 0);
     }
     if ((int32_t)tag >= 0) { /* live messages */
         if (is_recv)
             return mm_hash_take(t, ost, s, n, partner);
-        return mm_hash_join(e, H, x, s, n, looked, mode, is_recv, 0);
+        return mm_hash_join(e, H, x, s, n, h, looked, mode, is_recv, 0);
     }
-    return mm_hash_join(e, H, x, s, n, looked, mode, is_recv, 1);
+    return mm_hash_join(e, H, x, s, n, h, looked, mode, is_recv, 1);
 }
 
 MM_INLINE int mm_hash_post(mm_engine *e, mm_hash *H, mm_elem *r, mm_elem **partner)
@@ -362,7 +368,7 @@ static inline mm_elem *mm_hash_probe(mm_engine *e, mm_hash *H, const mm_key *k, 
     if (!s)
         return NULL;
     if (!remove)
-        return s->u.head;
+        return mm_fslot_live_head(s);
     int closed;
     mm_elem *head = mm_ftable_pop_t(t, s, &closed, MM_HASH_LI);
     if (closed)

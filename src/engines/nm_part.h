@@ -102,7 +102,7 @@ static inline mm_elem *mm_nm_find_message(mm_engine *e, mm_nm *N, const mm_key *
     mm_elem *m = NULL;
     if (s) {
         int closed = 0;
-        m = remove ? mm_ftable_pop(t, s, &closed) : s->u.head;
+        m = remove ? mm_ftable_pop(t, s, &closed) : mm_fslot_live_head(s);
         if (closed)
             mm_stat_queues(&e->st.umq, -1);
     }
@@ -191,8 +191,9 @@ static inline int mm_nm_arrive(mm_engine *e, mm_nm *N, mm_elem *m, mm_elem **par
         if (!s)
             continue;
         depth++;
-        if (!best || s->u.head->seq < best->seq) {
-            best = s->u.head;
+        mm_elem *head = mm_fslot_live_head(s);
+        if (!best || head->seq < best->seq) {
+            best = head;
             best_s = s;
             best_p = p;
         }

@@ -227,9 +227,9 @@ static void auto_hinted_small_hash(void)
 {
     enum { N = 128, M = 8192, A = 600 };
     mm_engine *e = make_auto(MM_HINT_NO_ANY_SOURCE | MM_HINT_NO_ANY_TAG);
-    /* no warm bins table (256 x 24 bytes); the first hash table (1024 x 16
+    /* no warm bins table (256 x 24 bytes); the first hash table (1024 x 12
      * bytes, half charged to each side) from creation, as `hash`'s own */
-    CHECK_EQ(stats(e).prq.bytes, (1024 * 16 + 64) / 2);
+    CHECK_EQ(stats(e).prq.bytes, (1024 * 12 + 64) / 2);
     for (int t = 0; t < N; t++)
         CHECK_EQ(post(e, 0, 1, t, 1000 + (uintptr_t)t, NULL), MM_QUEUED);
     for (int t = N - 1; t >= N / 2; t--) {

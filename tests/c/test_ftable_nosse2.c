@@ -54,10 +54,10 @@ int main(void)
         return 1;
     CHECK_EQ(s->tag & MM_FSLOT_SIDE, MM_FSLOT_SIDE);
     for (int i = 1; i < NE; i++)
-        CHECK_EQ(mm_ftable_append_side_t(&t, s, elem_at(el, i), 0, 0), 0);
+        CHECK_EQ(mm_ftable_append_side_t(&t, s, elem_at(el, i), 0, 0, h), 0);
     CHECK_EQ(s->tag & MM_FSLOT_SIDE, MM_FSLOT_SIDE); /* a join keeps the side */
     /* the links: a chain from the head, the head's prev the tail */
-    mm_link *hl = mm_ftable_link_t(s->u.head, 0);
+    mm_link *hl = mm_ftable_link_t(mm_fslot_live_head(s), 0);
     CHECK(hl->prev == mm_ftable_link_t(elem_at(el, NE - 1), 0));
     for (int i = 0; i < NE; i++) {
         mm_link *li = mm_ftable_link_t(elem_at(el, i), 0);
@@ -76,8 +76,8 @@ int main(void)
     }
     CHECK(s->tag & MM_FSLOT_IDLE);
     /* the idle key reopened on the other side (inline: mm_ftable_open_t) */
-    CHECK_EQ(mm_ftable_append_side_t(&t, s, elem_at(el, NE), 0, 0), 1);
-    CHECK_EQ(s->tag & (MM_FSLOT_IDLE | MM_FSLOT_SIDE), 0);
+    CHECK_EQ(mm_ftable_append_side_t(&t, s, elem_at(el, NE), 0, 0, h), 1);
+    CHECK_EQ(s->tag, h); /* live, no side */
     mm_link *ln = mm_ftable_link_t(elem_at(el, NE), 0);
     CHECK(ln->next == NULL);
     CHECK(ln->prev == ln);
