@@ -13,7 +13,15 @@
 #define MM_CORE_COMPILER_H
 
 #if defined(__GNUC__) || defined(__clang__)
+/* Forced only when optimizing: at -O0 gcc cannot inline an always_inline
+ * function that a template (enter.h) receives as a function pointer and
+ * calls ("indirect function call with a yet undetermined callee"), so a
+ * Debug build would not compile; unoptimized code gains nothing by it. */
+#if defined(__OPTIMIZE__)
 #define MM_INLINE      static inline __attribute__((always_inline))
+#else
+#define MM_INLINE      static inline
+#endif
 #define MM_LIKELY(c)   __builtin_expect(!!(c), 1)
 #define MM_UNLIKELY(c) __builtin_expect(!!(c), 0)
 #define MM_COLD        __attribute__((cold, noinline))

@@ -996,7 +996,7 @@ static char dump_dir[256];
 
 static char *read_snapshot(pid_t pid)
 {
-    char path[400];
+    char path[sizeof dump_dir + 320]; /* dump_dir, a 63-byte host label, a pid */
     /* mpimatch-snap-<host>-<pid>-0.json: this host's first label (mmfi_file_path) */
     char h[256] = {0};
     gethostname(h, sizeof h - 1);
