@@ -1,6 +1,6 @@
 # mpimatch: the two entry points on a fresh Debian machine.
 #   make bench   install what is needed, build, run `mpimatch bench` (default suite)
-#   make test    install what is needed, build (release, ASan+UBSan, TSan), run every test
+#   make test    install what is needed, build (release, debug, ASan+UBSan, TSan), run every test
 .PHONY: bench test build clean
 bench:
 	scripts/setup.sh
@@ -10,4 +10,4 @@ test:
 build:
 	scripts/setup.sh
 clean:
-	rm -rf build build-asan build-tsan
+	rm -rf build build-debug build-asan build-tsan

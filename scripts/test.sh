@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Every test of mpimatch, as CI runs them (make test):
 #  1. Release build, warnings as errors: C tests (ctest), then Python tests.
-#  2. ASan + UBSan build: the C tests, and the Python tests against its tools.
-#  3. TSan build: the thread-safety tests, mpimatch-threads (real threads, every engine) and
+#  2. Debug build (-O0), warnings as errors: the unit tests unoptimized.
+#  3. ASan + UBSan build: the C tests, and the Python tests against its tools.
+#  4. TSan build: the thread-safety tests, mpimatch-threads (real threads, every engine) and
 #     the provider under threads (shared memory and TCP).
 # Ends (scripts/test_summary.py) with the skipped tests and why, the total time
 # and the ten slowest tests; fails when a test skipped for something
@@ -34,6 +35,13 @@ run_build() { # dir, cmake args...
 echo "== release build (-Wall -Wextra -Werror)"
 run_build build -DCMAKE_BUILD_TYPE=Release
 ctest --test-dir build --output-on-failure -j "$jobs" --output-junit "$reports/build.xml"
+
+echo "== Debug build (-O0): warning-free, and the unit tests unoptimized"
+# An unoptimized build is what a developer debugging an engine makes; it broke once
+# (always_inline through enter.h's function pointers, src/core/compiler.h).
+run_build build-debug -DCMAKE_BUILD_TYPE=Debug
+ctest --test-dir build-debug --output-on-failure -j "$jobs" \
+  -R '^(test_semantics|test_ftable|test_ftable_nosse2|test_primitives|test_walk|test_collide|test_pnp_col|test_kmeans|test_enomem|test_adaptive_simd|stream\.test_.*)$'
 
 echo "== install: pkg-config and CMake package consumers"
 tests/install/run.sh build
