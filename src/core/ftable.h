@@ -299,17 +299,13 @@ MM_INLINE int mm_fslot_idle_is_t(const mm_ftable *t, const mm_fslot *s, const mm
     return ((a4 ^ b4) & m4) == 0 && ((a8 ^ b8) & m8) == 0;
 }
 
-/* Is k the key of used slot s, live or idle? */
-MM_INLINE int mm_fslot_is_t(const mm_ftable *t, const mm_fslot *s, const mm_key *k,
-                            const int masked)
-{
-    return mm_fslot_tag_live(s->tag) ? mm_fslot_live_is_t(t, s, k, masked)
-                                     : mm_fslot_idle_is_t(t, s, k, masked);
-}
-
+/* Is k the key of used slot s, live or idle (compared under t's
+ * projection)? For the rare paths and the tests: the lookups compare a
+ * slot of k's hash (mm_fslot_has_t). */
 static inline int mm_fslot_is(const mm_ftable *t, const mm_fslot *s, const mm_key *k)
 {
-    return mm_fslot_is_t(t, s, k, 1);
+    return mm_fslot_tag_live(s->tag) ? mm_fslot_live_is_t(t, s, k, 1)
+                                     : mm_fslot_idle_is_t(t, s, k, 1);
 }
 
 /* Is slot s key k's (hash h), live or idle? A live tag of hash h (SIDE
@@ -335,13 +331,6 @@ static inline uint32_t mm_ftable_hash_hk(const mm_mshash *hk, const mm_key *k)
 static inline uint32_t mm_ftable_hash(const mm_ftable *t, const mm_key *k)
 {
     return mm_ftable_hash_hk(&t->hk, k);
-}
-
-/* The same under another seed (slow: derives the hash's words). */
-static inline uint32_t mm_ftable_hash_seed(const mm_key *k, uint64_t seed)
-{
-    mm_mshash m = mm_mshash_of(seed);
-    return mm_ftable_hash_hk(&m, k);
 }
 
 /* Do tables a and b hash alike (the same seed)? */

@@ -377,10 +377,6 @@ static MM_NOINLINE int q_push_slow(mm_engine *e, simd_q *q, mm_elem *x)
         q_merge(q);
         mm_overhead_add(e, &e->st.overhead.alloc_ns, t0);
     }
-    if (q->end < q->room) {
-        q_append(q, x);
-        return 0;
-    }
     if (q->end == q->cap) {
         int rc = q_make_room(e, q);
         if (rc != 0)
