@@ -56,14 +56,21 @@ static inline void mm_mem_remark(mm_mem *m)
 }
 
 /* *count passed mark: the new maxima and mark. Inline: a call from the
- * matching path would make its entries keep an aligned stack frame. */
+ * matching path would make its entries keep an aligned stack frame. A
+ * count that raises the peak is its own mark (the room under the peak is
+ * then *count elements, and *count <= *max_count): no division, which a
+ * side growing to a new length at every call (a new engine's first round)
+ * would otherwise pay at each. */
 static inline void mm_mem_count_grew(mm_mem *m)
 {
     if (*m->count > *m->max_count)
         *m->max_count = *m->count;
     uint64_t total = mm_mem_total(m);
-    if (total > m->peak)
+    if (total >= m->peak) {
         m->peak = total;
+        m->mark = *m->count;
+        return;
+    }
     mm_mem_remark(m);
 }
 

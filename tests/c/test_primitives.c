@@ -6,6 +6,7 @@
 #include "check.h"
 #include "core/fifo.h"
 #include "core/ktable.h"
+#include "core/mem.h"
 #include "engines/part.h"
 
 static uint64_t rng = 88172645463325252ull;
@@ -184,6 +185,45 @@ static void test_match_rule(void)
     mm_key s = {3, 2, -5};
     CHECK(mm_match(&s, &(mm_key){3, 2, -5}));        /* negative tags match exactly */
     CHECK(!mm_match(&s, &(mm_key){3, 1, -5}));
+}
+
+/* A side's account (mem.h) against a model: the matching path counts an
+ * element with ++count and calls mm_mem_count_grew only when the count
+ * passes mark; the account's other bytes are charged and uncharged between
+ * (a table's rebuild, a pool's slab). peak must be the most of bytes +
+ * count * unit ever held and max_count the longest count, exactly, however
+ * the mark was taken (the count rising to a new peak at every call, as in
+ * a new engine's first round, or under a peak that shrunk bytes left). */
+static void test_mem_mark(void)
+{
+    for (int round = 0; round < 50; round++) {
+        uint64_t count = 0, max_count = 0, unit = 48 + next_rand() % 3 * 8;
+        mm_mem m = {0};
+        mm_mem_count(&m, &count, &max_count, unit);
+        uint64_t want_peak = 0, want_max = 0;
+        int bad = 0;
+        for (int step = 0; step < 20000; step++) {
+            uint64_t r = next_rand() % 100;
+            if (r < (uint64_t)(round % 2 ? 70 : 48)) { /* an element queued */
+                if (++count > m.mark)
+                    mm_mem_count_grew(&m);
+            } else if (r < 96) { /* one leaves */
+                if (count)
+                    count--;
+            } else if (r < 98) {
+                mm_mem_charge(&m, next_rand() % 4096);
+            } else if (m.bytes) {
+                mm_mem_uncharge(&m, next_rand() % (m.bytes + 1));
+            }
+            uint64_t total = m.bytes + count * unit;
+            if (total > want_peak)
+                want_peak = total;
+            if (count > want_max)
+                want_max = count;
+            bad += m.peak != want_peak || max_count != want_max || mm_mem_total(&m) != total;
+        }
+        CHECK_EQ(bad, 0);
+    }
 }
 
 static void test_pool(void)
@@ -412,6 +452,7 @@ int main(void)
     test_queue();
     test_hqueue();
     test_match_rule();
+    test_mem_mark();
     test_pool();
     test_pool_bytes_layout();
     test_ktable();
