@@ -1,5 +1,6 @@
 /* Shared primitives on their own: queue order and bounded search (both
- * shapes, the head-only one against the sentinel one under churn), pool
+ * shapes, the head-only one against the sentinel one under churn), a
+ * side's byte account (peak and longest queue) against a model, pool
  * reuse and ownership, ktable against a naive map under heavy churn, the
  * FIFO against a plain array through growth and wrap-around. */
 #include <string.h>
