@@ -237,22 +237,27 @@ static inline mm_link *mm_ftable_link(const mm_ftable *t, mm_elem *x)
     return mm_ftable_link_t(x, t->li);
 }
 
-/* Key compares: one 8-byte and one 4-byte compare, the fields t projects
- * away masked out under masked (so a live slot compares its head's own key
- * and an idle one keeps its last element's key unprojected). a: the key
- * at p; b: key k. */
+/* t's key compare masks (t->keep) as a key is read: its first 8 bytes,
+ * then its tag. */
+MM_INLINE void mm_ftable_keep_words(const mm_ftable *t, uint64_t *m8, uint32_t *m4)
+{
+    memcpy(m8, &t->keep, 8), memcpy(m4, &t->keep.tag, 4);
+}
+
+/* Key compares: one 8-byte and one 4-byte compare (mm_ftable_key_eq), the
+ * fields t projects away masked out under masked (so a live slot compares
+ * its head's own key and an idle one keeps its last element's key
+ * unprojected). a: the key at p; b: key k. */
 MM_INLINE int mm_fslot_cmp12_t(const mm_ftable *t, const void *p, const mm_key *k,
                                const int masked)
 {
-    uint64_t a8, b8;
-    uint32_t a4, b4;
+    if (!masked)
+        return mm_ftable_key_eq((const mm_key *)p, k);
+    uint64_t a8, b8, m8;
+    uint32_t a4, b4, m4;
     memcpy(&a8, p, 8), memcpy(&b8, k, 8);
     memcpy(&a4, (const char *)p + 8, 4), memcpy(&b4, (const char *)k + 8, 4);
-    if (!masked)
-        return ((a8 ^ b8) | (a4 ^ b4)) == 0;
-    uint64_t m8;
-    uint32_t m4;
-    memcpy(&m8, &t->keep, 8), memcpy(&m4, &t->keep.tag, 4);
+    mm_ftable_keep_words(t, &m8, &m4);
     return (((a8 ^ b8) & m8) | ((a4 ^ b4) & m4)) == 0;
 }
 
@@ -295,7 +300,7 @@ MM_INLINE int mm_fslot_idle_is_t(const mm_ftable *t, const mm_fslot *s, const mm
         return a4 == b4 && a8 == b8;
     uint64_t m8;
     uint32_t m4;
-    memcpy(&m8, &t->keep, 8), memcpy(&m4, &t->keep.tag, 4);
+    mm_ftable_keep_words(t, &m8, &m4);
     return ((a4 ^ b4) & m4) == 0 && ((a8 ^ b8) & m8) == 0;
 }
 

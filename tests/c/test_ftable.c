@@ -36,11 +36,6 @@ static mm_key idle_key(const mm_fslot *s)
     return k;
 }
 
-static int key_eq(const mm_key *a, const mm_key *b)
-{
-    return a->comm == b->comm && a->src == b->src && a->tag == b->tag;
-}
-
 /* Slots with each tag kind: live, idle, empty. */
 static void census(const mm_ftable *t, uint32_t *live, uint32_t *idle, uint32_t *empty)
 {
@@ -82,7 +77,7 @@ static void life(mm_ftable *t, const mm_key *k)
     /* idle: IDLE | comm, then src and tag, exactly */
     CHECK_EQ(s->tag, MM_FSLOT_IDLE | (uint32_t)k->comm);
     mm_key ik = idle_key(s);
-    CHECK(key_eq(&ik, k));
+    CHECK(mm_key_eq(&ik, k));
     CHECK(mm_fslot_head(s) == NULL);
     CHECK(mm_ftable_find(t, k, h) == NULL); /* no FIFO */
     uint32_t n = 0;
@@ -144,7 +139,7 @@ static void test_encodings(void)
         CHECK(s != NULL);
         if (s) {
             mm_key ik = idle_key(s);
-            CHECK(key_eq(&ik, &keys[i]));
+            CHECK(mm_key_eq(&ik, &keys[i]));
         }
     }
     /* keys one bit away from an idle one are absent */
@@ -248,7 +243,7 @@ static void test_projected(void)
     /* idle with the last element's own key (tag -3) */
     CHECK_EQ(s->tag, MM_FSLOT_IDLE | 2u);
     mm_key ik = idle_key(s);
-    CHECK(key_eq(&ik, &m2));
+    CHECK(mm_key_eq(&ik, &m2));
     uint32_t n = 0;
     CHECK(mm_ftable_lookup_t(&t, &k, h, &n, 1) == s);
     const mm_key ko = mm_ftable_key(&t, &other);
